@@ -1,0 +1,3 @@
+#include <cstdio>
+#include "tierlab/Version.h"
+int main() { std::printf("tierlab %s\n", tierlab::kVersion); return 0; }

@@ -1,0 +1,55 @@
+#include "tiering/SimEngine.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace tierlab {
+namespace {
+
+TEST(SimEngineTest, RunsTasksInTimeOrderFifoAmongEqualTimes) {
+  SimEngine e;
+  std::vector<int> order;
+  e.ScheduleAt(30, [&] { order.push_back(3); });
+  e.ScheduleAt(10, [&] { order.push_back(1); });
+  e.ScheduleAt(10, [&] { order.push_back(2); });
+  e.Run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(e.Now(), 30);
+}
+
+TEST(SimEngineTest, CancelledTaskDoesNotRunAndIdIsNotReused) {
+  SimEngine e;
+  int ran = 0;
+  TimerId a = e.ScheduleAt(5, [&] { ran += 1; });
+  EXPECT_TRUE(e.Cancel(a));
+  EXPECT_FALSE(e.Cancel(a));
+  TimerId b = e.ScheduleAt(5, [&] { ran += 10; });
+  EXPECT_NE(a, b);
+  EXPECT_FALSE(e.Cancel(a));
+  e.Run();
+  EXPECT_EQ(ran, 10);
+  EXPECT_FALSE(e.Cancel(b));
+}
+
+TEST(SimEngineTest, RunUntilStopsAtTimeAndResumes) {
+  SimEngine e;
+  int ran = 0;
+  e.ScheduleAt(100, [&] { ++ran; });
+  e.RunUntil(50);
+  EXPECT_EQ(ran, 0);
+  EXPECT_EQ(e.Now(), 50);
+  e.Run();
+  EXPECT_EQ(ran, 1);
+}
+
+TEST(SimEngineTest, TasksScheduledInThePastRunNow) {
+  SimEngine e;
+  Nanos seen = -1;
+  e.ScheduleAt(20, [&] { e.ScheduleAt(5, [&] { seen = e.Now(); }); });
+  e.Run();
+  EXPECT_EQ(seen, 20);
+}
+
+}  // namespace
+}  // namespace tierlab

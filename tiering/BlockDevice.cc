@@ -1,0 +1,106 @@
+#include "tiering/BlockDevice.h"
+
+#include <algorithm>
+
+namespace tierlab {
+
+void DeviceStats::Add(const DeviceStats& o) {
+  read_ops += o.read_ops;
+  read_bytes += o.read_bytes;
+  write_ops += o.write_ops;
+  write_bytes += o.write_bytes;
+  flush_ops += o.flush_ops;
+  discard_ops += o.discard_ops;
+  discard_bytes += o.discard_bytes;
+  errors += o.errors;
+  busy_ns += o.busy_ns;
+  qd_integral_ns += o.qd_integral_ns;
+  max_queue_depth = std::max(max_queue_depth, o.max_queue_depth);
+}
+
+const char* ToString(IoOp op) {
+  switch (op) {
+    case IoOp::kRead: return "read";
+    case IoOp::kWrite: return "write";
+    case IoOp::kFlush: return "flush";
+    case IoOp::kDiscard: return "discard";
+  }
+  return "unknown";
+}
+
+Status ValidateRequest(const IoRequest& req, std::uint64_t size, std::uint32_t block_size,
+                       bool requires_data) {
+  if (req.op == IoOp::kFlush) return Status::kOk;
+  if (req.op != IoOp::kRead && req.op != IoOp::kWrite && req.op != IoOp::kDiscard) {
+    return Status::kInvalid;
+  }
+  if (req.length == 0 || block_size == 0) return Status::kInvalid;
+  if (req.offset % block_size != 0 || req.length % block_size != 0) return Status::kInvalid;
+  if (req.offset > size || req.length > size - req.offset) return Status::kInvalid;
+  if (requires_data && req.op != IoOp::kDiscard && req.data == nullptr) return Status::kInvalid;
+  return Status::kOk;
+}
+
+BlockDevice::BlockDevice(Engine& engine, std::string name)
+    : engine_(engine), name_(std::move(name)), last_change_(engine.Now()) {}
+
+void BlockDevice::Advance() {
+  const Nanos now = engine_.Now();
+  const Nanos dt = now - last_change_;
+  if (in_flight_ > 0 && dt > 0) {
+    stats_.busy_ns += dt;
+    stats_.qd_integral_ns += static_cast<double>(in_flight_) * static_cast<double>(dt);
+  }
+  last_change_ = now;
+}
+
+void BlockDevice::Submit(const IoRequest& req, IoCallback done) {
+  const Status st = ValidateRequest(req, Size(), BlockSize(), RequiresData());
+  if (st != Status::kOk) {
+    ++stats_.errors;
+    engine_.Post([done = std::move(done), st]() mutable { done(st); });
+    return;
+  }
+  switch (req.op) {
+    case IoOp::kRead:
+      ++stats_.read_ops;
+      stats_.read_bytes += req.length;
+      break;
+    case IoOp::kWrite:
+      ++stats_.write_ops;
+      stats_.write_bytes += req.length;
+      break;
+    case IoOp::kFlush: ++stats_.flush_ops; break;
+    case IoOp::kDiscard:
+      ++stats_.discard_ops;
+      stats_.discard_bytes += req.length;
+      break;
+  }
+  Advance();
+  ++in_flight_;
+  stats_.max_queue_depth = std::max(stats_.max_queue_depth, in_flight_);
+  SubmitImpl(req, std::move(done));
+}
+
+void BlockDevice::Finish(IoCallback& done, Status status) {
+  Advance();
+  --in_flight_;
+  if (status != Status::kOk) ++stats_.errors;
+  done(status);
+}
+
+void BlockDevice::FinishAsync(IoCallback done, Status status) {
+  engine_.Post([this, done = std::move(done), status]() mutable { Finish(done, status); });
+}
+
+DeviceStats BlockDevice::stats() const {
+  DeviceStats s = stats_;
+  const Nanos dt = engine_.Now() - last_change_;
+  if (in_flight_ > 0 && dt > 0) {
+    s.busy_ns += dt;
+    s.qd_integral_ns += static_cast<double>(in_flight_) * static_cast<double>(dt);
+  }
+  return s;
+}
+
+}  // namespace tierlab

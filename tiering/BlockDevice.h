@@ -1,0 +1,80 @@
+#pragma once
+// The one async interface of the block layer. Devices (RAM, file, models) and
+// targets (linear, stripe, mirror, delay, fault, cache, tier) implement it, so
+// stacks compose without special cases (the SPDK bdev / device-mapper shape).
+//
+// Submit() is non-virtual: it checks the request against the device's size and
+// logical block size, counts it, and only then calls the virtual SubmitImpl().
+// A request that fails the checks completes with Status::kInvalid, never
+// crashes, and never reaches the implementation.
+//
+// Completion: the callback runs exactly once on the engine's thread and never
+// inside Submit(). Implementations complete through Finish(), which keeps the
+// in-flight accounting (busy time, queue depth) right.
+//
+// Ownership: the caller owns the request's data buffer until completion. A
+// device does not own its engine; targets own their children.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tiering/DeviceStats.h"
+#include "tiering/Engine.h"
+#include "tiering/IoRequest.h"
+
+namespace tierlab {
+
+class BlockDevice {
+ public:
+  BlockDevice(Engine& engine, std::string name);
+  BlockDevice(const BlockDevice&) = delete;
+  BlockDevice& operator=(const BlockDevice&) = delete;
+  virtual ~BlockDevice() = default;
+
+  void Submit(const IoRequest& req, IoCallback done);
+
+  // Capacity in bytes; a multiple of BlockSize().
+  virtual std::uint64_t Size() const = 0;
+  // Logical block size in bytes: offsets and lengths of reads, writes and
+  // discards must be multiples of it.
+  virtual std::uint32_t BlockSize() const = 0;
+  // True if every read and write must carry a data buffer (real devices and
+  // simulated devices in with-data mode).
+  virtual bool RequiresData() const { return false; }
+  // The devices this one forwards to (empty for a leaf device).
+  virtual std::vector<BlockDevice*> Children() const { return {}; }
+  // A short type name for reports: "ram", "file", "nvme", "stripe", ...
+  virtual std::string Kind() const = 0;
+
+  const std::string& name() const { return name_; }
+  Engine& engine() const { return engine_; }
+  // Counters, with the in-flight time integrated up to Now().
+  DeviceStats stats() const;
+  std::uint32_t in_flight() const { return in_flight_; }
+
+ protected:
+  virtual void SubmitImpl(const IoRequest& req, IoCallback done) = 0;
+
+  // Completes a request that SubmitImpl accepted: updates accounting, then
+  // runs the callback. Call from engine tasks, not from inside SubmitImpl.
+  void Finish(IoCallback& done, Status status);
+  // Completes `done` with `status` on the next engine turn (for errors found
+  // inside SubmitImpl).
+  void FinishAsync(IoCallback done, Status status);
+
+ private:
+  void Advance();
+
+  Engine& engine_;
+  std::string name_;
+  DeviceStats stats_;
+  std::uint32_t in_flight_ = 0;
+  Nanos last_change_ = 0;
+};
+
+// Checks a request against a device's geometry; kOk if it may be submitted.
+Status ValidateRequest(const IoRequest& req, std::uint64_t size, std::uint32_t block_size,
+                       bool requires_data);
+
+}  // namespace tierlab

@@ -1,0 +1,28 @@
+#pragma once
+// A sparse RAM disk that holds data and completes every request on the next
+// engine turn, with no modelled latency. The null member of the device family:
+// tests and the verification harness start here.
+
+#include "tiering/BlockDevice.h"
+#include "tiering/SparseStore.h"
+
+namespace tierlab {
+
+class RamDevice final : public BlockDevice {
+ public:
+  RamDevice(Engine& engine, std::string name, std::uint64_t size, std::uint32_t block_size = 512);
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  std::string Kind() const override { return "ram"; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  std::uint64_t size_;
+  std::uint32_t block_size_;
+  SparseStore store_;
+};
+
+}  // namespace tierlab
