@@ -30,7 +30,9 @@ class Engine {
   // Runs `task` at absolute time `at` (or as soon as possible if `at` <= Now()).
   // Tasks due at the same time run in the order they were scheduled.
   virtual TimerId ScheduleAt(Nanos at, Task task) = 0;
-  TimerId ScheduleAfter(Nanos delay, Task task) { return ScheduleAt(Now() + delay, std::move(task)); }
+  TimerId ScheduleAfter(Nanos delay, Task task) {
+    return ScheduleAt(Now() + delay, std::move(task));
+  }
   // Runs `task` at the current time after the running task returns.
   TimerId Post(Task task) { return ScheduleAt(Now(), std::move(task)); }
   // Cancels a timer that has not run yet; returns false if it already ran or

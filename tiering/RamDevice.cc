@@ -3,7 +3,9 @@
 namespace tierlab {
 
 RamDevice::RamDevice(Engine& engine, std::string name, std::uint64_t size, std::uint32_t block_size)
-    : BlockDevice(engine, std::move(name)), size_(size - size % block_size), block_size_(block_size) {}
+    : BlockDevice(engine, std::move(name)),
+      size_(size - size % block_size),
+      block_size_(block_size) {}
 
 void RamDevice::SubmitImpl(const IoRequest& req, IoCallback done) {
   // Data moves at submission, so a read sees every write submitted before it,

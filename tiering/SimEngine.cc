@@ -8,7 +8,9 @@ TimerId SimEngine::ScheduleAt(Nanos at, Task task) {
   return queue_.Push(at < now_ ? now_ : at, std::move(task));
 }
 
-void SimEngine::Run() { RunUntil(std::numeric_limits<Nanos>::max()); }
+void SimEngine::Run() {
+  RunUntil(std::numeric_limits<Nanos>::max());
+}
 
 void SimEngine::RunUntil(Nanos t) {
   stopped_ = false;

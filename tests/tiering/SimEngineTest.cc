@@ -1,8 +1,8 @@
-#include "tiering/SimEngine.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "tiering/SimEngine.h"
 
 namespace tierlab {
 namespace {

@@ -1,0 +1,49 @@
+#pragma once
+// RAID1 (dm-mirror / md raid1) over N legs: writes, discards and flushes go
+// to every leg and complete when all have; a read goes to one leg, the one
+// with the fewest requests in flight (round-robin among equals), and retries
+// the next leg if it fails. A write fails if any leg fails (no degraded mode:
+// a failed leg is the fault target's business in tests).
+
+#include <memory>
+#include <vector>
+
+#include "tiering/BlockDevice.h"
+#include "tiering/SplitIo.h"
+
+namespace tierlab {
+
+class MirrorTarget final : public BlockDevice {
+ public:
+  // Size is the smallest leg's. Owns the legs.
+  MirrorTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> legs);
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  bool RequiresData() const override;
+  std::vector<BlockDevice*> Children() const override;
+  std::string Kind() const override { return "mirror"; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  struct ReadCtx {
+    IoCallback done;
+    IoRequest req;
+    std::size_t leg = 0;
+    std::size_t tries = 0;
+  };
+  void SubmitRead(ReadCtx* r);
+  void ChildDone(SplitIo* s, Status st);
+  std::size_t PickLeg();
+
+  std::vector<std::unique_ptr<BlockDevice>> legs_;
+  std::uint64_t size_ = 0;
+  std::uint32_t block_size_ = 512;
+  std::size_t next_ = 0;
+  SplitIoPool pool_;
+  ObjectPool<ReadCtx> reads_;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,40 @@
+#pragma once
+// RAID0 (dm-stripe) over N children with a chunk size: chunk k of the volume
+// lives on child k % N at chunk k / N. Requests split on chunk boundaries.
+
+#include <memory>
+#include <vector>
+
+#include "tiering/BlockDevice.h"
+#include "tiering/SplitIo.h"
+
+namespace tierlab {
+
+class StripeTarget final : public BlockDevice {
+ public:
+  // `chunk_bytes`: a multiple of the children's block size. The usable size
+  // per child is the smallest child rounded down to whole chunks. Owns them.
+  StripeTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> children,
+               std::uint64_t chunk_bytes);
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  bool RequiresData() const override;
+  std::vector<BlockDevice*> Children() const override;
+  std::string Kind() const override { return "stripe"; }
+  std::uint64_t chunk_bytes() const { return chunk_; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  void ChildDone(SplitIo* s, Status st);
+
+  std::vector<std::unique_ptr<BlockDevice>> children_;
+  std::uint64_t chunk_;
+  std::uint64_t size_ = 0;
+  std::uint32_t block_size_ = 512;
+  SplitIoPool pool_;
+};
+
+}  // namespace tierlab
