@@ -1,0 +1,171 @@
+#pragma once
+// A regular file or a block device, driven through Linux native AIO (libaio:
+// io_setup / io_submit / io_getevents) with O_DIRECT.
+//
+// Engine: a FileDevice needs a RealEngine (the factory takes one). It is a
+// Poller of that engine: requests submitted during a loop turn are batched and
+// sent with one io_submit in Poller::Flush(); completions are reaped from the
+// AIO ring in user space (no syscall; io_getevents if the ring layout is
+// unknown) in Poll(); an eventfd signalled per completion (io_set_eventfd)
+// wakes a sleeping loop. On a SimEngine it would make no sense: the disk does
+// not follow a virtual clock.
+//
+// Alignment: offsets and lengths must be multiples of BlockSize() (checked by
+// BlockDevice::Submit), and so must the buffer's address: a misaligned buffer
+// completes with Status::kInvalid (EINVAL) and is not bounced through a copy,
+// so a hot path never pays a hidden memcpy. The rule holds in buffered mode
+// too, so code that works there also works with O_DIRECT. AlignedBuffer
+// provides suitable memory.
+//
+// Logical block size: BLKSSZGET for a block device; 4096 for a regular file
+// (safe for O_DIRECT on any filesystem whose device has <= 4k sectors, and on
+// tmpfs). Size: BLKGETSIZE64, or st_size rounded down to the block size
+// (a tail shorter than a block is unreachable).
+//
+// Queue depth: at most `queue_depth` requests are in the kernel at once; more
+// wait in a FIFO and are submitted, in order, as earlier ones complete.
+// Requests in flight together are not ordered against each other (as in the
+// kernel's block layer): to order two writes, wait for the first completion.
+//
+// Operations:
+//   read/write  IOCB_CMD_PREAD/PWRITE; a FUA write carries RWF_DSYNC in the
+//               iocb (Linux >= 4.13). If the kernel refuses it, the device
+//               switches to write + fdatasync for FUA writes.
+//   flush       IOCB_CMD_FDSYNC (generic since Linux 4.18, runs in a kernel
+//               worker, so the loop keeps going). It covers every write that
+//               completed before the flush was submitted (the block-layer
+//               meaning of a flush). If the kernel refuses it, the device
+//               falls back to fdatasync() run synchronously on the engine
+//               thread (the loop stalls for its duration).
+//   discard     fallocate(PUNCH_HOLE | KEEP_SIZE) on files, BLKDISCARD on
+//               block devices; run synchronously on the engine thread (both
+//               are metadata operations); kNotSupported if refused. On a file
+//               a discarded range reads back as zeros.
+// A read-only device completes writes and discards with kInvalid.
+//
+// Errors: a negative res from the kernel is converted with FromErrno at the
+// completion; a short transfer is kIoError. Nothing throws on the I/O path.
+//
+// Ownership and threading: owns its descriptor and AIO context. Engine thread
+// only. Destroy it with nothing in flight: the destructor waits for requests
+// already in the kernel (io_destroy does) but their callbacks never run, and
+// queued requests are dropped.
+
+#include <libaio.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tiering/BlockDevice.h"
+#include "tiering/Expected.h"
+#include "tiering/RealEngine.h"
+
+namespace tierlab {
+
+struct FileDeviceOptions {
+  std::string path;
+  // Create the file if it does not exist (regular files only); with `size`
+  // > 0, a file shorter than `size` is extended to it with ftruncate (sparse;
+  // existing data is kept, a longer file is never shortened).
+  bool create = false;
+  std::uint64_t size = 0;
+  // O_DIRECT. If the filesystem refuses it (EINVAL at open), the device falls
+  // back to buffered I/O, prints one warning line on stderr and reports
+  // buffered() == true.
+  bool direct = true;
+  // Requests in the kernel at once: 1..4096.
+  std::uint32_t queue_depth = 32;
+  bool read_only = false;
+};
+
+class FileDevice final : public BlockDevice, private Poller {
+ public:
+  // Opens the file or block device and registers with `engine` (which must
+  // outlive the device). Errors name the path: a missing file, a path that is
+  // neither a regular file nor a block device, a device smaller than one block
+  // (a zero-length file is refused here rather than failing every I/O), a bad
+  // queue depth, or an AIO context the kernel refuses (aio-max-nr).
+  static Expected<std::unique_ptr<FileDevice>> Open(RealEngine& engine, std::string name,
+                                                    const FileDeviceOptions& options);
+  ~FileDevice() override;
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  bool RequiresData() const override { return true; }
+  std::string Kind() const override { return "file"; }
+
+  const std::string& path() const { return path_; }
+  bool is_block_device() const { return is_block_device_; }
+  // True if O_DIRECT was refused and the page cache is in the path.
+  bool buffered() const { return buffered_; }
+  bool read_only() const { return read_only_; }
+  std::uint32_t queue_depth() const { return static_cast<std::uint32_t>(slots_.size()); }
+  // Requests waiting for a free queue slot.
+  std::size_t waiting() const { return waiting_.size(); }
+  // io_submit calls so far (each carries a batch).
+  std::uint64_t submit_calls() const { return submit_calls_; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  enum class SlotKind : std::uint8_t { kRw, kFsync, kWriteThenSync };
+  struct Slot {
+    iocb cb;
+    IoCallback done;
+    std::uint64_t expect = 0;  // bytes a read/write must transfer
+    SlotKind kind = SlotKind::kRw;
+  };
+  struct Waiting {
+    IoRequest req;
+    IoCallback done;
+  };
+  struct Rejected {
+    Slot* slot;
+    Status status;
+  };
+
+  FileDevice(RealEngine& engine, std::string name);
+
+  // Poller.
+  void Flush() override;
+  int Poll() override;
+  bool Busy() const override;
+  int WakeFd() const override { return eventfd_; }
+
+  // Fills a free slot for `req` and appends it to the submission batch.
+  void Start(const IoRequest& req, IoCallback done);
+  void PrepSync(Slot* s);
+  // Handles one completion event; returns after running the callback.
+  void Complete(Slot* s, long res);
+  void Release(Slot* s, Status status);
+  // Runs a synchronous discard or fdatasync and completes on the next turn.
+  Status DiscardNow(const IoRequest& req);
+
+  std::string path_;
+  int fd_ = -1;
+  int eventfd_ = -1;
+  io_context_t ctx_ = nullptr;
+  std::uint64_t size_ = 0;
+  std::uint32_t block_size_ = 4096;
+  bool is_block_device_ = false;
+  bool buffered_ = false;
+  bool read_only_ = false;
+  bool aio_fsync_ok_ = true;  // IOCB_CMD_FDSYNC accepted so far
+  bool dsync_ok_ = true;      // RWF_DSYNC accepted so far
+
+  std::vector<Slot> slots_;  // fixed after Open: iocb addresses stay valid
+  std::vector<Slot*> free_;
+  std::vector<iocb*> batch_;  // prepared, not yet io_submit'ted
+  std::deque<Waiting> waiting_;
+  std::vector<Rejected> rejected_;  // refused by io_submit, delivered in Poll
+  std::vector<io_event> events_;
+  std::uint32_t in_kernel_ = 0;
+  std::uint64_t submit_calls_ = 0;
+  RealEngine* real_engine_ = nullptr;
+};
+
+}  // namespace tierlab
