@@ -15,7 +15,7 @@ struct AccessInfo {
   std::uint64_t length = 0;  // request bytes
   std::uint64_t line = 0;    // the cache line being considered (offset / line size)
   bool is_write = false;
-  std::int64_t now_ns = 0;   // engine time
+  std::int64_t now_ns = 0;  // engine time
 };
 
 class AdmissionPolicy {

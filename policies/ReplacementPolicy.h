@@ -28,6 +28,11 @@ struct EvictFilter {
   bool operator()(Slot s) const { return fn == nullptr || fn(ctx, s); }
 };
 
+// How many filter-rejected candidates Evict() examines before giving up with
+// nullopt. The caller (write-back cache) reacts to nullopt by destaging or by
+// bypassing the cache for this request.
+inline constexpr std::size_t kEvictScanLimit = 64;
+
 class ReplacementPolicy {
  public:
   virtual ~ReplacementPolicy() = default;
@@ -42,7 +47,10 @@ class ReplacementPolicy {
   virtual void Remove(Slot s) = 0;
   // Chooses a victim among resident slots that pass `filter`, removes it from
   // the policy and returns it. Returns nullopt if there is none (empty, or no
-  // evictable slot within the policy's search bound).
+  // evictable slot within the policy's search bound). Slots the filter rejects
+  // stay resident where they are (their recency/frequency state unchanged);
+  // every policy gives up after kEvictScanLimit rejections, so Evict stays
+  // cheap when the cold end of the cache is all dirty.
   virtual std::optional<Slot> Evict(EvictFilter filter = {}) = 0;
 
   // Number of resident slots tracked.
