@@ -27,7 +27,10 @@
 namespace tierlab {
 
 struct ModelOptions {
-  std::uint64_t capacity = 0;      // bytes; 0 = the preset's capacity
+  // Bytes; 0 = the preset's capacity. A smaller HDD keeps the preset's
+  // mechanics: the full stroke and zone range map onto the given capacity,
+  // so random IOPS stay datasheet-like (it is not a short-stroked disk).
+  std::uint64_t capacity = 0;
   std::uint32_t block_size = 512;  // logical block size
   bool with_data = false;
   // HDD: reorder queued requests by shortest positioning time (NCQ/TCQ).

@@ -86,6 +86,21 @@ TEST_P(HddModelTest, Qd1RandomIopsMatchesSeekRotationTransfer) {
   }
 }
 
+// A capacity override scales the disk rather than short-stroking it.
+TEST_P(HddModelTest, SmallCapacityKeepsDatasheetRandomIops) {
+  SimEngine e;
+  ModelOptions o;
+  o.ncq = false;
+  o.capacity = 1ull << 30;
+  auto d = Make(e, o);
+  ClosedLoopConfig c;
+  c.total_ops = 6000;
+  c.warmup_ops = 100;
+  auto r = RunClosedLoop(e, *d, c);
+  const double want = 1e9 / ExpectedRandomServiceNs(false, 4096);
+  EXPECT_NEAR(r.iops(), want, want * 0.05);
+}
+
 TEST_P(HddModelTest, SequentialReadsRunAtTheZoneTransferRate) {
   const DevicePreset p = Preset();
   struct Zone {
