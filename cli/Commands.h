@@ -1,0 +1,22 @@
+#pragma once
+// Each subcommand registers itself on the app; its callback runs the command
+// and stores the exit code in `result`.
+
+#include <CLI/CLI.hpp>
+
+namespace tierlab::cli {
+
+struct CommandResult {
+  int exit_code = 0;
+};
+
+void RegisterCommands(CLI::App& app, CommandResult& result);
+
+// One per file.
+void RegisterRunCommand(CLI::App& app, CommandResult& result);
+void RegisterInfoCommands(CLI::App& app, CommandResult& result);  // profiles, presets, layout show
+
+// Prints "tierlab: <message>" to stderr and returns `code`.
+int Fail(const std::string& message, int code);
+
+}  // namespace tierlab::cli

@@ -1,0 +1,159 @@
+// tierlab run: one layout, one workload, one table.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "bench/ProfileLoader.h"
+#include "bench/RunReport.h"
+#include "bench/Runner.h"
+#include "cli/Commands.h"
+#include "layouts/Layout.h"
+#include "layouts/StackBuilder.h"
+#include "tiering/RealEngine.h"
+#include "tiering/SimEngine.h"
+
+namespace tierlab::cli {
+namespace {
+
+struct RunArgs {
+  std::string layout;
+  std::string profile = "4k-70-30";
+  bool real = false;
+  bool sim = false;
+  std::string format = "table";
+  std::string output;
+  std::uint64_t seed = 0;
+  bool seed_set = false;
+  bool keep = false;
+  bool ignore_unknown = false;
+  std::string dir;
+};
+
+// A progress line on stderr for runs longer than a second, when stderr is a
+// terminal. Wall time decides (a simulated second is not a wall second).
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(isatty(STDERR_FILENO) != 0), t0_(std::chrono::steady_clock::now()) {}
+  ~ProgressLine() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+  }
+  void Update(const RunProgress& p) {
+    if (!tty_) return;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (wall < 1.0) return;
+    shown_ = true;
+    double frac = 0;
+    if (p.planned > 0) frac = static_cast<double>(p.now) / static_cast<double>(p.planned);
+    if (p.planned_ios > 0) frac = static_cast<double>(p.ios) / static_cast<double>(p.planned_ios);
+    std::fprintf(stderr, "\r\033[Krunning: %3.0f%%  %llu I/Os  %.1f s simulated/elapsed",
+                 100 * std::min(frac, 1.0), static_cast<unsigned long long>(p.ios),
+                 static_cast<double>(p.now) / 1e9);
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+int RunOne(const RunArgs& a) {
+  if (a.real && a.sim) return Fail("--sim and --real are exclusive", kExitUsage);
+  auto fmt = ParseTableFormat(a.format);
+  if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
+
+  Expected<LayoutSpec> layout = a.layout.empty()
+                                    ? ParseLayoutJson(DefaultLayoutJson(), "default layout")
+                                    : LoadLayout(a.layout);
+  if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
+  auto profiles = LoadProfiles(a.profile, a.ignore_unknown);
+  if (!profiles.ok()) return Fail(profiles.error().message, profiles.error().exit_code);
+
+  std::unique_ptr<Engine> engine;
+  if (a.real) {
+    engine = std::make_unique<RealEngine>();
+  } else {
+    engine = std::make_unique<SimEngine>();
+  }
+  BuildOptions bo;
+  bo.real = a.real;
+  bo.keep_files = a.keep;
+  bo.seed = a.seed_set ? a.seed : 1;
+  std::string made_dir;
+  if (a.real) {
+    if (!a.dir.empty()) {
+      bo.temp_dir = a.dir;
+    } else {
+      std::string tmpl = (std::filesystem::temp_directory_path() / "tierlab-run-XXXXXX").string();
+      if (mkdtemp(tmpl.data()) == nullptr)
+        return Fail("cannot create a temp dir in " + tmpl, kExitIo);
+      bo.temp_dir = made_dir = tmpl;
+    }
+  }
+
+  std::string out;
+  int code = kExitOk;
+  {
+    auto volume = BuildVolume(*engine, *layout, bo);
+    if (!volume.ok()) return Fail(volume.error().message, volume.error().exit_code);
+    for (Profile p : *profiles) {
+      if (a.seed_set) p.randseed = a.seed;
+      ProgressLine progress;
+      RunOptions ro;
+      ro.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
+      auto result = RunWorkload(*engine, volume->top(), p, ro);
+      if (!result.ok()) return Fail(result.error().message, result.error().exit_code);
+      RunMeta meta{a.real ? "real" : "sim", p.randseed};
+      const nlohmann::json j = MakeRunJson(*result, p, *volume, meta);
+      out += FormatRun(j, *fmt);
+      const auto& job = j["jobs"][0];
+      if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) code = kExitIo;
+    }
+  }
+  if (!made_dir.empty() && !a.keep) {
+    std::error_code ec;
+    std::filesystem::remove_all(made_dir, ec);
+  } else if (!made_dir.empty()) {
+    std::fprintf(stderr, "tierlab: kept device files in %s\n", made_dir.c_str());
+  }
+  if (a.output.empty()) {
+    std::fputs(out.c_str(), stdout);
+  } else {
+    std::ofstream f(a.output);
+    f << out;
+    if (!f) return Fail(a.output + ": cannot write", kExitIo);
+  }
+  return code;
+}
+
+}  // namespace
+
+void RegisterRunCommand(CLI::App& app, CommandResult& result) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* run =
+      app.add_subcommand("run", "Run one workload profile on one layout and print the results");
+  run->add_option("--layout,-l", args->layout,
+                  "Layout: a JSON file or a shorthand such as nvme2+hdd4 (default: nvme2+hdd4)");
+  run->add_option("--profile,-p", args->profile,
+                  "Profile: a builtin name, a profile JSON file or a fio job file")
+      ->capture_default_str();
+  run->add_flag("--sim", args->sim, "Simulated time on device models (default)");
+  run->add_flag("--real", args->real,
+                "Real time through libaio on the layout's paths or temp files");
+  run->add_option("--format,-f", args->format, "table, json, csv or md")->capture_default_str();
+  run->add_option("--output,-o", args->output, "Write the results to this file instead of stdout");
+  run->add_option("--seed", args->seed, "Random seed (sets the profile's randseed)")
+      ->each([args](const std::string&) { args->seed_set = true; });
+  run->add_flag("--keep", args->keep, "--real: keep the device files created in the temp dir");
+  run->add_option("--dir", args->dir,
+                  "--real: where to create device files (default: a new temp dir)");
+  run->add_flag("--ignore-unknown", args->ignore_unknown,
+                "Ignore fio options tierlab does not support");
+  run->callback([args, &result] { result.exit_code = RunOne(*args); });
+}
+
+}  // namespace tierlab::cli

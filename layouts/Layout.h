@@ -1,0 +1,86 @@
+#pragma once
+// A layout: the devices of a volume, grouped in tiers, and how they stack.
+//
+//   {
+//     "name": "nvme2+hdd4",
+//     "size": "256g",                       // volume size (optional: the capacity stack's)
+//     "tiers": [
+//       {"name": "cache", "preset": "nvme-pm1725", "count": 2, "combine": "stripe",
+//        "chunk": "64k", "capacity": "8g", "paths": ["/dev/nvme0n1", "..."]},
+//       {"name": "capacity", "preset": "hdd-7200", "count": 4, "combine": "stripe"}
+//     ],
+//     "cache": {"tier": "cache", "read": true, "write": "writeback", "policy": "lru",
+//               "promotion": "always", "line_size": "4k", "high_watermark": 50,
+//               "low_watermark": 45, "destage_order": "lba"},
+//     "tiering": {"extent_size": "...", ...},     // several capacity tiers: a tier target
+//     "block_cache": {"size": "1g", "policy": "lru", "lookup_ns": 300, ...}
+//   }
+//
+// Roles: the tier named by cache.tier (default the first) holds the cache
+// devices; every other tier, in order fast -> slow, is capacity. One capacity
+// tier is the cache's origin; several are joined by the tier target
+// ("tiering"). Without "cache" every tier is capacity.
+//
+// Sections this file does not interpret (cache, tiering, block_cache) are
+// validated by their builders (StackBuilder.h) with the same error style.
+//
+// Errors name the file and the field path and list valid choices:
+//   "x.json: tiers[0].preset: unknown "optane"; known: optane-p4800x, ..."
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tiering/DevicePreset.h"
+#include "tiering/Expected.h"
+
+namespace tierlab {
+
+enum class Combine : std::uint8_t { kStripe, kMirror, kLinear };
+std::string_view ToString(Combine c);
+
+struct TierSpec {
+  std::string name;
+  DevicePreset preset;  // the catalog entry, with custom overrides applied
+  std::uint32_t count = 1;
+  Combine combine = Combine::kStripe;
+  std::uint64_t chunk = 64 * 1024;  // stripe chunk
+  std::uint64_t capacity = 0;       // per device; 0 = the preset's
+  std::vector<std::string> paths;   // real files or block devices, one per device (optional)
+  nlohmann::json model;             // custom preset field overrides, as given
+};
+
+struct LayoutSpec {
+  std::string name;
+  std::uint64_t size = 0;  // 0 = the capacity stack's size
+  std::vector<TierSpec> tiers;
+  nlohmann::json cache;        // null = no cache target
+  nlohmann::json tiering;      // null = defaults (used only with 2+ capacity tiers)
+  nlohmann::json block_cache;  // null = no RAM block cache
+  std::string source;          // file name or shorthand, for error messages
+};
+
+// Parses a layout object; `source` prefixes errors. Exit code 2 on error.
+Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source);
+// The full effective layout; ParseLayoutJson(LayoutToJson(l)) reproduces it.
+nlohmann::json LayoutToJson(const LayoutSpec& l);
+
+// Shorthand names: "nvme2+hdd4", "nvme4+ssd4", "nvme2+ssd4+hdd4", "ssd2+hdd4",
+// "ssd4/hdd4" (tiered, no cache), expanded with Storage Spaces Direct's
+// defaults (docs/LAYOUTS.md). Returns the layout JSON, or an error naming the
+// token that is wrong.
+Expected<nlohmann::json> ExpandShorthand(std::string_view name);
+bool LooksLikeShorthand(std::string_view name);
+
+// A file path (ends in .json or exists) or a shorthand name.
+Expected<LayoutSpec> LoadLayout(std::string_view name_or_path);
+
+// The layout `tierlab run` uses with no --layout.
+nlohmann::json DefaultLayoutJson();
+
+// Reads a JSON file; errors name the file (and the parse position).
+Expected<nlohmann::json> ReadJsonFile(std::string_view path);
+
+}  // namespace tierlab

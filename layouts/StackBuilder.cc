@@ -1,0 +1,172 @@
+#include "layouts/StackBuilder.h"
+
+#include <filesystem>
+
+#include "layouts/JsonFields.h"
+#include "tiering/FileDevice.h"
+#include "tiering/LinearTarget.h"
+#include "tiering/MirrorTarget.h"
+#include "tiering/ModelDevice.h"
+#include "tiering/RealEngine.h"
+#include "tiering/SliceTarget.h"
+#include "tiering/StripeTarget.h"
+
+namespace tierlab {
+
+Volume::~Volume() {
+  top_.reset();  // close every device before removing its file
+  if (keep_files_) return;
+  for (const auto& f : created_files_) {
+    std::error_code ec;
+    std::filesystem::remove(f, ec);
+  }
+}
+
+namespace {
+
+std::uint64_t DeviceCapacity(const TierSpec& t) {
+  return t.capacity != 0 ? t.capacity : t.preset.capacity_bytes;
+}
+
+Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(Engine& engine, const LayoutSpec& l,
+                                                                std::size_t tier_index,
+                                                                const BuildOptions& o,
+                                                                std::vector<std::string>* created) {
+  const TierSpec& t = l.tiers[tier_index];
+  std::vector<std::unique_ptr<BlockDevice>> devs;
+  for (std::uint32_t i = 0; i < t.count; ++i) {
+    const std::string name = t.name + std::to_string(i);
+    if (!o.real) {
+      ModelOptions mo;
+      mo.capacity = DeviceCapacity(t);
+      mo.with_data = o.with_data;
+      mo.seed = o.seed * 1000003 + tier_index * 1009 + i;
+      devs.push_back(MakeModelDevice(engine, t.preset, name, mo));
+      continue;
+    }
+    auto* real = dynamic_cast<RealEngine*>(&engine);
+    if (real == nullptr) return MakeError("real mode needs a real engine", kExitIo);
+    FileDeviceOptions fo;
+    if (!t.paths.empty()) {
+      fo.path = t.paths[i];
+      fo.create = t.capacity != 0;
+      fo.size = t.capacity;
+    } else {
+      fo.path = (std::filesystem::path(o.temp_dir) / (l.name + "-" + name + ".img")).string();
+      for (char& c : fo.path) {
+        if (c == '+') c = '_';
+      }
+      fo.create = true;
+      fo.size = DeviceCapacity(t);
+      if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);
+    }
+    auto d = FileDevice::Open(*real, name, fo);
+    if (!d.ok()) {
+      return MakeError(
+          l.source + ": tiers[" + std::to_string(tier_index) + "]: " + d.error().message, kExitIo);
+    }
+    devs.push_back(std::move(d.value()));
+  }
+  return devs;
+}
+
+std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
+                                         std::vector<std::unique_ptr<BlockDevice>> devs) {
+  if (devs.size() == 1) return std::move(devs[0]);
+  switch (t.combine) {
+    case Combine::kMirror: return std::make_unique<MirrorTarget>(engine, t.name, std::move(devs));
+    case Combine::kLinear: return std::make_unique<LinearTarget>(engine, t.name, std::move(devs));
+    case Combine::kStripe: break;
+  }
+  return std::make_unique<StripeTarget>(engine, t.name, std::move(devs), t.chunk);
+}
+
+}  // namespace
+
+Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOptions& o) {
+  Volume v;
+  v.keep_files_ = o.keep_files;
+  v.effective_ = LayoutToJson(l);
+
+  // Which tier is the cache.
+  std::optional<CacheSpec> cache;
+  std::size_t cache_tier = l.tiers.size();
+  if (!l.cache.is_null()) {
+    auto c = ParseCacheJson(l.cache, l.source, l.tiers[0].name);
+    if (!c.ok()) return c.error();
+    for (std::size_t i = 0; i < l.tiers.size(); ++i) {
+      if (l.tiers[i].name == c->tier) cache_tier = i;
+    }
+    if (cache_tier == l.tiers.size()) {
+      std::vector<std::string> names;
+      for (const auto& t : l.tiers) names.push_back(t.name);
+      return MakeError(l.source + ": cache.tier: unknown tier \"" + c->tier +
+                       "\"; known: " + JoinNames(names));
+    }
+    if (l.tiers.size() < 2) {
+      return MakeError(l.source + ": cache: needs a capacity tier besides the cache tier \"" +
+                       c->tier + "\"");
+    }
+    cache = std::move(c.value());
+  }
+
+  std::vector<std::unique_ptr<BlockDevice>> cache_devices;
+  std::vector<std::unique_ptr<BlockDevice>> capacity_stacks;
+  for (std::size_t i = 0; i < l.tiers.size(); ++i) {
+    auto devs = MakeDevices(engine, l, i, o, &v.created_files_);
+    if (!devs.ok()) return devs.error();
+    TierView view;
+    view.name = l.tiers[i].name;
+    view.preset = l.tiers[i].preset;
+    for (auto& d : *devs) view.devices.push_back(d.get());
+    if (i == cache_tier) {
+      view.role = "cache";
+      cache_devices = std::move(devs.value());
+    } else {
+      view.role = "capacity";
+      capacity_stacks.push_back(CombineTier(engine, l.tiers[i], std::move(devs.value())));
+      view.stack = capacity_stacks.back().get();
+    }
+    v.tiers_.push_back(std::move(view));
+  }
+
+  std::unique_ptr<BlockDevice> origin;
+  if (capacity_stacks.size() == 1) {
+    origin = std::move(capacity_stacks[0]);
+  } else {
+    // Several capacity tiers: joined fast -> slow. Until the tier target
+    // lands they are concatenated (dm-linear), fastest first.
+    origin = std::make_unique<LinearTarget>(engine, "capacity", std::move(capacity_stacks));
+  }
+
+  if (l.size != 0) {
+    if (l.size > origin->Size()) {
+      return MakeError(l.source + ": size: " + FormatBytes(l.size) +
+                       " does not fit the capacity tiers (" + FormatBytes(origin->Size()) + ")");
+    }
+    if (l.size < origin->Size()) {
+      origin = std::make_unique<SliceTarget>(engine, "volume", std::move(origin), l.size);
+    }
+  }
+
+  std::unique_ptr<BlockDevice> top = std::move(origin);
+  if (cache) {
+    CacheConfig cfg = cache->config;
+    cfg.seed = o.seed;
+    if (cache->capacity_bytes != 0) {
+      const std::uint64_t line = cfg.line_size == 0 ? 4096 : cfg.line_size;
+      cfg.capacity_lines = cache->capacity_bytes / line;
+    }
+    auto ct = CacheTarget::Create(engine, "cache", std::move(top), std::move(cache_devices), cfg);
+    if (!ct.ok()) return MakeError(l.source + ": cache." + ct.error().message);
+    v.cache_ = ct->get();
+    CacheSpec eff = *cache;
+    eff.config = v.cache_->config();
+    v.effective_["cache"] = CacheSpecToJson(eff);
+    top = std::move(ct.value());
+  }
+  v.top_ = std::move(top);
+  return v;
+}
+
+}  // namespace tierlab

@@ -1,0 +1,71 @@
+#pragma once
+// Builds the device stack a layout describes, on a simulated or a real engine:
+//
+//   [block cache] -> [slice to the volume size] -> cache target -> origin
+//   origin = one capacity tier's stack, or a tier target over several
+//   tier stack = stripe | mirror | linear of the tier's devices
+//
+// In simulation each device is a model of its preset (timing-only unless
+// with_data). In real mode each device is a FileDevice on the tier's `paths`,
+// or on a sparse file created in `temp_dir` (removed by the Volume unless
+// keep_files).
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cachedev/CacheTarget.h"
+#include "layouts/CacheSpec.h"
+#include "layouts/Layout.h"
+#include "tiering/BlockDevice.h"
+#include "tiering/Engine.h"
+#include "tiering/Expected.h"
+
+namespace tierlab {
+
+struct BuildOptions {
+  bool real = false;        // requires a RealEngine
+  bool with_data = false;   // simulation: models keep data (correctness runs)
+  std::string temp_dir;     // real mode, devices without paths
+  bool keep_files = false;  // real mode: leave created files behind
+  std::uint64_t seed = 1;
+};
+
+struct TierView {
+  std::string name;
+  std::string role;  // "cache" or "capacity"
+  DevicePreset preset;
+  std::vector<BlockDevice*> devices;
+  BlockDevice* stack = nullptr;  // the tier's combined device (capacity tiers)
+};
+
+class Volume {
+ public:
+  Volume() = default;
+  Volume(Volume&&) = default;
+  Volume& operator=(Volume&&) = default;
+  ~Volume();
+
+  BlockDevice& top() const { return *top_; }
+  const std::vector<TierView>& tiers() const { return tiers_; }
+  CacheTarget* cache() const { return cache_; }
+  // The effective layout (defaults and resolved cache config written out).
+  const nlohmann::json& effective() const { return effective_; }
+  const std::vector<std::string>& created_files() const { return created_files_; }
+
+ private:
+  friend Expected<Volume> BuildVolume(Engine&, const LayoutSpec&, const BuildOptions&);
+  std::unique_ptr<BlockDevice> top_;
+  std::vector<TierView> tiers_;
+  CacheTarget* cache_ = nullptr;
+  nlohmann::json effective_;
+  std::vector<std::string> created_files_;
+  bool keep_files_ = true;
+};
+
+// Errors name the layout source and field; exit code 2 for configuration
+// problems, 3 for devices that cannot be opened.
+Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& layout, const BuildOptions& options);
+
+}  // namespace tierlab

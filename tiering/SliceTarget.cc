@@ -1,0 +1,24 @@
+#include "tiering/SliceTarget.h"
+
+#include <algorithm>
+
+namespace tierlab {
+
+SliceTarget::SliceTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
+                         std::uint64_t size)
+    : BlockDevice(engine, std::move(name)), child_(std::move(child)) {
+  size_ = std::min(size, child_->Size());
+  size_ -= size_ % child_->BlockSize();
+}
+
+void SliceTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  // Offsets map one to one; Submit() already kept the request inside size_.
+  Ctx* c = pool_.Acquire();
+  c->done = std::move(done);
+  child_->Submit(req, [this, c](Status st) {
+    Finish(c->done, st);
+    pool_.Release(c);
+  });
+}
+
+}  // namespace tierlab
