@@ -1,0 +1,376 @@
+// Core of the cache target: construction, dispatch, slots, flush, discard,
+// stats. The read path, write path and destager live in ReadPath.cc,
+// WritePath.cc and Destager.cc.
+
+#include "cachedev/CacheTarget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "policies/PolicyRegistry.h"
+
+namespace tierlab {
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<CacheTarget>> CacheTarget::Create(
+    Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
+    std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& config) {
+  if (origin == nullptr) return MakeError("origin: missing");
+  if (caches.empty()) return MakeError("cache_devices: need at least one cache device");
+  for (const auto& c : caches) {
+    if (c == nullptr) return MakeError("cache_devices: missing device");
+  }
+  if (std::string err = config.Validate(); !err.empty()) return MakeError(err);
+
+  std::uint32_t block_size = origin->BlockSize();
+  std::uint64_t smallest = UINT64_MAX;
+  for (const auto& c : caches) {
+    block_size = std::max(block_size, c->BlockSize());
+    if (c->Size() <= config.metadata_reserve) {
+      return MakeError("metadata_reserve: " + std::to_string(config.metadata_reserve) +
+                       " bytes leave no room on cache device '" + c->name() + "'");
+    }
+    smallest = std::min(smallest, c->Size() - config.metadata_reserve);
+  }
+  if (config.metadata_reserve % block_size != 0) {
+    return MakeError("metadata_reserve: must be a multiple of the block size " +
+                     std::to_string(block_size));
+  }
+  const std::uint64_t ndev = caches.size();
+  std::uint64_t line = config.line_size;
+  if (line == 0) {
+    line = CacheConfig::kMinLineSize;
+    while (smallest / line * ndev > CacheConfig::kAutoMaxLines &&
+           line < CacheConfig::kMaxLineSize) {
+      line *= 2;
+    }
+  }
+  if (line % block_size != 0) {
+    return MakeError("line_size: " + std::to_string(line) +
+                     " is not a multiple of the block size " + std::to_string(block_size));
+  }
+  const std::uint64_t max_lines = smallest / line * ndev;
+  std::uint64_t capacity = config.capacity_lines == 0 ? max_lines : config.capacity_lines;
+  if (capacity > max_lines) {
+    return MakeError("capacity_lines: " + std::to_string(capacity) +
+                     " exceeds what the cache devices hold (" + std::to_string(max_lines) +
+                     " lines of " + std::to_string(line) + " bytes)");
+  }
+  if (capacity == 0) {
+    return MakeError("capacity_lines: the cache devices hold no line of " + std::to_string(line) +
+                     " bytes");
+  }
+  if (capacity > LineTable::kMaxSlots) {
+    return MakeError("line_size: " + std::to_string(capacity) +
+                     " cache lines exceed the limit of " + std::to_string(LineTable::kMaxSlots) +
+                     "; use a larger line_size");
+  }
+  if ((origin->Size() + line - 1) / line > LineTable::kMaxKey) {
+    return MakeError("line_size: the origin has more than 2^32 lines of " + std::to_string(line) +
+                     " bytes; use a larger line_size");
+  }
+  auto policy = MakeReplacementPolicy(config.replacement, capacity, config.seed);
+  if (policy == nullptr) {
+    return MakeError("replacement: unknown policy '" + config.replacement + "' (" +
+                     JoinNames(ReplacementPolicyNames()) + ")");
+  }
+  auto admission = MakeAdmissionPolicy(config.admission, line);
+  if (admission == nullptr) {
+    return MakeError("admission: bad spec '" + config.admission + "' (" +
+                     JoinNames(AdmissionPolicyNames()) + ")");
+  }
+  auto order = MakeDestageOrder(config.destage_order);
+  if (order == nullptr) {
+    return MakeError("destage_order: unknown order '" + config.destage_order + "' (" +
+                     JoinNames(DestageOrderNames()) + ")");
+  }
+  return std::unique_ptr<CacheTarget>(
+      new CacheTarget(engine, std::move(name), std::move(origin), std::move(caches), config, line,
+                      static_cast<std::uint32_t>(capacity), std::move(policy), std::move(admission),
+                      std::move(order)));
+}
+
+CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
+                         std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& cfg,
+                         std::uint64_t line_size, std::uint32_t capacity,
+                         std::unique_ptr<ReplacementPolicy> policy,
+                         std::unique_ptr<AdmissionPolicy> admission,
+                         std::unique_ptr<DestageOrder> order)
+    : BlockDevice(engine, std::move(name)),
+      origin_(std::move(origin)),
+      caches_(std::move(caches)),
+      cfg_(cfg),
+      line_size_(line_size),
+      policy_(std::move(policy)),
+      admission_(std::move(admission)),
+      order_(std::move(order)),
+      table_(capacity) {
+  cfg_.line_size = line_size;
+  cfg_.capacity_lines = capacity;
+  block_size_ = origin_->BlockSize();
+  with_data_ = cfg_.with_data || origin_->RequiresData();
+  for (const auto& c : caches_) {
+    block_size_ = std::max(block_size_, c->BlockSize());
+    with_data_ = with_data_ || c->RequiresData();
+  }
+  cfg_.with_data = with_data_;
+  promote_reads_ = cfg_.read_cache && cfg_.write_mode != WriteMode::kPassthrough &&
+                   cfg_.write_mode != WriteMode::kWriteOnly;
+  high_lines_ = std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::ceil(capacity * cfg_.high_watermark / 100.0)));
+  low_lines_ = static_cast<std::uint64_t>(std::floor(capacity * cfg_.low_watermark / 100.0));
+  tokens_ = static_cast<double>(std::max(cfg_.destage_max_bytes, line_size_));
+  tokens_at_ = engine.Now();
+  last_foreground_ = engine.Now();
+  stats_.line_size = line_size_;
+  stats_.capacity_lines = capacity;
+}
+
+CacheTarget::~CacheTarget() {
+  if (idle_timer_ != 0) engine().Cancel(idle_timer_);
+  if (token_timer_ != 0) engine().Cancel(token_timer_);
+}
+
+std::vector<BlockDevice*> CacheTarget::Children() const {
+  std::vector<BlockDevice*> v{origin_.get()};
+  for (const auto& c : caches_) v.push_back(c.get());
+  return v;
+}
+
+bool CacheTarget::IsDirty(std::uint64_t line) const {
+  const Slot s = table_.Find(line);
+  return s != LineTable::kNone && table_.Dirty(s);
+}
+
+void CacheTarget::SubmitCache(Slot s, IoOp op, std::uint64_t offset_in_line, std::uint64_t length,
+                              std::byte* data, std::uint32_t flags, IoCallback cb) {
+  IoRequest r;
+  r.op = op;
+  r.flags = flags;
+  r.offset = SlotOffset(s) + offset_in_line;
+  r.length = length;
+  r.data = data;
+  SlotDevice(s).Submit(r, std::move(cb));
+}
+
+void CacheTarget::SubmitOrigin(IoOp op, std::uint64_t offset, std::uint64_t length, std::byte* data,
+                               std::uint32_t flags, IoCallback cb) {
+  IoRequest r;
+  r.op = op;
+  r.flags = flags;
+  r.offset = offset;
+  r.length = length;
+  r.data = data;
+  origin_->Submit(r, std::move(cb));
+}
+
+// ---- Slots -----------------------------------------------------------------
+
+bool CacheTarget::Evictable(void* ctx, Slot s) {
+  auto* t = static_cast<CacheTarget*>(ctx);
+  if (t->table_.Dirty(s)) return false;
+  const std::uint64_t key = t->table_.Key(s);
+  return !t->locks_.Locked(key) && !t->admission_->Pinned(key);
+}
+
+Slot CacheTarget::AllocSlot() {
+  if (!parked_.empty()) ReapParked();
+  Slot s = table_.AllocFree();
+  if (s != LineTable::kNone) return s;
+  const std::optional<Slot> victim = policy_->Evict(EvictFilter{&CacheTarget::Evictable, this});
+  if (!victim) return LineTable::kNone;
+  table_.Remove(*victim);
+  ++stats_.evictions;
+  return *victim;
+}
+
+void CacheTarget::MarkDirty(Slot s) {
+  if (table_.Dirty(s)) return;
+  table_.SetDirty(s, true);
+  order_->MarkDirty(table_.Key(s), engine().Now());
+}
+
+void CacheTarget::Invalidate(Slot s, bool exclusive) {
+  if (table_.Dirty(s)) order_->Remove(table_.Key(s));
+  policy_->Remove(s);
+  table_.Remove(s);
+  ++stats_.invalidations;
+  if (exclusive) {
+    table_.Release(s);
+  } else {
+    parked_.push_back(s);
+  }
+}
+
+void CacheTarget::ReapParked() {
+  std::size_t keep = 0;
+  for (Slot s : parked_) {
+    if (locks_.Locked(table_.Key(s))) {
+      parked_[keep++] = s;
+    } else {
+      table_.Release(s);
+    }
+  }
+  parked_.resize(keep);
+}
+
+// ---- Requests ----------------------------------------------------------------
+
+CacheTarget::Op* CacheTarget::NewOp() {
+  Op* op = free_ops_;
+  if (op == nullptr) {
+    all_ops_.push_back(std::make_unique<Op>());
+    op = all_ops_.back().get();
+    op->self = this;
+  } else {
+    free_ops_ = op->next;
+  }
+  op->next = nullptr;
+  return op;
+}
+
+void CacheTarget::FreeOp(Op* op) {
+  op->plan.clear();
+  op->bufs.clear();
+  op->buf_base.clear();
+  op->status = Status::kOk;
+  op->pending = 0;
+  op->locked = false;
+  op->throttled = false;
+  op->no_throttle = false;
+  op->done = nullptr;
+  op->next = free_ops_;
+  free_ops_ = op;
+}
+
+void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  last_foreground_ = engine().Now();
+  Op* op = NewOp();
+  op->req = req;
+  op->done = std::move(done);
+  switch (req.op) {
+    case IoOp::kFlush: StartFlush(op); return;
+    case IoOp::kRead: Lock(op, false); return;
+    case IoOp::kWrite:
+      destage_paused_ = false;  // a new write is the signal to retry a failed destage
+      Lock(op, true);
+      return;
+    case IoOp::kDiscard: Lock(op, true); return;
+  }
+}
+
+void CacheTarget::Lock(Op* op, bool exclusive) {
+  op->first = op->req.offset / line_size_;
+  op->last = (op->req.end() - 1) / line_size_;
+  op->exclusive = exclusive;
+  op->granted = &CacheTarget::OnGranted;
+  op->locked = true;
+  if (locks_.Acquire(op)) Dispatch(op);
+}
+
+void CacheTarget::OnGranted(LockWaiter* w) {
+  Op* op = static_cast<Op*>(w);
+  op->self->engine().Post([op] { op->self->Dispatch(op); });
+}
+
+void CacheTarget::Dispatch(Op* op) {
+  switch (op->req.op) {
+    case IoOp::kRead: ReadLocked(op); return;
+    case IoOp::kWrite: WriteLocked(op); return;
+    case IoOp::kDiscard: DiscardLocked(op); return;
+    case IoOp::kFlush: return;  // never locked
+  }
+}
+
+void CacheTarget::OnSubDone(Op* op, Status st) {
+  if (st != Status::kOk && op->status == Status::kOk) op->status = st;
+  if (--op->pending != 0) return;
+  switch (op->phase) {
+    case kPhaseRead: ReadForegroundDone(op); return;
+    case kPhaseFill:
+      // The request was acknowledged already; only the locks remain.
+      locks_.Release(op);
+      FreeOp(op);
+      return;
+    case kPhaseFlush:
+    case kPhaseDiscard: Complete(op); return;
+    case kPhaseWriteFill: WriteIoPhase(op); return;
+    case kPhaseWriteIo: WriteIoDone(op); return;
+    case kPhaseWriteFallback: WriteCommit(op); return;
+  }
+}
+
+void CacheTarget::Complete(Op* op) {
+  IoCallback done = std::move(op->done);
+  const Status st = op->status;
+  if (op->locked) locks_.Release(op);
+  FreeOp(op);
+  Finish(done, st);
+}
+
+void CacheTarget::StartFlush(Op* op) {
+  op->phase = kPhaseFlush;
+  op->pending = 1;
+  for (const auto& c : caches_) {
+    ++op->pending;
+    IoRequest r;
+    r.op = IoOp::kFlush;
+    c->Submit(r, [op](Status st) { op->self->OnSubDone(op, st); });
+  }
+  // Write-back keeps acknowledged writes on the cache devices; the origin
+  // needs a flush only for what was written to it directly. (Destage writes
+  // are flushed before their lines turn clean.)
+  if (!KeepsDirtyLines(cfg_.write_mode) || origin_unflushed_) {
+    origin_unflushed_ = false;
+    ++op->pending;
+    SubmitOrigin(IoOp::kFlush, 0, 0, nullptr, 0, [op](Status st) { op->self->OnSubDone(op, st); });
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::DiscardLocked(Op* op) {
+  const IoRequest& r = op->req;
+  bool freed = false;
+  for (std::uint64_t line = op->first; line <= op->last; ++line) {
+    const Slot s = table_.Find(line);
+    if (s == LineTable::kNone) continue;
+    const bool whole = r.offset <= LineStart(line) && r.end() >= LineEnd(line);
+    // A dirty line only partly discarded keeps its other bytes; the discarded
+    // ones may read back old (never newer) data, which discard allows.
+    if (whole || !table_.Dirty(s)) {
+      Invalidate(s, true);
+      freed = true;
+    }
+  }
+  op->phase = kPhaseDiscard;
+  op->pending = 1;
+  SubmitOrigin(IoOp::kDiscard, r.offset, r.length, nullptr, 0,
+               [op](Status st) { op->self->OnSubDone(op, st); });
+  if (freed) WakeThrottled();
+}
+
+// ---- Stats -------------------------------------------------------------------
+
+CacheStats CacheTarget::cache_stats() const {
+  CacheStats s = stats_;
+  s.dirty_lines = table_.dirty();
+  s.clean_lines = table_.resident() - table_.dirty();
+  s.free_lines = table_.free();
+  const std::int64_t oldest = order_->OldestDirtyNs();
+  s.dirty_age_ns = oldest < 0 ? 0 : engine().Now() - oldest;
+  s.cache_device_write_bytes.clear();
+  for (const auto& c : caches_) s.cache_device_write_bytes.push_back(c->stats().write_bytes);
+  s.metadata_bytes_per_line =
+      static_cast<double>(table_.MemoryBytes() + policy_->MemoryBytes()) / table_.capacity();
+  return s;
+}
+
+}  // namespace tierlab

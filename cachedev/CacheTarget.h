@@ -1,0 +1,274 @@
+#pragma once
+// The cache target (dm-cache / Open CAS style): a BlockDevice over one origin
+// and one or more cache devices. Volume lines map to slots on the cache
+// devices (slot s on device s % N); a read hit is served from the cache, a
+// miss from the origin and then promoted; writes follow the write mode
+// (CacheConfig.h); write-back lines are destaged under watermarks, on idle,
+// and on Drain(). The full semantics are in docs/CACHE.md.
+//
+// Coherence: every request locks the lines it touches (LineLocks.h): reads
+// and destage shared, writes and discards exclusive, held until the request's
+// cache state is settled (a read holds its locks until its promotion fills
+// are written). So a fill never installs data older than an acknowledged
+// write, a destage never runs alongside a rewrite of its line, and a slot is
+// never reused while someone reads it. Flush takes no lock.
+//
+// Data modes: timing-only (requests without buffers; fills and destage carry
+// none, nothing is allocated per hit) or with data (CacheConfig::with_data,
+// or any child requiring data): internal reads and writes use aligned
+// buffers and every read returns the newest acknowledged data.
+//
+// Failure: a cache-device read error on a clean line re-reads the origin and
+// drops the line; on a dirty line the request fails with kIoError (never
+// stale data). A cache-device write error in write-through/-around drops the
+// line and the origin result decides; in write-back a new or clean line is
+// written to the origin instead, a dirty one fails the request. Origin errors
+// propagate. Writes never fail for lack of space: they wait for destage
+// (throttle) or, when nothing is dirty, bypass to the origin.
+//
+// Ownership: owns the origin and the cache devices. Threading: the engine's
+// thread only. Time: engine().Now() and engine timers only.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cachedev/CacheConfig.h"
+#include "cachedev/CacheStats.h"
+#include "cachedev/LineLocks.h"
+#include "cachedev/LineTable.h"
+#include "policies/AdmissionPolicy.h"
+#include "policies/DestageOrder.h"
+#include "policies/ReplacementPolicy.h"
+#include "tiering/AlignedBuffer.h"
+#include "tiering/BlockDevice.h"
+#include "tiering/Expected.h"
+
+namespace tierlab {
+
+class CacheTarget final : public BlockDevice {
+ public:
+  // Validates `config` against the devices and builds the target. Errors name
+  // the config field ("replacement: unknown policy 'x' (lru, fifo)").
+  static Expected<std::unique_ptr<CacheTarget>> Create(
+      Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
+      std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& config);
+  ~CacheTarget() override;
+
+  std::uint64_t Size() const override { return origin_->Size(); }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  bool RequiresData() const override { return with_data_; }
+  std::vector<BlockDevice*> Children() const override;
+  std::string Kind() const override { return "cache"; }
+
+  // Destages every dirty line (ignoring watermarks) and calls `done` when none
+  // is left, with kIoError if a destage failed on the way. `progress` (may be
+  // empty) gets the dirty bytes remaining after each destage operation.
+  // Writes that arrive meanwhile are accepted and drained too.
+  void Drain(std::function<void(std::uint64_t dirty_bytes)> progress,
+             std::function<void(Status)> done);
+
+  CacheStats cache_stats() const;
+  // The effective configuration (line size and capacity resolved).
+  const CacheConfig& config() const { return cfg_; }
+  std::uint64_t line_size() const { return line_size_; }
+  std::uint64_t capacity_lines() const { return table_.capacity(); }
+  BlockDevice& origin() const { return *origin_; }
+  BlockDevice& cache_device(std::size_t i) const { return *caches_[i]; }
+  std::size_t cache_device_count() const { return caches_.size(); }
+  // For tests and reports: residency and dirtiness of a volume line.
+  bool IsResident(std::uint64_t line) const { return table_.Find(line) != LineTable::kNone; }
+  bool IsDirty(std::uint64_t line) const;
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  // What a request does with one line. kHit: resident; kMiss: read from the
+  // origin; kNew: a slot was allocated for it; kOrigin: written around the
+  // cache; kSkip: nothing cache-side (the origin write covers it).
+  enum class LineKind : std::uint8_t { kHit, kMiss, kNew, kOrigin, kSkip };
+  enum Phase : std::uint8_t {
+    kPhaseRead,
+    kPhaseFill,
+    kPhaseFlush,
+    kPhaseDiscard,
+    kPhaseWriteFill,
+    kPhaseWriteIo,
+    kPhaseWriteFallback,
+  };
+  struct LinePlan {
+    std::uint64_t line;
+    Slot slot;
+    LineKind kind;
+    bool admit;         // read miss: promote; write: fill needed
+    bool was_dirty;     // write: line was dirty before this write
+    bool failed;        // cache I/O for this line failed
+    std::uint32_t buf;  // index into Op::bufs, or kNoBuf
+  };
+  static constexpr std::uint32_t kNoBuf = UINT32_MAX;
+
+  // A foreground request in flight. Recycled through a free list, keeping
+  // vector capacity, so the steady state allocates nothing.
+  struct Op : LockWaiter {
+    CacheTarget* self = nullptr;
+    IoRequest req;
+    IoCallback done;
+    Status status = Status::kOk;
+    std::uint32_t pending = 0;
+    std::uint8_t phase = 0;
+    WriteMode mode = WriteMode::kPassthrough;  // effective mode of a write
+    bool locked = false;
+    bool throttled = false;    // has waited for destage at least once
+    bool no_throttle = false;  // destage failed: bypass instead of waiting
+    Nanos throttle_start = 0;
+    std::vector<LinePlan> plan;
+    std::vector<AlignedBuffer> bufs;
+    std::vector<std::uint64_t> buf_base;  // volume offset of bufs[i][0]
+    Op* next = nullptr;                   // free list / throttle queue
+  };
+  struct DestageOp : LockWaiter {
+    CacheTarget* self = nullptr;
+    std::vector<std::uint64_t> lines;  // consecutive, ascending
+    std::vector<Slot> slots;           // kNone: skipped (no longer dirty)
+    AlignedBuffer buf;
+    std::uint32_t pending = 0;
+    Status status = Status::kOk;
+    std::uint64_t bytes = 0;
+    std::uint32_t ops = 0;
+    std::uint8_t phase = 0;     // 0 reading the cache, 1 writing the origin
+    DestageOp* next = nullptr;  // free list / origin-flush batch
+  };
+
+  CacheTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
+              std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& cfg,
+              std::uint64_t line_size, std::uint32_t capacity,
+              std::unique_ptr<ReplacementPolicy> policy, std::unique_ptr<AdmissionPolicy> admission,
+              std::unique_ptr<DestageOrder> order);
+
+  // Geometry.
+  std::uint64_t LineStart(std::uint64_t line) const { return line * line_size_; }
+  std::uint64_t LineEnd(std::uint64_t line) const {
+    return std::min(Size(), (line + 1) * line_size_);
+  }
+  BlockDevice& SlotDevice(Slot s) const { return *caches_[s % caches_.size()]; }
+  std::uint64_t SlotOffset(Slot s) const {
+    return cfg_.metadata_reserve + static_cast<std::uint64_t>(s / caches_.size()) * line_size_;
+  }
+  bool SlotsAdjacent(Slot a, Slot b) const { return b == a + caches_.size(); }
+  void SubmitCache(Slot s, IoOp op, std::uint64_t offset_in_line, std::uint64_t length,
+                   std::byte* data, std::uint32_t flags, IoCallback cb);
+  void SubmitOrigin(IoOp op, std::uint64_t offset, std::uint64_t length, std::byte* data,
+                    std::uint32_t flags, IoCallback cb);
+
+  // Slots and lines.
+  Slot AllocSlot();
+  static bool Evictable(void* ctx, Slot s);
+  void MarkDirty(Slot s);
+  // Drops a resident line. `exclusive`: the caller holds the line exclusively,
+  // so the slot is free at once; else it is parked until nobody locks the line.
+  void Invalidate(Slot s, bool exclusive);
+  void ReapParked();
+
+  // Ops.
+  Op* NewOp();
+  void FreeOp(Op* op);
+  void Lock(Op* op, bool exclusive);
+  static void OnGranted(LockWaiter* w);
+  void Dispatch(Op* op);
+  // Releases the op's locks, recycles it and acknowledges the request.
+  void Complete(Op* op);
+
+  // ReadPath.cc
+  void ReadLocked(Op* op);
+  void OnReadHit(Op* op, std::uint32_t i, std::uint32_t j, Status st);
+  void OnReadMiss(Op* op, std::uint32_t i, std::uint32_t j, Status st);
+  void OnSubDone(Op* op, Status st);
+  std::byte* UserPtr(const Op* op, std::uint64_t volume_offset) const {
+    return op->req.data == nullptr ? nullptr : op->req.data + (volume_offset - op->req.offset);
+  }
+  void ReadForegroundDone(Op* op);
+  void OnFillDone(Op* op, std::uint32_t i, Status st);
+
+  // WritePath.cc
+  void WriteLocked(Op* op);
+  bool PlanWrite(Op* op);
+  void WriteFillPhase(Op* op);
+  void WriteIoPhase(Op* op);
+  void OnWriteIo(Op* op, std::uint32_t i, std::uint32_t j, Status st);
+  void OnWriteFillRead(Op* op, std::uint32_t k, Status st);
+  void WriteIoDone(Op* op);
+  void WriteCommit(Op* op);
+  void Throttle(Op* op);
+  void WakeThrottled();
+  void DiscardLocked(Op* op);
+  void StartFlush(Op* op);
+
+  // Destager.cc
+  void MaybeDestage();
+  void StartDestage(std::vector<std::uint64_t>& run);
+  void DestageLocked(DestageOp* d);
+  void DestageWriteOrigin(DestageOp* d);
+  void DestageFlushOrigin(DestageOp* d);
+  void IssueOriginFlush();
+  void OnDestageSub(DestageOp* d, Status st);
+  void DestageDone(DestageOp* d, Status st);
+  DestageOp* NewDestage();
+  void ArmIdleTimer();
+  void ArmTokenTimer(Nanos at);
+  void CheckDrainDone();
+
+  std::unique_ptr<BlockDevice> origin_;
+  std::vector<std::unique_ptr<BlockDevice>> caches_;
+  CacheConfig cfg_;
+  std::uint64_t line_size_;
+  std::uint32_t block_size_;
+  bool with_data_;
+  bool promote_reads_;
+  std::unique_ptr<ReplacementPolicy> policy_;
+  std::unique_ptr<AdmissionPolicy> admission_;
+  std::unique_ptr<DestageOrder> order_;
+  LineTable table_;
+  LineLocks locks_;
+  std::vector<Slot> parked_;
+
+  Op* free_ops_ = nullptr;
+  std::vector<std::unique_ptr<Op>> all_ops_;
+  Op* throttled_head_ = nullptr;
+  Op* throttled_tail_ = nullptr;
+  std::size_t throttled_count_ = 0;
+
+  // Destage state.
+  DestageOp* free_destage_ = nullptr;
+  std::vector<std::unique_ptr<DestageOp>> all_destage_;
+  std::uint32_t destage_in_flight_ = 0;
+  std::uint64_t destaging_lines_ = 0;
+  bool above_high_ = false;
+  std::uint64_t high_lines_ = 0;
+  std::uint64_t low_lines_ = 0;
+  std::vector<std::uint64_t> next_scratch_;
+  DestageOp* flush_wait_head_ = nullptr;  // destaged, waiting for an origin flush
+  DestageOp* flush_batch_ = nullptr;      // covered by the origin flush in flight
+  bool origin_flush_in_flight_ = false;
+  double tokens_ = 0;  // bandwidth cap: bytes that may start now (negative = debt)
+  Nanos tokens_at_ = 0;
+  TimerId token_timer_ = 0;
+  TimerId idle_timer_ = 0;
+  Nanos idle_timer_at_ = 0;
+  Nanos last_foreground_ = 0;
+  bool origin_unflushed_ = false;  // foreground origin writes since the last origin flush
+  // A destage failed: watermark and idle destage pause (until the next write
+  // or Drain), throttled writers bypass, so a dead device cannot spin the loop.
+  bool destage_paused_ = false;  // foreground origin writes since the last origin flush
+
+  // Drain.
+  bool draining_ = false;
+  bool drain_failed_ = false;
+  std::function<void(std::uint64_t)> drain_progress_;
+  std::function<void(Status)> drain_done_;
+
+  CacheStats stats_;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,80 @@
+#include "cachedev/LineTable.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tierlab {
+
+LineTable::LineTable(std::uint32_t capacity) : capacity_(capacity), words_(capacity, 0) {
+  assert(capacity <= kMaxSlots);
+  int bits = 0;
+  while ((std::uint64_t{1} << bits) < std::max<std::uint64_t>(1, capacity / 4)) ++bits;
+  if (bits == 0) bits = 1;  // a shift by 64 is undefined; two buckets minimum
+  shift_ = 64 - bits;
+  heads_.assign(std::size_t{1} << bits, kLink);
+  // Free list in ascending slot order, so a fresh cache fills slots 0, 1, 2...
+  // and sequential fills land in adjacent slots (coalescable I/O).
+  for (std::uint32_t s = capacity; s-- > 0;) {
+    words_[s] = (static_cast<std::uint64_t>(State::kFree) << kStateShift);
+    SetLink(s, free_head_);
+    free_head_ = s;
+  }
+  free_count_ = capacity;
+}
+
+Slot LineTable::AllocFree() {
+  if (free_head_ == kLink) return kNone;
+  const Slot s = free_head_;
+  free_head_ = Link(s);
+  --free_count_;
+  SetState(s, State::kReserved);
+  SetLink(s, kLink);
+  return s;
+}
+
+void LineTable::Release(Slot s) {
+  assert(state(s) == State::kReserved);
+  SetState(s, State::kFree);
+  SetLink(s, free_head_);
+  free_head_ = s;
+  ++free_count_;
+}
+
+void LineTable::Insert(Slot s, std::uint64_t key) {
+  assert(state(s) == State::kReserved && key <= kMaxKey && Find(key) == kNone);
+  words_[s] = key | (static_cast<std::uint64_t>(State::kResident) << kStateShift);
+  std::uint32_t& head = heads_[Bucket(key)];
+  SetLink(s, head);
+  head = s;
+  ++resident_;
+}
+
+void LineTable::Remove(Slot s) {
+  assert(state(s) == State::kResident);
+  SetDirty(s, false);
+  std::uint32_t& head = heads_[Bucket(Key(s))];
+  if (head == s) {
+    head = Link(s);
+  } else {
+    std::uint32_t p = head;
+    while (Link(p) != s) p = Link(p);
+    SetLink(p, Link(s));
+  }
+  SetLink(s, kLink);
+  SetState(s, State::kReserved);
+  --resident_;
+}
+
+void LineTable::SetDirty(Slot s, bool dirty) {
+  const bool was = Dirty(s);
+  if (was == dirty) return;
+  if (dirty) {
+    words_[s] |= kDirtyBit;
+    ++dirty_;
+  } else {
+    words_[s] &= ~kDirtyBit;
+    --dirty_;
+  }
+}
+
+}  // namespace tierlab

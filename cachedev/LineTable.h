@@ -1,0 +1,106 @@
+#pragma once
+// The cache target's line metadata: which volume line each slot holds, its
+// state, and the index from volume line to slot.
+//
+// Per slot one packed 64-bit word: volume line (32 bits), hash-chain link
+// (28 bits), state (2 bits) and dirty (1 bit). The index is a chained hash
+// table whose bucket heads (uint32) number a power of two >= capacity / 4, so
+// the table costs 9-10 bytes per line; the replacement policy adds its own
+// share (8 for LRU/FIFO). Valid and dirty are whole-line (see docs/CACHE.md).
+//
+// Limits: volume lines < 2^32 - 1, slots < 2^28 - 1 (CacheTarget::Create
+// checks both and suggests a larger line).
+//
+// Slot lifecycle: free -> reserved (AllocFree, or Remove of a resident slot)
+// -> resident (Insert) -> reserved (Remove) -> free (Release). A reserved slot
+// keeps its last key, so a slot invalidated while others still read it can be
+// parked and released later.
+//
+// Threading: not thread-safe; one cache target owns it. No allocation after
+// construction.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "policies/ReplacementPolicy.h"
+
+namespace tierlab {
+
+class LineTable {
+ public:
+  static constexpr Slot kNone = UINT32_MAX;
+  static constexpr std::uint64_t kMaxKey = 0xFFFFFFFEull;
+  static constexpr std::uint64_t kMaxSlots = (1ull << 28) - 2;
+  enum class State : std::uint8_t { kFree = 0, kReserved = 1, kResident = 2 };
+
+  explicit LineTable(std::uint32_t capacity);
+
+  // Slot holding volume line `key`, or kNone.
+  Slot Find(std::uint64_t key) const {
+    std::uint32_t s = heads_[Bucket(key)];
+    while (s != kLink) {
+      const std::uint64_t w = words_[s];
+      if ((w & kKeyMask) == key) return s;
+      s = static_cast<std::uint32_t>((w >> kLinkShift) & kLink);
+    }
+    return kNone;
+  }
+
+  // Takes a free slot (now reserved), or kNone if there is none.
+  Slot AllocFree();
+  // Reserved -> free.
+  void Release(Slot s);
+  // Reserved -> resident, holding `key` (clean).
+  void Insert(Slot s, std::uint64_t key);
+  // Resident -> reserved (dirty cleared); the slot keeps its key.
+  void Remove(Slot s);
+
+  std::uint64_t Key(Slot s) const { return words_[s] & kKeyMask; }
+  State state(Slot s) const { return static_cast<State>((words_[s] >> kStateShift) & 3); }
+  bool Resident(Slot s) const { return state(s) == State::kResident; }
+  bool Dirty(Slot s) const { return (words_[s] & kDirtyBit) != 0; }
+  void SetDirty(Slot s, bool dirty);
+
+  std::uint32_t capacity() const { return capacity_; }
+  std::uint32_t resident() const { return resident_; }
+  std::uint32_t dirty() const { return dirty_; }
+  std::uint32_t free() const { return free_count_; }
+  std::size_t MemoryBytes() const {
+    return words_.capacity() * sizeof(std::uint64_t) + heads_.capacity() * sizeof(std::uint32_t);
+  }
+
+ private:
+  static constexpr std::uint64_t kKeyMask = 0xFFFFFFFFull;
+  static constexpr int kLinkShift = 32;
+  static constexpr std::uint32_t kLink = (1u << 28) - 1;  // also "end of chain"
+  static constexpr int kStateShift = 60;
+  static constexpr std::uint64_t kDirtyBit = 1ull << 62;
+
+  std::uint32_t Bucket(std::uint64_t key) const {
+    // Fibonacci hashing: line numbers are dense and sequential.
+    return static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  std::uint32_t Link(Slot s) const {
+    return static_cast<std::uint32_t>((words_[s] >> kLinkShift) & kLink);
+  }
+  void SetLink(Slot s, std::uint32_t link) {
+    words_[s] =
+        (words_[s] & ~(std::uint64_t{kLink} << kLinkShift)) | (std::uint64_t{link} << kLinkShift);
+  }
+  void SetState(Slot s, State st) {
+    words_[s] =
+        (words_[s] & ~(3ull << kStateShift)) | (static_cast<std::uint64_t>(st) << kStateShift);
+  }
+
+  std::uint32_t capacity_;
+  int shift_;
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint32_t> heads_;
+  std::uint32_t free_head_ = kLink;  // free list threaded through the links
+  std::uint32_t resident_ = 0;
+  std::uint32_t dirty_ = 0;
+  std::uint32_t free_count_ = 0;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,174 @@
+// Read path: hits from the cache devices, misses from the origin, promotion
+// of admitted missed lines after the request is acknowledged.
+
+#include <algorithm>
+#include <cstring>
+
+#include "cachedev/CacheTarget.h"
+
+namespace tierlab {
+
+void CacheTarget::ReadLocked(Op* op) {
+  const IoRequest& r = op->req;
+  AccessInfo ai;
+  ai.offset = r.offset;
+  ai.length = r.length;
+  ai.is_write = false;
+  ai.now_ns = engine().Now();
+  admission_->Observe(ai);
+
+  std::uint32_t hits = 0;
+  op->plan.clear();
+  for (std::uint64_t line = op->first; line <= op->last; ++line) {
+    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf};
+    if (p.slot != LineTable::kNone) {
+      policy_->Touch(p.slot);
+      ++hits;
+    } else {
+      p.kind = LineKind::kMiss;
+      if (promote_reads_) {
+        ai.line = line;
+        p.admit = admission_->Admit(ai);
+      }
+    }
+    op->plan.push_back(p);
+  }
+  const std::uint32_t n = static_cast<std::uint32_t>(op->plan.size());
+  ++stats_.read_requests;
+  stats_.read_hit_lines += hits;
+  stats_.read_miss_lines += n - hits;
+  if (hits == n) {
+    ++stats_.read_hits;
+  } else if (hits > 0) {
+    ++stats_.read_partial_hits;
+  } else {
+    ++stats_.read_misses;
+  }
+
+  op->phase = kPhaseRead;
+  op->pending = 1;  // guard until every sub-request is issued
+  std::vector<LinePlan>& plan = op->plan;
+  for (std::uint32_t i = 0; i < n;) {
+    std::uint32_t j = i + 1;
+    if (plan[i].kind == LineKind::kHit) {
+      // One cache read per run of lines in adjacent slots.
+      while (j < n && plan[j].kind == LineKind::kHit &&
+             SlotsAdjacent(plan[j - 1].slot, plan[j].slot)) {
+        ++j;
+      }
+      const std::uint64_t b = std::max(r.offset, LineStart(plan[i].line));
+      const std::uint64_t e = std::min(r.end(), LineEnd(plan[j - 1].line));
+      ++op->pending;
+      SubmitCache(plan[i].slot, IoOp::kRead, b - LineStart(plan[i].line), e - b, UserPtr(op, b), 0,
+                  [op, i, j](Status st) { op->self->OnReadHit(op, i, j, st); });
+    } else {
+      bool promote = plan[i].admit;
+      while (j < n && plan[j].kind == LineKind::kMiss) promote |= plan[j++].admit;
+      std::uint64_t b = std::max(r.offset, LineStart(plan[i].line));
+      std::uint64_t e = std::min(r.end(), LineEnd(plan[j - 1].line));
+      std::byte* data = UserPtr(op, b);
+      if (promote) {
+        // Whole lines from the origin, so the fill has the full line.
+        b = LineStart(plan[i].line);
+        e = LineEnd(plan[j - 1].line);
+        if (with_data_) {
+          const std::uint32_t idx = static_cast<std::uint32_t>(op->bufs.size());
+          op->bufs.emplace_back(e - b);
+          op->buf_base.push_back(b);
+          data = op->bufs.back().data();
+          for (std::uint32_t k = i; k < j; ++k) plan[k].buf = idx;
+        } else {
+          data = nullptr;
+        }
+      }
+      ++op->pending;
+      SubmitOrigin(IoOp::kRead, b, e - b, data, 0,
+                   [op, i, j](Status st) { op->self->OnReadMiss(op, i, j, st); });
+    }
+    i = j;
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::OnReadHit(Op* op, std::uint32_t i, std::uint32_t j, Status st) {
+  if (st != Status::kOk) {
+    ++stats_.cache_read_errors;
+    bool dirty = false;
+    for (std::uint32_t k = i; k < j; ++k) dirty = dirty || IsDirty(op->plan[k].line);
+    if (dirty) {
+      // The only copy is on the failed device: fail, never return stale data.
+      if (op->status == Status::kOk) op->status = Status::kIoError;
+    } else {
+      // Clean lines: the origin has the same data. Drop them and re-read.
+      for (std::uint32_t k = i; k < j; ++k) {
+        const Slot s = table_.Find(op->plan[k].line);
+        if (s != LineTable::kNone) Invalidate(s, /*exclusive=*/false);
+      }
+      const std::uint64_t b = std::max(op->req.offset, LineStart(op->plan[i].line));
+      const std::uint64_t e = std::min(op->req.end(), LineEnd(op->plan[j - 1].line));
+      ++op->pending;
+      SubmitOrigin(IoOp::kRead, b, e - b, UserPtr(op, b), 0,
+                   [op](Status s2) { op->self->OnSubDone(op, s2); });
+    }
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::OnReadMiss(Op* op, std::uint32_t i, std::uint32_t j, Status st) {
+  std::vector<LinePlan>& plan = op->plan;
+  if (st != Status::kOk) {
+    for (std::uint32_t k = i; k < j; ++k) plan[k].admit = false;
+  } else if (plan[i].buf != kNoBuf && op->req.data != nullptr) {
+    const std::uint64_t base = op->buf_base[plan[i].buf];
+    const std::uint64_t b = std::max(op->req.offset, LineStart(plan[i].line));
+    const std::uint64_t e = std::min(op->req.end(), LineEnd(plan[j - 1].line));
+    std::memcpy(UserPtr(op, b), op->bufs[plan[i].buf].data() + (b - base), e - b);
+  }
+  OnSubDone(op, st);
+}
+
+void CacheTarget::ReadForegroundDone(Op* op) {
+  // Start the promotion fills (they keep the shared locks, so no write can
+  // overtake them), then acknowledge the read without waiting for them.
+  op->phase = kPhaseFill;
+  op->pending = 1;
+  if (op->status == Status::kOk) {
+    for (std::uint32_t k = 0; k < op->plan.size(); ++k) {
+      LinePlan& p = op->plan[k];
+      if (p.kind != LineKind::kMiss || !p.admit) continue;
+      if (table_.Find(p.line) != LineTable::kNone) continue;  // another reader filled it
+      p.slot = AllocSlot();
+      if (p.slot == LineTable::kNone) break;  // nothing evictable: skip promotion
+      std::byte* data = nullptr;
+      if (p.buf != kNoBuf) {
+        data = op->bufs[p.buf].data() + (LineStart(p.line) - op->buf_base[p.buf]);
+      }
+      ++op->pending;
+      SubmitCache(p.slot, IoOp::kWrite, 0, LineEnd(p.line) - LineStart(p.line), data, 0,
+                  [op, k](Status st) { op->self->OnFillDone(op, k, st); });
+    }
+  }
+  if (op->pending == 1) {
+    op->pending = 0;
+    Complete(op);
+    return;
+  }
+  IoCallback done = std::move(op->done);
+  Finish(done, op->status);
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::OnFillDone(Op* op, std::uint32_t k, Status st) {
+  const LinePlan& p = op->plan[k];
+  if (st == Status::kOk && table_.Find(p.line) == LineTable::kNone) {
+    table_.Insert(p.slot, p.line);
+    policy_->Insert(p.slot, p.line);
+    ++stats_.promotions;
+  } else {
+    if (st != Status::kOk) ++stats_.cache_write_errors;
+    table_.Release(p.slot);
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+}  // namespace tierlab

@@ -1,0 +1,319 @@
+// Write path for every write mode, plus the throttle queue of write-back.
+//
+// A write holds exclusive locks on its lines from planning to commit, so the
+// line states it planned with cannot change under it. Slots for new lines are
+// all taken before any I/O; if one is missing in write-back, the write gives
+// everything back, unlocks, and waits for destage (throttle), then replans.
+
+#include <algorithm>
+#include <cstring>
+
+#include "cachedev/CacheTarget.h"
+
+namespace tierlab {
+
+void CacheTarget::WriteLocked(Op* op) {
+  if (!PlanWrite(op)) return;  // throttled; replanned when destage frees lines
+  bool fill = false;
+  for (const LinePlan& p : op->plan) fill = fill || (p.kind == LineKind::kNew && p.admit);
+  if (fill) {
+    WriteFillPhase(op);
+  } else {
+    WriteIoPhase(op);
+  }
+}
+
+bool CacheTarget::PlanWrite(Op* op) {
+  const IoRequest& r = op->req;
+  AccessInfo ai;
+  ai.offset = r.offset;
+  ai.length = r.length;
+  ai.is_write = true;
+  ai.now_ns = engine().Now();
+  if (!op->throttled) admission_->Observe(ai);
+
+  op->plan.clear();
+  bool all_resident = true;
+  for (std::uint64_t line = op->first; line <= op->last; ++line) {
+    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf};
+    if (p.slot != LineTable::kNone) {
+      p.was_dirty = table_.Dirty(p.slot);
+    } else {
+      p.kind = LineKind::kMiss;
+      all_resident = false;
+    }
+    op->plan.push_back(p);
+  }
+
+  WriteMode mode = cfg_.write_mode;
+  if (mode == WriteMode::kWriteAround) {
+    mode = all_resident ? WriteMode::kWriteThrough : WriteMode::kWriteInvalidate;
+  }
+  op->mode = mode;
+  const bool keeps_dirty = KeepsDirtyLines(mode);
+  std::uint64_t new_lines = 0;
+  for (LinePlan& p : op->plan) {
+    const bool whole = r.offset <= LineStart(p.line) && r.end() >= LineEnd(p.line);
+    if (p.kind == LineKind::kHit) {
+      if (mode == WriteMode::kPassthrough || mode == WriteMode::kWriteInvalidate) {
+        Invalidate(p.slot, /*exclusive=*/true);
+        p.kind = LineKind::kSkip;
+      }
+      continue;
+    }
+    ai.line = p.line;
+    if (keeps_dirty) {
+      if (admission_->Admit(ai)) {
+        p.kind = LineKind::kNew;
+        p.admit = !whole;  // a partial line is read-filled from the origin first
+        ++new_lines;
+      } else {
+        p.kind = LineKind::kOrigin;
+      }
+    } else if (mode == WriteMode::kWriteThrough && whole && admission_->Admit(ai)) {
+      p.kind = LineKind::kNew;
+      ++new_lines;
+    } else {
+      p.kind = LineKind::kSkip;
+    }
+  }
+  // A write larger than half the cache would flush it: write it around.
+  if (keeps_dirty && new_lines > table_.capacity() / 2) {
+    for (LinePlan& p : op->plan) {
+      if (p.kind == LineKind::kNew) p.kind = LineKind::kOrigin, p.admit = false;
+    }
+    new_lines = 0;
+  }
+  for (std::size_t k = 0; k < op->plan.size() && new_lines > 0; ++k) {
+    LinePlan& p = op->plan[k];
+    if (p.kind != LineKind::kNew) continue;
+    p.slot = AllocSlot();
+    if (p.slot != LineTable::kNone) continue;
+    if (keeps_dirty && !op->no_throttle && table_.dirty() > 0) {
+      // Full of dirty lines: give the slots back and wait for destage.
+      for (std::size_t m = 0; m < k; ++m) {
+        if (op->plan[m].kind == LineKind::kNew) table_.Release(op->plan[m].slot);
+      }
+      Throttle(op);
+      return false;
+    }
+    p.kind = keeps_dirty ? LineKind::kOrigin : LineKind::kSkip;
+    p.admit = false;
+  }
+
+  ++stats_.write_requests;
+  std::uint64_t hits = 0;
+  bool around = false;
+  for (const LinePlan& p : op->plan) {
+    hits += p.kind == LineKind::kHit;
+    around = around || p.kind == LineKind::kOrigin;
+  }
+  stats_.write_hit_lines += hits;
+  if (hits == op->plan.size()) ++stats_.write_hits;
+  if (keeps_dirty) {
+    if (around) {
+      ++stats_.write_bypassed;
+    } else {
+      ++stats_.write_absorbed;
+    }
+  }
+  return true;
+}
+
+void CacheTarget::Throttle(Op* op) {
+  if (!op->throttled) ++stats_.write_throttled;
+  op->throttled = true;
+  op->throttle_start = engine().Now();
+  op->plan.clear();
+  locks_.Release(op);
+  op->locked = false;
+  op->next = nullptr;
+  if (throttled_tail_ != nullptr) {
+    throttled_tail_->next = op;
+  } else {
+    throttled_head_ = op;
+  }
+  throttled_tail_ = op;
+  ++throttled_count_;
+  MaybeDestage();
+}
+
+void CacheTarget::WakeThrottled() {
+  if (throttled_head_ == nullptr) return;
+  Op* op = throttled_head_;
+  throttled_head_ = throttled_tail_ = nullptr;
+  throttled_count_ = 0;
+  const Nanos now = engine().Now();
+  while (op != nullptr) {
+    Op* next = op->next;
+    op->next = nullptr;
+    stats_.throttled_ns += now - op->throttle_start;
+    if (destage_paused_) op->no_throttle = true;
+    // Replan from scratch on a later turn, in arrival order.
+    engine().Post([op] { op->self->Lock(op, true); });
+    op = next;
+  }
+}
+
+void CacheTarget::WriteFillPhase(Op* op) {
+  op->phase = kPhaseWriteFill;
+  op->pending = 1;
+  for (std::uint32_t k = 0; k < op->plan.size(); ++k) {
+    LinePlan& p = op->plan[k];
+    if (p.kind != LineKind::kNew || !p.admit) continue;
+    std::byte* data = nullptr;
+    if (with_data_) {
+      p.buf = static_cast<std::uint32_t>(op->bufs.size());
+      op->bufs.emplace_back(line_size_);
+      op->buf_base.push_back(LineStart(p.line));
+      data = op->bufs.back().data();
+    }
+    ++op->pending;
+    SubmitOrigin(IoOp::kRead, LineStart(p.line), LineEnd(p.line) - LineStart(p.line), data, 0,
+                 [op, k](Status st) { op->self->OnWriteFillRead(op, k, st); });
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::OnWriteFillRead(Op* op, std::uint32_t k, Status st) {
+  LinePlan& p = op->plan[k];
+  if (st != Status::kOk) {
+    // Cannot complete the line: write this part around the cache instead.
+    table_.Release(p.slot);
+    p.slot = LineTable::kNone;
+    p.kind = LineKind::kOrigin;
+    p.admit = false;
+    p.buf = kNoBuf;
+  } else {
+    ++stats_.write_fills;
+    if (p.buf != kNoBuf && op->req.data != nullptr) {
+      const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
+      const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
+      std::memcpy(op->bufs[p.buf].data() + (b - LineStart(p.line)), UserPtr(op, b), e - b);
+    }
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::WriteIoPhase(Op* op) {
+  const IoRequest& r = op->req;
+  const std::uint32_t flags = r.flags & kIoFua;
+  std::vector<LinePlan>& plan = op->plan;
+  const std::uint32_t n = static_cast<std::uint32_t>(plan.size());
+  op->phase = kPhaseWriteIo;
+  op->pending = 1;
+  auto cached = [](const LinePlan& p) {
+    return p.kind == LineKind::kHit || p.kind == LineKind::kNew;
+  };
+  for (std::uint32_t i = 0; i < n;) {
+    std::uint32_t j = i + 1;
+    if (cached(plan[i])) {
+      if (plan[i].buf != kNoBuf || (plan[i].kind == LineKind::kNew && plan[i].admit)) {
+        // A read-filled line: the whole line, from its own buffer.
+        ++op->pending;
+        std::byte* data = plan[i].buf != kNoBuf ? op->bufs[plan[i].buf].data() : nullptr;
+        SubmitCache(plan[i].slot, IoOp::kWrite, 0, LineEnd(plan[i].line) - LineStart(plan[i].line),
+                    data, flags, [op, i, j](Status st) { op->self->OnWriteIo(op, i, j, st); });
+      } else {
+        while (j < n && cached(plan[j]) && plan[j].buf == kNoBuf &&
+               !(plan[j].kind == LineKind::kNew && plan[j].admit) &&
+               SlotsAdjacent(plan[j - 1].slot, plan[j].slot)) {
+          ++j;
+        }
+        const std::uint64_t b = std::max(r.offset, LineStart(plan[i].line));
+        const std::uint64_t e = std::min(r.end(), LineEnd(plan[j - 1].line));
+        ++op->pending;
+        SubmitCache(plan[i].slot, IoOp::kWrite, b - LineStart(plan[i].line), e - b, UserPtr(op, b),
+                    flags, [op, i, j](Status st) { op->self->OnWriteIo(op, i, j, st); });
+      }
+    } else if (plan[i].kind == LineKind::kOrigin) {
+      while (j < n && plan[j].kind == LineKind::kOrigin) ++j;
+      const std::uint64_t b = std::max(r.offset, LineStart(plan[i].line));
+      const std::uint64_t e = std::min(r.end(), LineEnd(plan[j - 1].line));
+      ++op->pending;
+      origin_unflushed_ = true;
+      SubmitOrigin(IoOp::kWrite, b, e - b, UserPtr(op, b), flags,
+                   [op](Status st) { op->self->OnSubDone(op, st); });
+    }
+    i = j;
+  }
+  if (!KeepsDirtyLines(op->mode)) {
+    // Through/around/invalidate/passthrough: the whole write goes to the origin.
+    ++op->pending;
+    origin_unflushed_ = true;
+    SubmitOrigin(IoOp::kWrite, r.offset, r.length, r.data, flags,
+                 [op](Status st) { op->self->OnSubDone(op, st); });
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::OnWriteIo(Op* op, std::uint32_t i, std::uint32_t j, Status st) {
+  if (st != Status::kOk) {
+    ++stats_.cache_write_errors;
+    for (std::uint32_t k = i; k < j; ++k) op->plan[k].failed = true;
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::WriteIoDone(Op* op) {
+  if (!KeepsDirtyLines(op->mode)) {
+    WriteCommit(op);
+    return;
+  }
+  // Write-back: a line whose cache write failed is written to the origin
+  // instead, unless it held dirty data (then that data is lost: fail).
+  op->phase = kPhaseWriteFallback;
+  op->pending = 1;
+  const IoRequest& r = op->req;
+  for (LinePlan& p : op->plan) {
+    if (!p.failed) continue;
+    if (p.was_dirty) {
+      op->status = Status::kIoError;
+      continue;
+    }
+    if (p.kind == LineKind::kNew) {
+      table_.Release(p.slot);
+    } else {
+      Invalidate(p.slot, /*exclusive=*/true);
+    }
+    p.kind = LineKind::kOrigin;
+    const std::uint64_t b = std::max(r.offset, LineStart(p.line));
+    const std::uint64_t e = std::min(r.end(), LineEnd(p.line));
+    ++op->pending;
+    origin_unflushed_ = true;
+    SubmitOrigin(IoOp::kWrite, b, e - b, UserPtr(op, b), r.flags & kIoFua,
+                 [op](Status st) { op->self->OnSubDone(op, st); });
+  }
+  OnSubDone(op, Status::kOk);
+}
+
+void CacheTarget::WriteCommit(Op* op) {
+  const bool keeps_dirty = KeepsDirtyLines(op->mode);
+  const bool origin_failed = !keeps_dirty && op->status != Status::kOk;
+  for (LinePlan& p : op->plan) {
+    if (p.kind == LineKind::kHit) {
+      if (keeps_dirty) {
+        if (!p.failed) MarkDirty(p.slot);  // failed dirty lines stay dirty
+        policy_->Touch(p.slot);
+      } else if (p.failed || origin_failed) {
+        // The cache copy may differ from the origin now: drop it.
+        Invalidate(p.slot, /*exclusive=*/true);
+      } else {
+        policy_->Touch(p.slot);
+      }
+    } else if (p.kind == LineKind::kNew) {
+      if (p.failed || origin_failed) {
+        table_.Release(p.slot);
+        continue;
+      }
+      table_.Insert(p.slot, p.line);
+      policy_->Insert(p.slot, p.line);
+      ++stats_.write_inserts;
+      if (keeps_dirty) MarkDirty(p.slot);
+    }
+  }
+  Complete(op);
+  MaybeDestage();
+}
+
+}  // namespace tierlab
