@@ -179,6 +179,8 @@ void RealEngine::RunUntil(Nanos t) {
   while (!should_return()) {
     ++m.turns;
     int work = 0;
+    // No fd callback is running between turns: unwatched ones can go.
+    if (!m.retired.empty()) m.retired.clear();
 
     // 1. Timers due at the start of the turn.
     Nanos now = Now();

@@ -1,0 +1,135 @@
+// FileDevice 4k random read at a fixed queue depth on a RealEngine: the
+// tierlab side of bench/real_vs_fio.sh (fio --ioengine=libaio --direct=1
+// --rw=randread --bs=4k --iodepth=32).
+//
+// Environment:
+//   TIERLAB_BENCH_FILE     file or block device to read (laid out beforehand;
+//                          a hole reads without touching the disk). Without
+//                          it, a 256 MiB sparse temporary file is used, which
+//                          measures the software path only.
+//   TIERLAB_BENCH_SECONDS  run time per benchmark (default 2).
+// Reported counter IOPS = completed reads / wall seconds.
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tiering/AlignedBuffer.h"
+#include "tiering/FileDevice.h"
+#include "tiering/RealEngine.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint32_t kBs = 4096;
+
+struct Run {
+  FileDevice* dev = nullptr;
+  RealEngine* engine = nullptr;
+  std::vector<AlignedBuffer> bufs;
+  std::uint64_t blocks = 0;
+  std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+  Nanos deadline = 0;
+  std::uint64_t done = 0;
+  std::uint64_t errors = 0;
+
+  std::uint64_t NextBlock() {
+    // xorshift64*: cheap, uniform enough for block picking.
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (rng * 0x2545f4914f6cdd1dull) % blocks;
+  }
+
+  void Issue(std::size_t slot) {
+    IoRequest r;
+    r.op = IoOp::kRead;
+    r.offset = NextBlock() * kBs;
+    r.length = kBs;
+    r.data = bufs[slot].data();
+    dev->Submit(r, [this, slot](Status s) {
+      ++done;
+      if (s != Status::kOk) ++errors;
+      if (engine->Now() < deadline) Issue(slot);
+    });
+  }
+};
+
+std::string DefaultFile(bool* temporary) {
+  if (const char* f = std::getenv("TIERLAB_BENCH_FILE"); f != nullptr && *f != '\0') {
+    *temporary = false;
+    return f;
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/tierlab-filedev-bench-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd >= 0) {
+    if (ftruncate(fd, 256 << 20) != 0) std::perror("ftruncate");
+    close(fd);
+  }
+  *temporary = true;
+  return path;
+}
+
+void BM_FileDeviceRandRead4k(benchmark::State& state) {
+  const auto qd = static_cast<std::uint32_t>(state.range(0));
+  double seconds = 2;
+  if (const char* s = std::getenv("TIERLAB_BENCH_SECONDS")) seconds = std::atof(s);
+  bool temporary = false;
+  const std::string path = DefaultFile(&temporary);
+
+  RealEngine engine;
+  FileDeviceOptions o;
+  o.path = path;
+  o.queue_depth = qd;
+  auto dev = FileDevice::Open(engine, "bench", o);
+  if (!dev.ok()) {
+    state.SkipWithError(dev.error().message.c_str());
+    if (temporary) unlink(path.c_str());
+    return;
+  }
+  Run run;
+  run.dev = dev->get();
+  run.engine = &engine;
+  run.blocks = (*dev)->Size() / kBs;
+  for (std::uint32_t i = 0; i < qd; ++i) run.bufs.emplace_back(kBs);
+
+  for (auto _ : state) {
+    const Nanos start = engine.Now();
+    run.deadline = start + static_cast<Nanos>(seconds * kSecond);
+    for (std::uint32_t i = 0; i < qd; ++i) run.Issue(i);
+    engine.Run();
+    const double elapsed = static_cast<double>(engine.Now() - start) / kSecond;
+    state.SetIterationTime(elapsed);
+    state.counters["IOPS"] = static_cast<double>(run.done) / elapsed;
+  }
+  state.counters["errors"] = static_cast<double>(run.errors);
+  state.counters["ios_per_submit"] =
+      static_cast<double>(run.done) / static_cast<double>((*dev)->submit_calls());
+  // Loop turns and sleeps per I/O show how well completions are batched.
+  state.counters["turns_per_io"] =
+      static_cast<double>(engine.turns()) / static_cast<double>(run.done);
+  state.counters["sleeps_per_io"] =
+      static_cast<double>(engine.sleeps()) / static_cast<double>(run.done);
+  state.counters["buffered"] = (*dev)->buffered() ? 1 : 0;
+  state.SetItemsProcessed(static_cast<std::int64_t>(run.done));
+  if (run.errors > 0) state.SkipWithError("read errors");
+  dev->reset();
+  if (temporary) unlink(path.c_str());
+}
+
+BENCHMARK(BM_FileDeviceRandRead4k)
+    ->Arg(32)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace tierlab
+
+BENCHMARK_MAIN();
