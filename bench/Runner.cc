@@ -109,8 +109,12 @@ class Run {
     return static_cast<std::uint64_t>((e_.Now() - j.t0) / j.interval) + 1;
   }
 
-  void OnArrival(Job* j) {
+  void OnArrivalTimer(Job* j) {
     j->arrival_timer = false;
+    OnArrival(j);
+  }
+
+  void OnArrival(Job* j) {
     const std::uint64_t due = DueArrivals(*j);
     while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j)) {
       const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
@@ -120,7 +124,7 @@ class Run {
     if (MayIssue(*j) && !j->arrival_timer) {
       j->arrival_timer = true;
       const Nanos next = j->t0 + static_cast<Nanos>(due) * j->interval;
-      e_.ScheduleAt(next, [this, j] { OnArrival(j); });
+      e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
     }
   }
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# tierlab run from the command line: the default job, output formats, real
+# mode on temp files, and bad input (one-line errors, exit code 2).
+set -euo pipefail
+bin=${TIERLAB_BIN:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The embedded default prints the table.
+out=$("$bin" run)
+grep -q '^read ' <<<"$out" || fail "default run has no read row: $out"
+grep -q '^write ' <<<"$out" || fail "default run has no write row"
+grep -q 'cache hit %' <<<"$out" || fail "default run has no cache section"
+
+# JSON with fio's keys, reproducible config.
+"$bin" run --layout nvme1+hdd2 --profile 4k-randread --format json --seed 5 -o "$tmp/r.json"
+python3 - "$tmp/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+job = r["jobs"][0]
+assert job["read"]["iops"] > 0, job["read"]
+assert "99.000000" in job["read"]["lat_ns"]["percentile"]
+assert r["seed"] == 5 and r["profile"]["randseed"] == 5
+assert r["tierlab_version"] and r["layout"]["name"] == "nvme1+hdd2"
+assert {t["role"] for t in r["tiers"]} == {"cache", "capacity"}
+assert "read_hit_ratio" in r["cache"]
+PY
+"$bin" run --layout nvme1+hdd2 --profile 4k-randread --format csv | head -1 | grep -q '^op,IOPS' || fail "csv header"
+"$bin" run --layout nvme1+hdd2 --profile 4k-randread --format md | grep -q '^| read' || fail "md table"
+
+# A fio job file with [global] inheritance.
+cat > "$tmp/job.fio" <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+runtime=1
+size=256m
+[reader]
+rw=randread
+iodepth=4
+FIO
+"$bin" run --layout ssd1 --profile "$tmp/job.fio" | grep -q '^read ' || fail "fio job file"
+
+# Real mode on temp files.
+cat > "$tmp/real.json" <<'JSON'
+{"name": "small", "tiers": [{"name": "d", "preset": "ssd-hk4e", "count": 2, "capacity": "64m"}]}
+JSON
+cat > "$tmp/mix.json" <<'JSON'
+{"name": "mix", "rw": "randrw", "bs": "4k", "iodepth": 8, "number_ios": 4000}
+JSON
+"$bin" run --real --layout "$tmp/real.json" --profile "$tmp/mix.json" --format json -o "$tmp/real-out.json" --dir "$tmp"
+python3 - "$tmp/real-out.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "real"
+moved = sum(d["read_bytes"] + d["write_bytes"] for d in r["devices"])
+assert moved == 4000 * 4096, moved
+PY
+ls "$tmp"/*.img 2>/dev/null && fail "real mode left device files behind"
+
+# Bad input: one line naming the file and field, exit code 2.
+expect_error() {  # expected-substring, args...
+  local want=$1; shift
+  set +e
+  err=$("$bin" "$@" 2>&1 >/dev/null)
+  code=$?
+  set -e
+  [ "$code" -eq 2 ] || fail "exit $code (want 2) for: $*: $err"
+  grep -qF -- "$want" <<<"$err" || fail "error '$err' lacks '$want'"
+  [ "$(wc -l <<<"$err")" -eq 1 ] || fail "error is not one line: $err"
+}
+echo '{"rw": "randsometimes"}' > "$tmp/bad-rw.json"
+expect_error 'bad-rw.json: rw:' run --profile "$tmp/bad-rw.json"
+echo '{"rw": "randrw", "rwmixread": 150}' > "$tmp/bad-mix.json"
+expect_error 'bad-mix.json: rwmixread:' run --profile "$tmp/bad-mix.json"
+echo '{"bs": 0}' > "$tmp/bad-bs.json"
+expect_error 'bad-bs.json: bs:' run --profile "$tmp/bad-bs.json"
+echo '{"random_distribution": "zipf:abc"}' > "$tmp/bad-zipf.json"
+expect_error 'bad-zipf.json: random_distribution:' run --profile "$tmp/bad-zipf.json"
+printf '[job]\nrw=randread\nverify_backlog=4\n' > "$tmp/unknown.fio"
+expect_error 'verify_backlog' run --profile "$tmp/unknown.fio"
+"$bin" run --layout ssd1 --profile "$tmp/unknown.fio" --ignore-unknown >/dev/null || fail "--ignore-unknown"
+echo '{"tiers": [{"preset": "optane", "count": 2}]}' > "$tmp/bad-layout.json"
+expect_error 'bad-layout.json: tiers[0].preset: unknown "optane"; known:' run --layout "$tmp/bad-layout.json"
+expect_error 'no-such-profile' run --profile no-such-profile
+expect_error 'nope.json' run --profile "$tmp/nope.json"
+expect_error '--format' run --format yaml
+echo "run_cli: ok"

@@ -1,0 +1,150 @@
+// Layout parsing, shorthand expansion and stack building.
+
+#include <gtest/gtest.h>
+
+#include "layouts/Layout.h"
+#include "layouts/StackBuilder.h"
+#include "tiering/SimEngine.h"
+
+namespace tierlab {
+namespace {
+
+LayoutSpec MustLoad(const std::string& name) {
+  auto l = LoadLayout(name);
+  EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().message);
+  return l.ok() ? *l : LayoutSpec{};
+}
+
+std::string ErrorOf(const nlohmann::json& j) {
+  auto l = ParseLayoutJson(j, "x.json");
+  if (l.ok()) {
+    SimEngine e;
+    auto v = BuildVolume(e, *l, {});
+    return v.ok() ? "" : v.error().message;
+  }
+  EXPECT_EQ(l.error().exit_code, kExitUsage);
+  return l.error().message;
+}
+
+TEST(LayoutTest, HybridShorthandCachesReadsAndWrites) {
+  const LayoutSpec l = MustLoad("nvme2+hdd4");
+  ASSERT_EQ(l.tiers.size(), 2u);
+  EXPECT_EQ(l.tiers[0].name, "cache");
+  EXPECT_EQ(l.tiers[0].preset.type, DeviceType::kNvme);
+  EXPECT_EQ(l.tiers[0].count, 2u);
+  EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kHdd);
+  EXPECT_EQ(l.tiers[1].count, 4u);
+  EXPECT_EQ(l.cache.at("read"), true);
+  EXPECT_EQ(l.cache.at("write"), "writeback");
+}
+
+TEST(LayoutTest, AllFlashShorthandCachesWritesOnly) {
+  const LayoutSpec l = MustLoad("nvme4+ssd4");
+  EXPECT_EQ(l.cache.at("read"), false);
+  EXPECT_EQ(l.cache.at("write"), "writeonly");
+}
+
+TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
+  // Order of the parts does not matter: the fastest type is the cache.
+  const LayoutSpec l = MustLoad("hdd4+ssd4+nvme2");
+  ASSERT_EQ(l.tiers.size(), 3u);
+  EXPECT_EQ(l.tiers[0].preset.type, DeviceType::kNvme);
+  EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kSsd);
+  EXPECT_EQ(l.tiers[2].preset.type, DeviceType::kHdd);
+  EXPECT_EQ(l.cache.at("read"), true);
+}
+
+TEST(LayoutTest, SlashMeansTiersWithoutCache) {
+  const LayoutSpec l = MustLoad("ssd4/hdd4");
+  EXPECT_TRUE(l.cache.is_null());
+  EXPECT_EQ(l.tiers.size(), 2u);
+}
+
+TEST(LayoutTest, BadShorthandNamesThePart) {
+  auto l = LoadLayout("nvme2+floppy4");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("\"floppy4\""), std::string::npos) << l.error().message;
+  EXPECT_FALSE(LoadLayout("nvme2+nvme4").ok());
+  EXPECT_FALSE(LoadLayout("nvme0+hdd4").ok());
+  auto missing = LoadLayout("no/such/layout.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("no/such/layout.json"), std::string::npos);
+}
+
+TEST(LayoutTest, RoundTripsThroughJson) {
+  const LayoutSpec l = MustLoad("nvme2+ssd4+hdd4");
+  auto again = ParseLayoutJson(LayoutToJson(l), "again");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), LayoutToJson(l));
+}
+
+TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
+  nlohmann::json j = {{"tiers", {{{"preset", "optane"}, {"count", 2}}}}};
+  std::string e = ErrorOf(j);
+  EXPECT_EQ(
+      e.rfind("x.json: tiers[0].preset: unknown \"optane\"; known: ram, optane-p4800x, nvme-pm1725",
+              0),
+      0u)
+      << e;
+
+  j = {{"tiers", {{{"preset", "hdd-7200"}, {"count", 0}}}}};
+  EXPECT_EQ(ErrorOf(j), "x.json: tiers[0].count: must be 1..1024, got 0");
+
+  j = {{"tiers", {{{"preset", "hdd-7200"}, {"colour", "red"}}}}};
+  EXPECT_NE(ErrorOf(j).find("tiers[0].colour: unknown key; known:"), std::string::npos);
+
+  j = {{"tiers", {{{"preset", "hdd-7200"}, {"count", 2}, {"paths", {"/a"}}}}}};
+  EXPECT_NE(ErrorOf(j).find("tiers[0].paths: has 1 entries for count 2"), std::string::npos);
+
+  j = {{"tiers", nlohmann::json::array()}};
+  EXPECT_EQ(ErrorOf(j), "x.json: tiers: must be a non-empty array of tiers");
+
+  j = MustLoad("nvme2+hdd4").cache;
+  nlohmann::json l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["cache"]["write"] = "writesometimes";
+  EXPECT_NE(ErrorOf(l).find("x.json: cache.write: unknown \"writesometimes\"; known: off,"),
+            std::string::npos)
+      << ErrorOf(l);
+  l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["cache"]["policy"] = "mru";
+  EXPECT_NE(ErrorOf(l).find("cache.policy: unknown \"mru\"; known: "), std::string::npos)
+      << ErrorOf(l);
+  l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["cache"]["tier"] = "nope";
+  EXPECT_NE(ErrorOf(l).find("cache.tier: unknown tier \"nope\""), std::string::npos);
+}
+
+TEST(LayoutTest, VolumeSizeMustFitTheCapacityTiers) {
+  nlohmann::json l = LayoutToJson(MustLoad("ssd2+hdd4"));
+  l["size"] = "100t";
+  const std::string e = ErrorOf(l);
+  EXPECT_EQ(e.rfind("x.json: size: 100t does not fit the capacity tiers", 0), 0u) << e;
+
+  l["size"] = "10g";
+  auto spec = ParseLayoutJson(l, "x.json");
+  ASSERT_TRUE(spec.ok());
+  SimEngine e2;
+  auto v = BuildVolume(e2, *spec, {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->top().Size(), 10ull << 30);
+}
+
+TEST(LayoutTest, BuildsModelStackWithCacheAndTierViews) {
+  SimEngine e;
+  auto v = BuildVolume(e, MustLoad("nvme2+hdd4"), {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_NE(v->cache(), nullptr);
+  EXPECT_EQ(v->top().Kind(), "cache");
+  ASSERT_EQ(v->tiers().size(), 2u);
+  EXPECT_EQ(v->tiers()[0].role, "cache");
+  EXPECT_EQ(v->tiers()[0].devices.size(), 2u);
+  EXPECT_EQ(v->tiers()[1].role, "capacity");
+  EXPECT_EQ(v->tiers()[1].devices.size(), 4u);
+  EXPECT_EQ(v->tiers()[1].devices[0]->Kind(), "hdd");
+  // 4 HDDs of 128 GiB striped.
+  EXPECT_EQ(v->top().Size(), 4 * (128ull << 30));
+  EXPECT_EQ(v->effective().at("cache").at("write"), "writeback");
+}
+
+}  // namespace
+}  // namespace tierlab
