@@ -1,0 +1,104 @@
+#include "bench/trace/BinaryTraceReader.h"
+
+namespace tierlab {
+
+namespace {
+constexpr std::size_t kBufferBytes = 1 << 20;
+}
+
+BinaryTraceReader::BinaryTraceReader(std::unique_ptr<std::istream> in, std::string name,
+                                     const TraceOptions& options)
+    : TraceReader(std::move(name), options), in_(std::move(in)), buf_(kBufferBytes) {}
+
+bool BinaryTraceReader::Refill() {
+  if (eof_) return false;
+  if (begin_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  in_->read(reinterpret_cast<char*>(buf_.data() + end_),
+            static_cast<std::streamsize>(buf_.size() - end_));
+  std::streamsize got = in_->gcount();
+  if (got <= 0 || !*in_) eof_ = true;
+  end_ += static_cast<std::size_t>(got > 0 ? got : 0);
+  return got > 0;
+}
+
+bool BinaryTraceReader::ReadExact(void* out, std::size_t n) {
+  while (end_ - begin_ < n) {
+    if (!Refill()) return false;
+  }
+  std::memcpy(out, buf_.data() + begin_, n);
+  begin_ += n;
+  return true;
+}
+
+std::size_t BinaryTraceReader::Peek(const unsigned char** p, std::size_t n) {
+  while (end_ - begin_ < n && Refill()) {
+  }
+  *p = buf_.data() + begin_;
+  return std::min(n, end_ - begin_);
+}
+
+void BinaryTraceReader::Start(std::size_t record_size,
+                              std::optional<std::uint64_t> expected_records) {
+  record_size_ = record_size;
+  expected_records_ = expected_records;
+}
+
+void BinaryTraceReader::Fail(std::string why, std::optional<std::uint64_t> record) {
+  if (failed_) return;
+  failed_ =
+      MakeError(name_ + ": " + (record ? "record " + std::to_string(*record) + ": " : "") + why);
+}
+
+Expected<bool> BinaryTraceReader::Next(TraceRecord* record) {
+  if (failed_) return *failed_;
+  for (;;) {
+    if (end_ - begin_ < record_size_) {
+      Refill();
+      while (end_ - begin_ < record_size_ && Refill()) {
+      }
+      if (end_ - begin_ < record_size_) {
+        if (in_->bad()) {
+          failed_ = MakeError(name_ + ": read error", kExitIo);
+          return *failed_;
+        }
+        if (end_ != begin_) {
+          Fail("truncated: " + std::to_string(end_ - begin_) + " of " +
+                   std::to_string(record_size_) + " bytes",
+               index_);
+          return *failed_;
+        }
+        if (expected_records_ && *expected_records_ != index_) {
+          Fail("truncated: the header promises " + std::to_string(*expected_records_) +
+               " records, the file holds " + std::to_string(index_));
+          return *failed_;
+        }
+        return false;
+      }
+    }
+    if (expected_records_ && index_ >= *expected_records_) {
+      Fail("trailing data after the " + std::to_string(*expected_records_) +
+           " records the header promises");
+      return *failed_;
+    }
+    const unsigned char* p = buf_.data() + begin_;
+    begin_ += record_size_;
+    std::uint64_t index = index_++;
+    switch (Decode(p, record)) {
+      case RecordResult::kRecord: ++records_; return true;
+      case RecordResult::kSkip: continue;
+      case RecordResult::kBad:
+        if (options_.skip_bad) {
+          ++bad_records_;
+          continue;
+        }
+        Fail(error_, index);
+        return *failed_;
+    }
+  }
+}
+
+}  // namespace tierlab

@@ -1,0 +1,31 @@
+#pragma once
+// blkparse's default text output (blktrace decoded by `blkparse -i dev`):
+//
+//   maj,min cpu seq sec.nsec pid action RWBS [sector + blocks] [extra]
+//   8,0      3   1  0.000000000  697  D  WS 223490 + 8 [kjournald]
+//
+// One action becomes records (TraceOptions::blkparse_action: Q, D by
+// default, or C); other actions, message lines ("m"), per-CPU and total
+// summaries and anything not shaped like an event line are skipped.
+// RWBS: D -> discard, W -> write, R -> read, else F -> flush (no sector), and
+// N (no data, e.g. SCSI passthrough) is skipped. Sectors and blocks are 512
+// bytes. Time is seconds.nanoseconds since the trace started. A line that
+// looks like an event of the selected action but cannot be parsed is bad.
+
+#include "bench/trace/TextTraceReader.h"
+
+namespace tierlab {
+
+class BlkparseReader final : public TextTraceReader {
+ public:
+  BlkparseReader(std::unique_ptr<std::istream> in, std::string name, const TraceOptions& options);
+  TraceFormat format() const override { return TraceFormat::kBlkparse; }
+
+  // True when `line` has the shape of an event line (used by detection).
+  static bool LooksLikeEvent(std::string_view line);
+
+ private:
+  LineResult ParseLine(std::string_view line, TraceRecord* record) override;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,51 @@
+#pragma once
+// LRU stack distances in O(log n) per access (Bennett-Kruskal / Olken):
+// each live key holds a slot at its last access time; a Fenwick tree over the
+// slots counts the live keys accessed since a given time. The distance of a
+// re-access is the number of distinct other keys accessed since the key's
+// previous access, so an LRU cache of C entries hits iff distance < C.
+//
+// Memory is O(live keys), not O(accesses): when the time slots run out they
+// are renumbered densely (amortized O(1) per access), and the slot array is
+// sized to twice the live keys. Keys may be removed (SHARDS lowers its
+// sampling threshold that way). Not thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bench/trace/FlatU64Map.h"
+
+namespace tierlab {
+
+class LruStackDistance {
+ public:
+  static constexpr std::uint64_t kCold = ~std::uint64_t{0};
+
+  LruStackDistance();
+
+  // Records an access; returns the key's stack distance, or kCold on its
+  // first access (or first since Remove).
+  std::uint64_t Access(std::uint64_t key);
+
+  // Forgets `key`; false if it was not present.
+  bool Remove(std::uint64_t key);
+
+  std::size_t size() const { return live_; }
+  std::size_t memory_bytes() const;
+
+ private:
+  void Compact();
+  void FenwickAdd(std::size_t slot, int delta);
+  std::uint64_t FenwickPrefix(std::size_t slot) const;  // live keys in slots [0, slot]
+
+  FlatU64Map<std::uint64_t> last_;   // key -> slot of its last access
+  std::vector<std::uint32_t> tree_;  // Fenwick tree, 1-based, capacity_ + 1 entries
+  std::vector<std::uint64_t> slot_key_;
+  std::vector<std::uint64_t> live_bits_;
+  std::size_t capacity_ = 0;
+  std::size_t now_ = 0;  // next free slot
+  std::size_t live_ = 0;
+};
+
+}  // namespace tierlab

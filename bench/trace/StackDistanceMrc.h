@@ -1,0 +1,66 @@
+#pragma once
+// Exact LRU miss-ratio curve in one pass (Mattson's stack algorithm with
+// O(log n) distances, LruStackDistance), over fixed-size blocks.
+//
+// Every block a request touches is one reference: a 64 KiB read at 4 KiB
+// blocks is 16 references, each hitting or missing on its own, so the miss
+// ratio is per block, not per request. Reads and writes are references and
+// enter the LRU stack; flushes and discards are ignored. The caller chooses
+// what to feed: everything (a cache that reads and writes allocate into;
+// read_miss_ratio is then the read miss ratio of that cache) or reads only
+// (a read-only cache).
+//
+// Memory: about 70 bytes per distinct block (hash map, Fenwick slots,
+// histogram). Not thread-safe.
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/trace/LruStackDistance.h"
+#include "bench/trace/MissRatioCurve.h"
+#include "bench/trace/TraceReader.h"
+
+namespace tierlab {
+
+class StackDistanceMrc {
+ public:
+  // block_size in bytes, > 0.
+  explicit StackDistanceMrc(std::uint64_t block_size = 4096);
+
+  void Add(const TraceRecord& record);
+  // One reference to block number `block`.
+  void AccessBlock(std::uint64_t block, bool is_read);
+
+  std::uint64_t block_size() const { return block_size_; }
+  std::uint64_t references() const { return references_; }
+  std::uint64_t read_references() const { return read_references_; }
+  std::uint64_t unique_blocks() const { return stack_.size(); }
+
+  // Miss ratio of an LRU cache of `cache_blocks` blocks (0 references -> 0).
+  double MissRatio(std::uint64_t cache_blocks) const;
+  double ReadMissRatio(std::uint64_t cache_blocks) const;
+  // Misses, exactly: cold misses plus references with distance >= cache_blocks.
+  std::uint64_t Misses(std::uint64_t cache_blocks) const;
+  std::uint64_t ReadMisses(std::uint64_t cache_blocks) const;
+
+  // The curve at the given sizes (in blocks, any order).
+  MissRatioCurve Curve(const std::vector<std::uint64_t>& cache_blocks) const;
+
+ private:
+  static std::uint64_t CountMisses(const std::vector<std::uint64_t>& hist, std::uint64_t cold,
+                                   std::uint64_t cache_blocks);
+
+  std::uint64_t block_size_;
+  LruStackDistance stack_;
+  std::vector<std::uint64_t> hist_;  // hist_[d]: references at distance d
+  std::vector<std::uint64_t> read_hist_;
+  std::uint64_t cold_ = 0;
+  std::uint64_t read_cold_ = 0;
+  std::uint64_t references_ = 0;
+  std::uint64_t read_references_ = 0;
+};
+
+// Feeds a whole trace; `reads_only` skips writes. Errors are the reader's.
+Expected<void> FeedTrace(TraceReader& reader, StackDistanceMrc& mrc, bool reads_only = false);
+
+}  // namespace tierlab

@@ -1,0 +1,27 @@
+#include "bench/trace/TraceReader.h"
+
+namespace tierlab {
+
+bool TraceReader::RelativeTime(std::int64_t raw, std::int64_t ns_per_unit, Nanos* out) {
+  if (!have_base_) {
+    have_base_ = true;
+    base_ = raw;
+  }
+  std::int64_t delta = 0;
+  Nanos t = 0;
+  if (__builtin_sub_overflow(raw, base_, &delta) ||
+      __builtin_mul_overflow(delta, ns_per_unit, &t)) {
+    return false;
+  }
+  if (options_.order == TimestampOrder::kClampMonotonic) {
+    if (t < last_) {
+      t = last_;
+      ++reordered_records_;
+    }
+    last_ = t;
+  }
+  *out = t;
+  return true;
+}
+
+}  // namespace tierlab
