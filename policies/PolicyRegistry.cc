@@ -6,10 +6,19 @@
 #include <optional>
 
 #include "policies/AlwaysAdmission.h"
+#include "policies/ArcPolicy.h"
+#include "policies/ClockPolicy.h"
 #include "policies/FifoDestageOrder.h"
 #include "policies/FifoPolicy.h"
 #include "policies/LbaDestageOrder.h"
+#include "policies/LfuPolicy.h"
 #include "policies/LruPolicy.h"
+#include "policies/NhitAdmission.h"
+#include "policies/PinnedAdmission.h"
+#include "policies/S3FifoPolicy.h"
+#include "policies/SeqCutoffAdmission.h"
+#include "policies/SmqPolicy.h"
+#include "policies/TwoQPolicy.h"
 
 namespace tierlab {
 namespace {
@@ -34,15 +43,15 @@ struct DestageEntry {
   DestageFactory make;
 };
 
+template <typename P>
+std::unique_ptr<ReplacementPolicy> Make(std::size_t capacity, std::uint64_t) {
+  return std::make_unique<P>(capacity);
+}
+
 const ReplacementEntry kReplacement[] = {
-    {"lru",
-     [](std::size_t c, std::uint64_t) -> std::unique_ptr<ReplacementPolicy> {
-       return std::make_unique<LruPolicy>(c);
-     }},
-    {"fifo",
-     [](std::size_t c, std::uint64_t) -> std::unique_ptr<ReplacementPolicy> {
-       return std::make_unique<FifoPolicy>(c);
-     }},
+    {"lru", &Make<LruPolicy>},       {"fifo", &Make<FifoPolicy>}, {"clock", &Make<ClockPolicy>},
+    {"2q", &Make<TwoQPolicy>},       {"arc", &Make<ArcPolicy>},   {"smq", &Make<SmqPolicy>},
+    {"s3fifo", &Make<S3FifoPolicy>}, {"lfu", &Make<LfuPolicy>},
 };
 
 const AdmissionEntry kAdmission[] = {
@@ -50,6 +59,19 @@ const AdmissionEntry kAdmission[] = {
      [](std::optional<std::string_view> params, std::uint64_t) -> std::unique_ptr<AdmissionPolicy> {
        if (params) return nullptr;  // `always` takes no parameter
        return std::make_unique<AlwaysAdmission>();
+     }},
+    {"nhit",
+     [](std::optional<std::string_view> params, std::uint64_t) -> std::unique_ptr<AdmissionPolicy> {
+       return NhitAdmission::FromSpec(params);
+     }},
+    {"seqcutoff",
+     [](std::optional<std::string_view> params, std::uint64_t) -> std::unique_ptr<AdmissionPolicy> {
+       return SeqCutoffAdmission::FromSpec(params);
+     }},
+    {"pinned",
+     [](std::optional<std::string_view> params,
+        std::uint64_t line_size) -> std::unique_ptr<AdmissionPolicy> {
+       return PinnedAdmission::FromSpec(params, line_size);
      }},
 };
 
