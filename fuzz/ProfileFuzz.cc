@@ -1,0 +1,47 @@
+// libFuzzer target for the profile parsers: the bytes are tried as a fio job
+// file (with and without ignore_unknown) and, when they are valid JSON, as a
+// profile object. Every accepted profile must round-trip through ToJson and
+// build a generator without crashing. See fuzz/README.md.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "bench/FioJobFile.h"
+#include "bench/Profile.h"
+#include "bench/WorkloadGenerator.h"
+
+namespace {
+
+void Exercise(const tierlab::Profile& p) {
+  auto again = tierlab::ParseProfileJson(tierlab::ToJson(p), "roundtrip");
+  if (!again.ok() || !(*again == p)) std::abort();  // ToJson must round-trip
+  auto g = tierlab::WorkloadGenerator::Create(p, 1ull << 30, 512, 0);
+  if (g.ok()) {
+    for (int i = 0; i < 64; ++i) {
+      const auto io = g->Next();
+      if (io.offset + io.length > g->region_end() || io.offset < g->region_begin()) std::abort();
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  for (bool ignore : {false, true}) {
+    auto jobs = tierlab::ParseFioJobFile(text, "fuzz.fio", ignore);
+    if (jobs.ok()) {
+      for (const auto& p : *jobs) Exercise(p);
+    } else if (jobs.error().message.empty()) {
+      std::abort();  // errors must say something
+    }
+  }
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded()) {
+    auto p = tierlab::ParseProfileJson(j, "fuzz.json");
+    if (p.ok()) Exercise(*p);
+  }
+  return 0;
+}
