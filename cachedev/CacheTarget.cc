@@ -177,6 +177,7 @@ void CacheTarget::SubmitOrigin(IoOp op, std::uint64_t offset, std::uint64_t leng
 bool CacheTarget::Evictable(void* ctx, Slot s) {
   auto* t = static_cast<CacheTarget*>(ctx);
   if (t->table_.Dirty(s)) return false;
+  if (t->sink_ != nullptr && !t->sink_->SlotReusable(s)) return false;
   const std::uint64_t key = t->table_.Key(s);
   return !t->locks_.Locked(key) && !t->admission_->Pinned(key);
 }
@@ -196,14 +197,18 @@ void CacheTarget::MarkDirty(Slot s) {
   if (table_.Dirty(s)) return;
   table_.SetDirty(s, true);
   order_->MarkDirty(table_.Key(s), engine().Now());
+  if (sink_ != nullptr) sink_->OnLineDirty(s, table_.Key(s));
 }
 
 void CacheTarget::Invalidate(Slot s, bool exclusive) {
-  if (table_.Dirty(s)) order_->Remove(table_.Key(s));
+  if (table_.Dirty(s)) {
+    order_->Remove(table_.Key(s));
+    if (sink_ != nullptr) sink_->OnLineInvalidated(s, table_.Key(s));
+  }
   policy_->Remove(s);
   table_.Remove(s);
   ++stats_.invalidations;
-  if (exclusive) {
+  if (exclusive && (sink_ == nullptr || sink_->SlotReusable(s))) {
     table_.Release(s);
   } else {
     parked_.push_back(s);
@@ -213,7 +218,7 @@ void CacheTarget::Invalidate(Slot s, bool exclusive) {
 void CacheTarget::ReapParked() {
   std::size_t keep = 0;
   for (Slot s : parked_) {
-    if (locks_.Locked(table_.Key(s))) {
+    if (locks_.Locked(table_.Key(s)) || (sink_ != nullptr && !sink_->SlotReusable(s))) {
       parked_[keep++] = s;
     } else {
       table_.Release(s);
@@ -319,11 +324,15 @@ void CacheTarget::Complete(Op* op) {
 void CacheTarget::StartFlush(Op* op) {
   op->phase = kPhaseFlush;
   op->pending = 1;
-  for (const auto& c : caches_) {
+  if (sink_ != nullptr) {
+    ++op->pending;  // the sink flushes the cache devices, then commits
+    sink_->Commit([op](Status st) { op->self->OnSubDone(op, st); });
+  }
+  for (std::size_t i = 0; i < caches_.size() && sink_ == nullptr; ++i) {
     ++op->pending;
     IoRequest r;
     r.op = IoOp::kFlush;
-    c->Submit(r, [op](Status st) { op->self->OnSubDone(op, st); });
+    caches_[i]->Submit(r, [op](Status st) { op->self->OnSubDone(op, st); });
   }
   // Write-back keeps acknowledged writes on the cache devices; the origin
   // needs a flush only for what was written to it directly. (Destage writes

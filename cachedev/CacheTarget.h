@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "cachedev/CacheConfig.h"
+#include "cachedev/CacheMetadataSink.h"
 #include "cachedev/CacheStats.h"
 #include "cachedev/LineLocks.h"
 #include "cachedev/LineTable.h"
@@ -80,6 +81,18 @@ class CacheTarget final : public BlockDevice {
   // For tests and reports: residency and dirtiness of a volume line.
   bool IsResident(std::uint64_t line) const { return table_.Find(line) != LineTable::kNone; }
   bool IsDirty(std::uint64_t line) const;
+
+  // Persistent metadata (CacheMetadataSink.h): `sink` (not owned, may be
+  // null; set before the first request) sees every dirty/clean transition,
+  // gates slot reuse, and performs the cache-device part of every flush.
+  void SetMetadataSink(CacheMetadataSink* sink) { sink_ = sink; }
+  // Recovery, before any request: installs (slot, volume line) pairs as dirty
+  // lines. kInvalid (nothing installed) if the cache is not empty, a slot or
+  // line is out of range, or one appears twice. Defined in CacheRestore.cc.
+  Status RestoreDirtyLines(const std::vector<std::pair<Slot, std::uint64_t>>& lines);
+  // The sink calls this when a commit made slots reusable: throttled writers
+  // replan.
+  void OnMetadataCommitted() { WakeThrottled(); }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -269,6 +282,7 @@ class CacheTarget final : public BlockDevice {
   std::function<void(Status)> drain_done_;
 
   CacheStats stats_;
+  CacheMetadataSink* sink_ = nullptr;
 };
 
 }  // namespace tierlab

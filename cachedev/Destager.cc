@@ -190,6 +190,7 @@ void CacheTarget::DestageDone(DestageOp* d, Status st) {
       // what was written to the origin.
       table_.SetDirty(s, false);
       order_->Remove(d->lines[k]);
+      if (sink_ != nullptr) sink_->OnLineClean(s, d->lines[k]);
     } else {
       order_->MarkDirty(d->lines[k], now);
     }
