@@ -251,6 +251,7 @@ void CacheTarget::FreeOp(Op* op) {
   op->locked = false;
   op->throttled = false;
   op->no_throttle = false;
+  op->counted_in_flight = false;
   op->done = nullptr;
   op->next = free_ops_;
   free_ops_ = op;
@@ -364,6 +365,19 @@ void CacheTarget::DiscardLocked(Op* op) {
   SubmitOrigin(IoOp::kDiscard, r.offset, r.length, nullptr, 0,
                [op](Status st) { op->self->OnSubDone(op, st); });
   if (freed) WakeThrottled();
+}
+
+std::string CacheTarget::DebugString() const {
+  return "resident=" + std::to_string(table_.resident()) +
+         " dirty=" + std::to_string(table_.dirty()) + " free=" + std::to_string(table_.free()) +
+         " parked=" + std::to_string(parked_.size()) +
+         " throttled=" + std::to_string(throttled_count_) +
+         " wb_in_flight=" + std::to_string(wb_writes_in_flight_) +
+         " destage_in_flight=" + std::to_string(destage_in_flight_) +
+         " destaging_lines=" + std::to_string(destaging_lines_) +
+         " order=" + std::to_string(order_->Size()) + " locks=" + std::to_string(locks_.entries()) +
+         " paused=" + std::to_string(destage_paused_) +
+         " flush_in_flight=" + std::to_string(origin_flush_in_flight_);
 }
 
 // ---- Stats -------------------------------------------------------------------

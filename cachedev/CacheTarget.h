@@ -93,6 +93,8 @@ class CacheTarget final : public BlockDevice {
   // The sink calls this when a commit made slots reusable: throttled writers
   // replan.
   void OnMetadataCommitted() { WakeThrottled(); }
+  // Internal queue state in one line, for diagnosing a stuck run.
+  std::string DebugString() const;
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -133,8 +135,9 @@ class CacheTarget final : public BlockDevice {
     std::uint8_t phase = 0;
     WriteMode mode = WriteMode::kPassthrough;  // effective mode of a write
     bool locked = false;
-    bool throttled = false;    // has waited for destage at least once
-    bool no_throttle = false;  // destage failed: bypass instead of waiting
+    bool throttled = false;          // has waited for destage at least once
+    bool no_throttle = false;        // destage failed: bypass instead of waiting
+    bool counted_in_flight = false;  // counted in wb_writes_in_flight_
     Nanos throttle_start = 0;
     std::vector<LinePlan> plan;
     std::vector<AlignedBuffer> bufs;
@@ -251,6 +254,7 @@ class CacheTarget final : public BlockDevice {
   Op* throttled_head_ = nullptr;
   Op* throttled_tail_ = nullptr;
   std::size_t throttled_count_ = 0;
+  std::size_t wb_writes_in_flight_ = 0;  // write-back writes holding new slots
 
   // Destage state.
   DestageOp* free_destage_ = nullptr;

@@ -56,8 +56,13 @@ void CacheTarget::MaybeDestage() {
       ArmTokenTimer(now + wait);
       break;
     }
+    std::size_t take = max_lines;
+    if (!draining_ && throttled_count_ == 0 && !idle) {
+      // Watermark destage: only what brings the cache down to the low mark.
+      take = std::min<std::size_t>(take, std::max<std::uint64_t>(1, queued - low_lines_));
+    }
     next_scratch_.clear();
-    order_->Next(max_lines, &next_scratch_);
+    order_->Next(take, &next_scratch_);
     // Split into runs of ascending adjacent lines: one origin write each.
     std::size_t i = 0;
     while (i < next_scratch_.size()) {

@@ -89,7 +89,9 @@ bool CacheTarget::PlanWrite(Op* op) {
     if (p.kind != LineKind::kNew) continue;
     p.slot = AllocSlot();
     if (p.slot != LineTable::kNone) continue;
-    if (keeps_dirty && !op->no_throttle && table_.dirty() > 0) {
+    // Wait only if destage can free a slot: lines are dirty, or will be
+    // once the write-back writes in flight commit.
+    if (keeps_dirty && !op->no_throttle && (table_.dirty() > 0 || wb_writes_in_flight_ > 0)) {
       // Full of dirty lines: give the slots back and wait for destage.
       for (std::size_t m = 0; m < k; ++m) {
         if (op->plan[m].kind == LineKind::kNew) table_.Release(op->plan[m].slot);
@@ -101,6 +103,12 @@ bool CacheTarget::PlanWrite(Op* op) {
     p.admit = false;
   }
 
+  bool holds_new = false;
+  for (const LinePlan& p : op->plan) holds_new = holds_new || p.kind == LineKind::kNew;
+  if (keeps_dirty && holds_new) {
+    op->counted_in_flight = true;
+    ++wb_writes_in_flight_;
+  }
   ++stats_.write_requests;
   std::uint64_t hits = 0;
   bool around = false;
@@ -312,8 +320,12 @@ void CacheTarget::WriteCommit(Op* op) {
       if (keeps_dirty) MarkDirty(p.slot);
     }
   }
+  if (op->counted_in_flight) --wb_writes_in_flight_;
   Complete(op);
   MaybeDestage();
+  // Writers that waited on this write's lines turning dirty: if nothing is
+  // dirty after all (the lines failed), destage will never wake them.
+  if (throttled_count_ > 0 && table_.dirty() == 0 && wb_writes_in_flight_ == 0) WakeThrottled();
 }
 
 }  // namespace tierlab

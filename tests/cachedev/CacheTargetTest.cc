@@ -122,7 +122,7 @@ TEST(CacheTargetTest, VerifyEveryModeAndPolicyWithTinyCaches) {
           o.align = 512;
           o.region = std::max(512 * kKiB, 4 * shape.lines * shape.line_size);  // lines churn
           auto r = testing::RunVerify(e, *c, o);
-          EXPECT_TRUE(r.ok()) << r.first_problem;
+          EXPECT_TRUE(r.ok()) << r.first_problem << " | " << c->DebugString();
           EXPECT_GT(r.reads, 300u);
           EXPECT_GT(r.discards, 10u);
           const CacheStats s = c->cache_stats();
