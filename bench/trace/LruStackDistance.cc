@@ -9,7 +9,7 @@ constexpr std::size_t kMinCapacity = 1024;
 }
 
 LruStackDistance::LruStackDistance()
-    : tree_(kMinCapacity + 1, 0),
+    : tree_(kMinCapacity / 64 + 1, 0),
       slot_key_(kMinCapacity),
       live_bits_(kMinCapacity / 64, 0),
       capacity_(kMinCapacity) {}
@@ -20,26 +20,38 @@ std::size_t LruStackDistance::memory_bytes() const {
          live_bits_.capacity() * sizeof(std::uint64_t);
 }
 
-void LruStackDistance::FenwickAdd(std::size_t slot, int delta) {
-  for (std::size_t i = slot + 1; i <= capacity_; i += i & (~i + 1)) {
-    tree_[i] += static_cast<std::uint32_t>(delta);
-  }
+void LruStackDistance::SetLive(std::size_t slot) {
+  live_bits_[slot / 64] |= std::uint64_t{1} << (slot % 64);
+  std::size_t words = capacity_ / 64;
+  for (std::size_t i = slot / 64 + 1; i <= words; i += i & (~i + 1)) ++tree_[i];
 }
 
-std::uint64_t LruStackDistance::FenwickPrefix(std::size_t slot) const {
-  std::uint64_t sum = 0;
-  for (std::size_t i = slot + 1; i > 0; i &= i - 1) sum += tree_[i];
+void LruStackDistance::ClearLive(std::size_t slot) {
+  live_bits_[slot / 64] &= ~(std::uint64_t{1} << (slot % 64));
+  std::size_t words = capacity_ / 64;
+  for (std::size_t i = slot / 64 + 1; i <= words; i += i & (~i + 1)) --tree_[i];
+}
+
+std::uint64_t LruStackDistance::LiveUpTo(std::size_t slot) const {
+  std::size_t word = slot / 64;
+  unsigned bit = slot % 64;
+  std::uint64_t mask = bit == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << bit) - 1;
+  std::uint64_t sum = static_cast<std::uint64_t>(__builtin_popcountll(live_bits_[word] & mask));
+  for (std::size_t i = word; i > 0; i &= i - 1) sum += tree_[i];  // words [0, word)
   return sum;
 }
 
-// Renumbers the live slots 0..live-1 in time order and rebuilds the tree
-// with capacity 2 * live (at least kMinCapacity).
+// Renumbers the live slots 0..live-1 in time order and rebuilds the bitmap
+// and tree with capacity 2 * live (at least kMinCapacity).
 void LruStackDistance::Compact() {
   std::size_t cap = std::max(kMinCapacity, (live_ + 1) * 2);
   cap = (cap + 63) / 64 * 64;
   std::size_t j = 0;
-  for (std::size_t t = 0; t < now_; ++t) {
-    if ((live_bits_[t / 64] >> (t % 64)) & 1) {
+  for (std::size_t w = 0; w * 64 < now_; ++w) {
+    std::uint64_t bits = live_bits_[w];
+    while (bits != 0) {
+      std::size_t t = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+      bits &= bits - 1;
       std::uint64_t key = slot_key_[t];
       slot_key_[j] = key;
       *last_.Find(key) = j;
@@ -52,13 +64,14 @@ void LruStackDistance::Compact() {
   live_bits_.shrink_to_fit();
   for (std::size_t t = 0; t < j; ++t) live_bits_[t / 64] |= std::uint64_t{1} << (t % 64);
   capacity_ = cap;
-  tree_.assign(cap + 1, 0);
+  std::size_t words = cap / 64;
+  tree_.assign(words + 1, 0);
   tree_.shrink_to_fit();
-  // Ones at 1-based positions 1..j: node i covers (i - lowbit(i), i].
-  for (std::size_t i = 1; i <= cap; ++i) {
-    std::size_t low = i - (i & (~i + 1));
-    std::size_t hi = std::min(i, j);
-    tree_[i] = hi > low ? static_cast<std::uint32_t>(hi - low) : 0;
+  // Linear Fenwick build from the per-word counts.
+  for (std::size_t i = 1; i <= words; ++i) {
+    tree_[i] += static_cast<std::uint32_t>(__builtin_popcountll(live_bits_[i - 1]));
+    std::size_t parent = i + (i & (~i + 1));
+    if (parent <= words) tree_[parent] += tree_[i];
   }
   now_ = j;
 }
@@ -69,16 +82,14 @@ std::uint64_t LruStackDistance::Access(std::uint64_t key) {
   auto [slot, inserted] = last_.Insert(key, now_);
   if (!inserted) {
     std::size_t old = static_cast<std::size_t>(*slot);
-    distance = live_ - FenwickPrefix(old);
-    FenwickAdd(old, -1);
-    live_bits_[old / 64] &= ~(std::uint64_t{1} << (old % 64));
+    distance = live_ - LiveUpTo(old);
+    ClearLive(old);
     *slot = now_;
   } else {
     ++live_;
   }
-  FenwickAdd(now_, +1);
+  SetLive(now_);
   slot_key_[now_] = key;
-  live_bits_[now_ / 64] |= std::uint64_t{1} << (now_ % 64);
   ++now_;
   return distance;
 }
@@ -87,8 +98,7 @@ bool LruStackDistance::Remove(std::uint64_t key) {
   std::uint64_t* slot = last_.Find(key);
   if (slot == nullptr) return false;
   std::size_t s = static_cast<std::size_t>(*slot);
-  FenwickAdd(s, -1);
-  live_bits_[s / 64] &= ~(std::uint64_t{1} << (s % 64));
+  ClearLive(s);
   last_.Erase(key);
   --live_;
   return true;

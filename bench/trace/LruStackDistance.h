@@ -1,7 +1,10 @@
 #pragma once
 // LRU stack distances in O(log n) per access (Bennett-Kruskal / Olken):
-// each live key holds a slot at its last access time; a Fenwick tree over the
-// slots counts the live keys accessed since a given time. The distance of a
+// each live key holds a slot at its last access time; a bitmap marks the
+// live slots and a Fenwick tree over the bitmap's 64-slot words counts the
+// live keys accessed since a given time. (Counting per word keeps the tree
+// 64x smaller than one node per slot, so it stays in cache: one bitmap word
+// and the hash map are the only likely cache misses per access.) The distance of a
 // re-access is the number of distinct other keys accessed since the key's
 // previous access, so an LRU cache of C entries hits iff distance < C.
 //
@@ -36,11 +39,12 @@ class LruStackDistance {
 
  private:
   void Compact();
-  void FenwickAdd(std::size_t slot, int delta);
-  std::uint64_t FenwickPrefix(std::size_t slot) const;  // live keys in slots [0, slot]
+  void SetLive(std::size_t slot);
+  void ClearLive(std::size_t slot);
+  std::uint64_t LiveUpTo(std::size_t slot) const;  // live keys in slots [0, slot]
 
   FlatU64Map<std::uint64_t> last_;   // key -> slot of its last access
-  std::vector<std::uint32_t> tree_;  // Fenwick tree, 1-based, capacity_ + 1 entries
+  std::vector<std::uint32_t> tree_;  // Fenwick tree over words, 1-based, capacity_ / 64 + 1 entries
   std::vector<std::uint64_t> slot_key_;
   std::vector<std::uint64_t> live_bits_;
   std::size_t capacity_ = 0;

@@ -1,0 +1,85 @@
+// libFuzzer target for the trace readers. The first byte selects the format
+// (low 4 bits: 0 = auto-detect, 1..8 = one reader) and options (bit 4:
+// skip_bad, bit 5: keep unsorted times); the rest is the trace, read from
+// memory. Every reader must end with records, a clean end or an Error, never
+// a crash, and every record must be self-consistent. Accepted records are
+// written back as a tierlab binary trace, which must read back identically.
+// See fuzz/README.md.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include "bench/trace/TraceConvert.h"
+#include "bench/trace/TraceFactory.h"
+#include "bench/trace/TraceStats.h"
+
+namespace {
+
+constexpr tierlab::TraceFormat kFormats[] = {
+    tierlab::TraceFormat::kAuto,        tierlab::TraceFormat::kFioIologV2,
+    tierlab::TraceFormat::kFioIologV3,  tierlab::TraceFormat::kBlkparse,
+    tierlab::TraceFormat::kMsrCsv,      tierlab::TraceFormat::kSpcCsv,
+    tierlab::TraceFormat::kSystor17Csv, tierlab::TraceFormat::kVscsi,
+    tierlab::TraceFormat::kTierlabBin,
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  tierlab::TraceOptions options;
+  options.format = kFormats[(data[0] & 0x0f) % 9];
+  options.skip_bad = (data[0] & 0x10) != 0;
+  options.order = (data[0] & 0x20) != 0 ? tierlab::TimestampOrder::kKeep
+                                        : tierlab::TimestampOrder::kClampMonotonic;
+  std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
+  auto reader = tierlab::OpenTrace(std::make_unique<std::istringstream>(body), "fuzz", options);
+  if (!reader.ok()) {
+    if (reader.error().message.empty()) std::abort();
+    return 0;
+  }
+  std::vector<tierlab::TraceRecord> records;
+  tierlab::TraceRecord r;
+  tierlab::TraceStatsCollector stats(1 << 20);  // large blocks keep huge lengths cheap
+  for (;;) {
+    auto more = (*reader)->Next(&r);
+    if (!more.ok()) {
+      if (more.error().message.rfind("fuzz", 0) != 0) std::abort();  // errors name the input
+      break;
+    }
+    if (!*more) break;
+    if (r.end() < r.offset) std::abort();
+    if (options.order == tierlab::TimestampOrder::kClampMonotonic && !records.empty() &&
+        r.timestamp < records.back().timestamp) {
+      std::abort();
+    }
+    if (r.length <= (64u << 20)) stats.Add(r);
+    records.push_back(r);
+    if (records.size() > 100000) break;
+  }
+  // Round trip of what was accepted (non-negative times only: writers reject others).
+  bool writable = true;
+  for (const auto& rec : records) writable = writable && rec.timestamp >= 0;
+  if (!writable) return 0;
+  auto* sink = new std::ostringstream;
+  auto writer = tierlab::CreateTraceWriter(std::unique_ptr<std::ostream>(sink), "out",
+                                           tierlab::TraceFormat::kTierlabBin);
+  if (!writer.ok()) std::abort();
+  for (const auto& rec : records) {
+    if (!(*writer)->Write(rec).ok()) std::abort();
+  }
+  if (!(*writer)->Close().ok()) std::abort();
+  auto back =
+      tierlab::OpenTrace(std::make_unique<std::istringstream>(sink->str()), "back",
+                         {.format = tierlab::TraceFormat::kTierlabBin, .order = options.order});
+  if (!back.ok()) std::abort();
+  for (const auto& rec : records) {
+    auto more = (*back)->Next(&r);
+    if (!more.ok() || !*more || !(r == rec)) std::abort();
+  }
+  auto end = (*back)->Next(&r);
+  if (!end.ok() || *end) std::abort();
+  return 0;
+}
