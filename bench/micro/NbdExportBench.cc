@@ -12,10 +12,13 @@
 // and nbdkit are subprocesses. Both servers listen on Unix sockets.
 //
 // Environment:
-//   TIERLAB_NBD_BENCH_SECONDS  fio runtime per side (default 10)
+//   TIERLAB_NBD_BENCH_SECONDS  fio runtime per side and round (default 10)
+//   TIERLAB_NBD_BENCH_ROUNDS   rounds; the sides alternate (default 2)
 //   TIERLAB_NBD_BENCH_SIZE_MB  export size (default 1024)
 //   TIERLAB_NBD_BENCH_DIR      where the file pair lives (default /dev/shm)
-// Counters: tierlab_iops, nbdkit_iops, ratio (= tierlab / nbdkit).
+// Counters: tierlab_iops, nbdkit_iops (means over the rounds), ratio, and
+// each server's CPU time per I/O (tierlab: its engine thread; nbdkit: the
+// whole process, all threads).
 //
 // Also: `NbdExportBench --serve=unix:PATH [--seconds=N]` only serves a RAM
 // export (name "") for N seconds (default 60), for trying clients by hand.
@@ -27,11 +30,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -53,6 +60,12 @@ std::string EnvStr(const char* name, const char* def) {
   return v != nullptr && *v != '\0' ? v : def;
 }
 
+double ThreadCpuSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 std::string TempDir() {
   std::string t = EnvStr("TMPDIR", "/tmp") + "/tierlab-nbdbench-XXXXXX";
   if (::mkdtemp(t.data()) == nullptr) return "";
@@ -72,8 +85,14 @@ std::string Capture(const std::string& cmd, int* exit_code) {
   return out;
 }
 
-// The fio job; returns read+write IOPS, or a negative value on failure.
-double RunFio(const std::string& uri, int seconds, std::uint64_t size_mb, std::string* err) {
+struct FioResult {
+  double iops = -1;  // read + write
+  double ios = 0;    // completed I/Os
+};
+
+// The fio job; iops < 0 on failure.
+FioResult RunFio(const std::string& uri, int seconds, std::uint64_t size_mb, std::string* err) {
+  FioResult res;
   const std::string cmd = "fio --name=nbdbench --ioengine=nbd --uri='" + uri +
                           "' --rw=randrw --rwmixread=50 --bs=4k --iodepth=16 --numjobs=1"
                           " --size=" +
@@ -84,7 +103,7 @@ double RunFio(const std::string& uri, int seconds, std::uint64_t size_mb, std::s
   const std::string out = Capture(cmd, &rc);
   if (rc != 0) {
     *err = "fio failed (exit " + std::to_string(rc) + ")";
-    return -1;
+    return res;
   }
   // The nbd engine prints "fio: connected to NBD server" before the JSON.
   const auto brace = out.find('{');
@@ -92,14 +111,16 @@ double RunFio(const std::string& uri, int seconds, std::uint64_t size_mb, std::s
       brace == std::string::npos ? std::string() : out.substr(brace), nullptr, false);
   if (j.is_discarded() || !j.contains("jobs") || j["jobs"].empty()) {
     *err = "fio output is not JSON";
-    return -1;
+    return res;
   }
   const auto& job = j["jobs"][0];
   if (job.value("error", 0) != 0) {
     *err = "fio job error " + std::to_string(job.value("error", 0));
-    return -1;
+    return res;
   }
-  return job["read"].value("iops", 0.0) + job["write"].value("iops", 0.0);
+  res.iops = job["read"].value("iops", 0.0) + job["write"].value("iops", 0.0);
+  res.ios = job["read"].value("total_ios", 0.0) + job["write"].value("total_ios", 0.0);
+  return res;
 }
 
 // A tierlab export served from a background engine thread.
@@ -116,14 +137,23 @@ class TierlabExport {
       return false;
     }
     server_ = std::move(s.value());
-    loop_ = std::thread([this] { engine_.Run(); });
+    loop_ = std::thread([this] {
+      const double start = ThreadCpuSeconds();
+      engine_.Run();
+      cpu_seconds_ = ThreadCpuSeconds() - start;
+    });
     return true;
   }
-  ~TierlabExport() {
+  // Stops the loop; returns the CPU seconds the server thread used.
+  double Stop() {
     if (loop_.joinable()) {
       engine_.Wake();
       loop_.join();
     }
+    return cpu_seconds_;
+  }
+  ~TierlabExport() {
+    Stop();
     server_.reset();
     engine_.RunUntil(engine_.Now() + 200 * kMilli);  // let orphans complete
     device_.reset();
@@ -134,6 +164,7 @@ class TierlabExport {
   std::unique_ptr<BlockDevice> device_;
   std::unique_ptr<NbdServer> server_;
   std::thread loop_;
+  double cpu_seconds_ = 0;
 };
 
 // nbdkit in the foreground as a child; killed by the destructor.
@@ -164,6 +195,21 @@ class Nbdkit {
     }
     return false;
   }
+  // User + system CPU seconds of the nbdkit process so far (all threads).
+  double CpuSeconds() const {
+    std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), {});
+    const auto paren = stat.rfind(')');
+    if (paren == std::string::npos) return 0;
+    std::istringstream in(stat.substr(paren + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && in >> field; ++i) {  // fields 14, 15: utime, stime
+      if (i == 14) utime = std::atof(field.c_str());
+      if (i == 15) stime = std::atof(field.c_str());
+    }
+    return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  }
   ~Nbdkit() {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
@@ -177,6 +223,9 @@ class Nbdkit {
 
 struct Pair {
   double tierlab = -1, nbdkit = -1;
+  // Server CPU time per I/O (user + system), a figure that depends less on
+  // what else runs on the machine than IOPS do.
+  double tierlab_cpu_us = 0, nbdkit_cpu_us = 0;
   std::string error;
 };
 
@@ -184,29 +233,45 @@ template <typename MakeDevice>
 Pair Compare(MakeDevice make_device, const std::vector<std::string>& nbdkit_args) {
   Pair p;
   const int seconds = EnvInt("TIERLAB_NBD_BENCH_SECONDS", 10);
+  const int rounds = std::max(1, EnvInt("TIERLAB_NBD_BENCH_ROUNDS", 2));
   const auto size_mb = static_cast<std::uint64_t>(EnvInt("TIERLAB_NBD_BENCH_SIZE_MB", 1024));
   const std::string dir = TempDir();
   if (dir.empty()) {
     p.error = "mkdtemp failed";
     return p;
   }
-  {
-    const std::string sock = dir + "/tierlab.sock";
-    TierlabExport t;
-    if (!t.Start(sock, make_device, &p.error)) return p;
-    p.tierlab = RunFio("nbd+unix:///?socket=" + sock, seconds, size_mb, &p.error);
-  }
-  if (p.tierlab > 0) {
-    const std::string sock = dir + "/nbdkit.sock";
-    Nbdkit k;
-    if (!k.Start(sock, nbdkit_args)) {
-      p.error = "nbdkit did not start";
-    } else {
-      p.nbdkit = RunFio("nbd+unix:///?socket=" + sock, seconds, size_mb, &p.error);
+  const std::string tsock = dir + "/tierlab.sock", ksock = dir + "/nbdkit.sock";
+  // The servers alternate, so load from other processes spreads over both.
+  double tsum = 0, ksum = 0, tcpu = 0, kcpu = 0, tios = 0, kios = 0;
+  for (int r = 0; r < rounds && p.error.empty(); ++r) {
+    {
+      TierlabExport t;
+      if (!t.Start(tsock, make_device, &p.error)) break;
+      const FioResult f = RunFio("nbd+unix:///?socket=" + tsock, seconds, size_mb, &p.error);
+      tcpu += t.Stop();
+      if (f.iops <= 0) break;
+      tsum += f.iops;
+      tios += f.ios;
     }
+    Nbdkit k;
+    if (!k.Start(ksock, nbdkit_args)) {
+      p.error = "nbdkit did not start";
+      break;
+    }
+    const FioResult f = RunFio("nbd+unix:///?socket=" + ksock, seconds, size_mb, &p.error);
+    kcpu += k.CpuSeconds();
+    if (f.iops <= 0) break;
+    ksum += f.iops;
+    kios += f.ios;
   }
-  std::remove((dir + "/tierlab.sock").c_str());
-  std::remove((dir + "/nbdkit.sock").c_str());
+  if (p.error.empty()) {
+    p.tierlab = tsum / rounds;
+    p.nbdkit = ksum / rounds;
+    p.tierlab_cpu_us = tios > 0 ? tcpu * 1e6 / tios : 0;
+    p.nbdkit_cpu_us = kios > 0 ? kcpu * 1e6 / kios : 0;
+  }
+  std::remove(tsock.c_str());
+  std::remove(ksock.c_str());
   ::rmdir(dir.c_str());
   return p;
 }
@@ -219,6 +284,8 @@ void Report(benchmark::State& state, const Pair& p) {
   state.counters["tierlab_iops"] = p.tierlab;
   state.counters["nbdkit_iops"] = p.nbdkit;
   state.counters["ratio"] = p.tierlab / p.nbdkit;
+  state.counters["tierlab_cpu_us_per_io"] = p.tierlab_cpu_us;
+  state.counters["nbdkit_cpu_us_per_io"] = p.nbdkit_cpu_us;
 }
 
 bool HaveTools() {

@@ -126,9 +126,15 @@ bool NbdConnection::Start() {
   AppendGreeting(hs_out_, kFlagFixedNewstyle | kFlagNoZeroes);
   interest_ = EPOLLIN;
   if (!engine_.WatchFd(fd_, interest_, [this](std::uint32_t ev) { OnEvents(ev); })) {
+    const std::string reason = std::string("epoll refused the socket: ") + std::strerror(errno);
     ::close(fd_);
     fd_ = -1;
-    close_reason_ = std::string("epoll refused the socket: ") + std::strerror(errno);
+    close_reason_ = reason;
+    if (on_closed_) {
+      ClosedHook hook = std::move(on_closed_);
+      on_closed_ = nullptr;
+      hook(this);
+    }
     return false;
   }
   FlushOutput();
@@ -478,7 +484,7 @@ void NbdConnection::OnDeviceDone(Op* op, Status s) {
     }
     return;
   }
-  if (op->status == Status::kOk && op->zero_next < op->zero_end) {
+  if (op->status == Status::kOk && op->zero_next < op->zero_end && !conn->closed()) {
     const std::uint64_t len = std::min<std::uint64_t>(kZeroChunk, op->zero_end - op->zero_next);
     IoRequest z;
     z.op = IoOp::kWrite;
