@@ -15,6 +15,9 @@ void RegisterCommands(CLI::App& app, CommandResult& result);
 // One per file.
 void RegisterRunCommand(CLI::App& app, CommandResult& result);
 void RegisterInfoCommands(CLI::App& app, CommandResult& result);  // profiles, presets, layout show
+void RegisterServeCommand(CLI::App& app, CommandResult& result);
+// create, status, flush, check, destroy
+void RegisterVolumeCommands(CLI::App& app, CommandResult& result);
 
 // Prints "tierlab: <message>" to stderr and returns `code`.
 int Fail(const std::string& message, int code);

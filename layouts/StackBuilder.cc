@@ -153,6 +153,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
   if (cache) {
     CacheConfig cfg = cache->config;
     cfg.seed = o.seed;
+    cfg.metadata_reserve = o.metadata_reserve;
     if (cache->capacity_bytes != 0) {
       const std::uint64_t line = cfg.line_size == 0 ? 4096 : cfg.line_size;
       cfg.capacity_lines = cache->capacity_bytes / line;

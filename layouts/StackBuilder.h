@@ -29,6 +29,9 @@ struct BuildOptions {
   bool with_data = false;   // simulation: models keep data (correctness runs)
   std::string temp_dir;     // real mode, devices without paths
   bool keep_files = false;  // real mode: leave created files behind
+  // Bytes reserved for persistent metadata at the start of each cache device
+  // (CacheConfig::metadata_reserve; VolumeStore.h sets it).
+  std::uint64_t metadata_reserve = 0;
   std::uint64_t seed = 1;
 };
 

@@ -1,0 +1,624 @@
+#include "cachedev/CacheJournal.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "cachedev/CacheTarget.h"
+#include "tiering/Crc32c.h"
+
+namespace tierlab {
+namespace {
+
+constexpr char kSbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'S', 'B', '1'};
+constexpr char kCpMagic[8] = {'T', 'L', 'V', 'O', 'L', 'C', 'P', '1'};
+constexpr char kJbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'J', 'B', '1'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint64_t kMiB = 1 << 20;
+
+std::uint64_t RoundUp(std::uint64_t v, std::uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+template <typename T>
+void Put(std::byte* base, std::size_t off, T v) {
+  std::memcpy(base + off, &v, sizeof v);  // little-endian hosts
+}
+template <typename T>
+T Get(const std::byte* base, std::size_t off) {
+  T v;
+  std::memcpy(&v, base + off, sizeof v);
+  return v;
+}
+
+// crc32c of `len` bytes with the 4 bytes at `crc_off` taken as zero.
+std::uint32_t CrcSkipping(const std::byte* p, std::size_t len, std::size_t crc_off) {
+  const std::uint32_t zero = 0;
+  std::uint32_t c = Crc32c(0, p, crc_off);
+  c = Crc32c(c, &zero, 4);
+  return Crc32c(c, p + crc_off + 4, len - crc_off - 4);
+}
+
+// Common header of checkpoints and journal blocks:
+//   0 magic[8]  8 u32 crc  12 u32 count  16 uuid[16]  32 u64 a  40 u64 b  48 u64 c
+constexpr std::size_t kCrcOff = 8;
+
+std::string Errno(const std::string& path, const char* what) {
+  return path + ": " + what + ": " + std::strerror(errno);
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+bool ReadAt(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
+  while (len > 0) {
+    const ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    len -= static_cast<std::size_t>(n);
+    off += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+bool WriteAt(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
+  while (len > 0) {
+    const ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    len -= static_cast<std::size_t>(n);
+    off += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+void EncodeCheckpoint(std::byte* p, const MetadataGeometry& g, const VolumeUuid& uuid,
+                      std::uint64_t generation, std::uint64_t next_seq,
+                      const std::vector<std::uint32_t>& dirty) {
+  std::fill(p, p + g.checkpoint_bytes, std::byte{0});
+  std::memcpy(p, kCpMagic, 8);
+  std::uint64_t n_dirty = 0;
+  for (std::uint64_t s = 0; s < g.slots; ++s) {
+    const std::uint32_t v = s < dirty.size() ? dirty[s] : kNotDirty;
+    n_dirty += v != kNotDirty;
+    Put<std::uint32_t>(p, MetadataGeometry::kBlock + s * 4, v);
+  }
+  Put<std::uint32_t>(p, 12, kVersion);
+  std::memcpy(p + 16, uuid.data(), 16);
+  Put<std::uint64_t>(p, 32, generation);
+  Put<std::uint64_t>(p, 40, next_seq);
+  Put<std::uint64_t>(p, 48, g.slots);
+  Put<std::uint64_t>(p, 56, n_dirty);
+  Put<std::uint32_t>(p, kCrcOff, CrcSkipping(p, g.checkpoint_bytes, kCrcOff));
+}
+
+struct CheckpointView {
+  bool valid = false;
+  bool present = false;  // the magic is there (a torn or corrupt copy, not an unused one)
+  std::uint64_t generation = 0;
+  std::uint64_t next_seq = 0;
+};
+
+CheckpointView DecodeCheckpoint(const std::byte* p, const MetadataGeometry& g,
+                                const VolumeUuid& uuid) {
+  CheckpointView v;
+  if (std::memcmp(p, kCpMagic, 8) != 0) return v;
+  v.present = true;
+  if (Get<std::uint32_t>(p, kCrcOff) != CrcSkipping(p, g.checkpoint_bytes, kCrcOff)) return v;
+  if (Get<std::uint32_t>(p, 12) != kVersion || std::memcmp(p + 16, uuid.data(), 16) != 0 ||
+      Get<std::uint64_t>(p, 48) != g.slots) {
+    return v;
+  }
+  v.valid = true;
+  v.generation = Get<std::uint64_t>(p, 32);
+  v.next_seq = Get<std::uint64_t>(p, 40);
+  return v;
+}
+
+// Journal block: header as above with count = records, a = seq, b = generation.
+void EncodeBlock(std::byte* p, const VolumeUuid& uuid, std::uint64_t seq, std::uint64_t generation,
+                 const std::uint32_t* recs, std::size_t n) {
+  std::memset(p, 0, MetadataGeometry::kBlock);
+  std::memcpy(p, kJbMagic, 8);
+  Put<std::uint32_t>(p, 12, static_cast<std::uint32_t>(n));
+  std::memcpy(p + 16, uuid.data(), 16);
+  Put<std::uint64_t>(p, 32, seq);
+  Put<std::uint64_t>(p, 40, generation);
+  std::memcpy(p + 64, recs, n * 8);
+  Put<std::uint32_t>(p, kCrcOff, CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff));
+}
+
+}  // namespace
+
+// ---- Uuid --------------------------------------------------------------------
+
+std::string FormatUuid(const VolumeUuid& u) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += kHex[u[i] >> 4];
+    s += kHex[u[i] & 15];
+  }
+  return s;
+}
+
+Expected<VolumeUuid> ParseUuid(const std::string& s) {
+  VolumeUuid u{};
+  std::size_t k = 0;
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '-') continue;
+    const int h = hex(s[i]);
+    if (h < 0 || k >= 32) return MakeError("bad uuid \"" + s + "\"");
+    u[k / 2] = static_cast<std::uint8_t>(u[k / 2] | (k % 2 == 0 ? h << 4 : h));
+    ++k;
+  }
+  if (k != 32) return MakeError("bad uuid \"" + s + "\"");
+  return u;
+}
+
+VolumeUuid NewUuid() {
+  VolumeUuid u{};
+  std::size_t got = 0;
+  while (got < u.size()) {
+    const ssize_t n = getrandom(u.data() + got, u.size() - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  u[6] = static_cast<std::uint8_t>((u[6] & 0x0F) | 0x40);  // version 4
+  u[8] = static_cast<std::uint8_t>((u[8] & 0x3F) | 0x80);
+  return u;
+}
+
+// ---- Geometry and superblock ---------------------------------------------------
+
+MetadataGeometry MetadataGeometry::For(std::uint64_t line_size, std::uint64_t slots) {
+  MetadataGeometry g;
+  g.line_size = line_size;
+  g.slots = std::max<std::uint64_t>(slots, 1);
+  g.checkpoint_offset = kSuperblockBytes;
+  g.checkpoint_bytes = kBlock + RoundUp(g.slots * 4, kBlock);
+  // Room for several checkpoints' worth of records between checkpoints.
+  g.journal_bytes = std::clamp<std::uint64_t>(RoundUp(4 * g.slots * 4, kBlock), kMiB, 64 * kMiB);
+  g.journal_offset = g.checkpoint_offset + 2 * g.checkpoint_bytes;
+  g.reserve = RoundUp(g.journal_offset + g.journal_bytes, kMiB);
+  return g;
+}
+
+Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb) {
+  if (sb.layout_json.size() > MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock) {
+    return MakeError("superblock: layout JSON too large (" + std::to_string(sb.layout_json.size()) +
+                     " bytes)");
+  }
+  AlignedBuffer b(MetadataGeometry::kSuperblockBytes);
+  std::byte* p = b.data();
+  std::memcpy(p, kSbMagic, 8);
+  Put<std::uint32_t>(p, 8, kVersion);
+  std::memcpy(p + 16, sb.uuid.data(), 16);
+  const MetadataGeometry& g = sb.geo;
+  Put<std::uint64_t>(p, 32, g.line_size);
+  Put<std::uint64_t>(p, 40, g.slots);
+  Put<std::uint64_t>(p, 48, g.reserve);
+  Put<std::uint64_t>(p, 56, g.checkpoint_offset);
+  Put<std::uint64_t>(p, 64, g.checkpoint_bytes);
+  Put<std::uint64_t>(p, 72, g.journal_offset);
+  Put<std::uint64_t>(p, 80, g.journal_bytes);
+  Put<std::uint32_t>(p, 88, sb.device_index);
+  Put<std::uint32_t>(p, 92, sb.device_count);
+  Put<std::uint64_t>(p, 96, sb.origin_bytes);
+  Put<std::uint64_t>(p, 104, sb.created_unix);
+  Put<std::uint32_t>(p, 112, static_cast<std::uint32_t>(sb.layout_json.size()));
+  std::memcpy(p + MetadataGeometry::kBlock, sb.layout_json.data(), sb.layout_json.size());
+  Put<std::uint32_t>(p, 12, CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12));
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+  if (!WriteAt(fd.get(), p, MetadataGeometry::kSuperblockBytes, 0) || ::fdatasync(fd.get()) != 0) {
+    return MakeError(Errno(path, "writing the superblock"), kExitIo);
+  }
+  return {};
+}
+
+Expected<Superblock> ReadSuperblock(const std::string& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+  AlignedBuffer b(MetadataGeometry::kSuperblockBytes);
+  const std::byte* p = b.data();
+  if (!ReadAt(fd.get(), b.data(), b.size(), 0)) {
+    return MakeError(Errno(path, "reading the superblock"), kExitIo);
+  }
+  if (std::memcmp(p, kSbMagic, 8) != 0) {
+    return MakeError(path + ": no tierlab superblock (bad magic)", 1);
+  }
+  if (Get<std::uint32_t>(p, 12) != CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12)) {
+    return MakeError(path + ": superblock checksum mismatch", 1);
+  }
+  if (Get<std::uint32_t>(p, 8) != kVersion) {
+    return MakeError(path + ": superblock version " + std::to_string(Get<std::uint32_t>(p, 8)) +
+                         " not supported (this tierlab reads " + std::to_string(kVersion) + ")",
+                     1);
+  }
+  Superblock sb;
+  std::memcpy(sb.uuid.data(), p + 16, 16);
+  MetadataGeometry& g = sb.geo;
+  g.line_size = Get<std::uint64_t>(p, 32);
+  g.slots = Get<std::uint64_t>(p, 40);
+  g.reserve = Get<std::uint64_t>(p, 48);
+  g.checkpoint_offset = Get<std::uint64_t>(p, 56);
+  g.checkpoint_bytes = Get<std::uint64_t>(p, 64);
+  g.journal_offset = Get<std::uint64_t>(p, 72);
+  g.journal_bytes = Get<std::uint64_t>(p, 80);
+  sb.device_index = Get<std::uint32_t>(p, 88);
+  sb.device_count = Get<std::uint32_t>(p, 92);
+  sb.origin_bytes = Get<std::uint64_t>(p, 96);
+  sb.created_unix = Get<std::uint64_t>(p, 104);
+  const std::uint32_t len = Get<std::uint32_t>(p, 112);
+  const MetadataGeometry want = MetadataGeometry::For(g.line_size, g.slots);
+  if (want.reserve != g.reserve || want.checkpoint_offset != g.checkpoint_offset ||
+      want.checkpoint_bytes != g.checkpoint_bytes || want.journal_offset != g.journal_offset ||
+      want.journal_bytes != g.journal_bytes ||
+      len > MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock) {
+    return MakeError(path + ": superblock geometry is inconsistent", 1);
+  }
+  sb.layout_json.assign(reinterpret_cast<const char*>(p + MetadataGeometry::kBlock), len);
+  return sb;
+}
+
+Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
+                               std::uint64_t generation, std::uint64_t next_seq,
+                               const std::vector<std::uint32_t>& dirty) {
+  const MetadataGeometry& g = sb.geo;
+  AlignedBuffer b(g.checkpoint_bytes);
+  EncodeCheckpoint(b.data(), g, sb.uuid, generation, next_seq, dirty);
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+  // The data the checkpoint names must be durable before the checkpoint.
+  if (::fdatasync(fd.get()) != 0) return MakeError(Errno(path, "fdatasync"), kExitIo);
+  const std::uint64_t off = g.checkpoint_offset + (generation % 2) * g.checkpoint_bytes;
+  if (!WriteAt(fd.get(), b.data(), g.checkpoint_bytes, off) || ::fdatasync(fd.get()) != 0) {
+    return MakeError(Errno(path, "writing a checkpoint"), kExitIo);
+  }
+  return {};
+}
+
+Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto sb = ReadSuperblock(path);
+  if (!sb.ok()) return sb.error();
+  RecoveredMetadata m;
+  m.sb = std::move(sb.value());
+  m.report.superblock_ok = true;
+  const MetadataGeometry& g = m.sb.geo;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+
+  // Both checkpoint copies; the valid one with the highest generation wins.
+  AlignedBuffer cps(2 * g.checkpoint_bytes);
+  if (!ReadAt(fd.get(), cps.data(), cps.size(), g.checkpoint_offset)) {
+    return MakeError(Errno(path, "reading the checkpoints"), kExitIo);
+  }
+  CheckpointView v[2];
+  int use = -1;
+  for (int c = 0; c < 2; ++c) {
+    v[c] = DecodeCheckpoint(cps.data() + c * g.checkpoint_bytes, g, m.sb.uuid);
+    m.report.checkpoint_ok[c] = v[c].valid;
+    if (v[c].valid && (use < 0 || v[c].generation > v[use].generation)) use = c;
+  }
+  if (use < 0)
+    return MakeError(path + ": no valid checkpoint (both copies fail their checksum)", 1);
+  const int other = 1 - use;
+  if (v[other].present && !v[other].valid) {
+    m.report.notes.push_back("checkpoint " + std::string(other == 0 ? "A" : "B") +
+                             ": checksum mismatch (a checkpoint write interrupted by a crash); "
+                             "the other copy is used");
+  }
+  m.generation = v[use].generation;
+  m.next_seq = v[use].next_seq;
+  m.report.checkpoint_generation = m.generation;
+  const std::byte* body = cps.data() + use * g.checkpoint_bytes + MetadataGeometry::kBlock;
+  m.dirty.resize(g.slots);
+  std::memcpy(m.dirty.data(), body, g.slots * 4);
+
+  // Journal replay.
+  const std::uint64_t nblocks = g.journal_blocks();
+  AlignedBuffer ring(g.journal_bytes);
+  if (!ReadAt(fd.get(), ring.data(), ring.size(), g.journal_offset)) {
+    return MakeError(Errno(path, "reading the journal"), kExitIo);
+  }
+  for (std::uint64_t k = 0; k < nblocks; ++k) {
+    const std::uint64_t seq = m.next_seq;
+    const std::byte* p = ring.data() + (seq % nblocks) * MetadataGeometry::kBlock;
+    if (std::memcmp(p, kJbMagic, 8) != 0 ||
+        Get<std::uint32_t>(p, kCrcOff) != CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff) ||
+        std::memcmp(p + 16, m.sb.uuid.data(), 16) != 0 || Get<std::uint64_t>(p, 32) != seq ||
+        Get<std::uint64_t>(p, 40) != m.generation ||
+        Get<std::uint32_t>(p, 12) > MetadataGeometry::kRecordsPerBlock) {
+      break;  // the end of the journal (or a torn tail: never acknowledged)
+    }
+    const std::uint32_t n = Get<std::uint32_t>(p, 12);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const std::uint32_t slot = Get<std::uint32_t>(p, 64 + r * 8);
+      const std::uint32_t line = Get<std::uint32_t>(p, 64 + r * 8 + 4);
+      if (slot >= g.slots) {
+        m.report.problems.push_back("journal block " + std::to_string(seq) + ": slot " +
+                                    std::to_string(slot) + " out of range");
+        continue;
+      }
+      m.dirty[slot] = line;
+    }
+    ++m.report.journal_blocks;
+    m.report.journal_records += n;
+    ++m.next_seq;
+  }
+
+  // Consistency of the result.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_line;
+  for (std::uint64_t s = 0; s < g.slots; ++s) {
+    const std::uint32_t line = m.dirty[s];
+    if (line == kNotDirty) continue;
+    if (volume_lines != 0 && line >= volume_lines) {
+      m.report.problems.push_back("slot " + std::to_string(s) + ": line " + std::to_string(line) +
+                                  " beyond the volume (" + std::to_string(volume_lines) +
+                                  " lines)");
+    }
+    by_line.emplace_back(line, static_cast<std::uint32_t>(s));
+  }
+  std::sort(by_line.begin(), by_line.end());
+  for (std::size_t i = 1; i < by_line.size(); ++i) {
+    if (by_line[i].first == by_line[i - 1].first) {
+      m.report.problems.push_back("line " + std::to_string(by_line[i].first) +
+                                  " dirty in two slots (" + std::to_string(by_line[i - 1].second) +
+                                  ", " + std::to_string(by_line[i].second) + ")");
+    }
+  }
+  m.report.dirty_lines = by_line.size();
+  m.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return m;
+}
+
+// ---- CacheJournal --------------------------------------------------------------
+
+Expected<std::unique_ptr<CacheJournal>> CacheJournal::Attach(CacheTarget& target,
+                                                             RecoveredMetadata m) {
+  const MetadataGeometry& g = m.sb.geo;
+  if (target.line_size() != g.line_size) {
+    return MakeError("cache line size " + std::to_string(target.line_size()) +
+                     " differs from the metadata's " + std::to_string(g.line_size));
+  }
+  if (target.capacity_lines() > g.slots) {
+    return MakeError("cache capacity " + std::to_string(target.capacity_lines()) +
+                     " lines exceeds the metadata's " + std::to_string(g.slots));
+  }
+  if (target.config().metadata_reserve != g.reserve) {
+    return MakeError("cache metadata_reserve differs from the superblock's");
+  }
+  std::vector<std::pair<Slot, std::uint64_t>> lines;
+  for (std::uint64_t s = 0; s < m.dirty.size(); ++s) {
+    if (m.dirty[s] != kNotDirty) lines.emplace_back(static_cast<Slot>(s), m.dirty[s]);
+  }
+  std::unique_ptr<CacheJournal> j(new CacheJournal(target, std::move(m)));
+  target.SetMetadataSink(j.get());
+  if (target.RestoreDirtyLines(lines) != Status::kOk) {
+    target.SetMetadataSink(nullptr);
+    return MakeError("the recovered line map does not fit the cache (run tierlab check --repair)",
+                     1);
+  }
+  return j;
+}
+
+CacheJournal::CacheJournal(CacheTarget& target, RecoveredMetadata m)
+    : target_(target),
+      meta_dev_(target.cache_device(0)),
+      sb_(std::move(m.sb)),
+      generation_(m.generation),
+      next_seq_(m.next_seq),
+      checkpoint_seq_(m.next_seq),
+      durable_(std::move(m.dirty)),
+      touched_(durable_.size(), 0) {
+  durable_.resize(sb_.geo.slots, kNotDirty);
+  for (std::uint32_t v : durable_) durable_dirty_ += v != kNotDirty;
+}
+
+CacheJournal::~CacheJournal() {
+  target_.SetMetadataSink(nullptr);
+}
+
+void CacheJournal::Append(Slot slot, std::uint32_t line) {
+  pending_.push_back(Record{slot, line});
+  touched_[slot] = pending_base_ + pending_.size();
+}
+
+void CacheJournal::OnLineDirty(Slot slot, std::uint64_t line) {
+  Append(slot, static_cast<std::uint32_t>(line));
+}
+
+void CacheJournal::OnLineClean(Slot slot, std::uint64_t /*line*/) {
+  Append(slot, kNotDirty);
+  want_reuse_ = true;
+  ScheduleBackgroundCommit();
+}
+
+void CacheJournal::OnLineInvalidated(Slot slot, std::uint64_t /*line*/) {
+  Append(slot, kNotDirty);
+  want_reuse_ = true;
+  ScheduleBackgroundCommit();
+}
+
+bool CacheJournal::SlotReusable(Slot slot) const {
+  return durable_[slot] == kNotDirty && touched_[slot] <= pending_base_;
+}
+
+void CacheJournal::ScheduleBackgroundCommit() {
+  if (committing_ || bg_scheduled_) return;
+  bg_scheduled_ = true;
+  target_.engine().Post([this] {
+    bg_scheduled_ = false;
+    if (!committing_) StartCommit();
+  });
+}
+
+void CacheJournal::Commit(IoCallback done) {
+  if (done) waiting_.push_back(std::move(done));
+  if (!committing_) StartCommit();
+}
+
+void CacheJournal::StartCommit() {
+  committing_ = true;
+  want_reuse_ = false;  // the records that set it are in this batch
+  in_batch_.swap(waiting_);
+  waiting_.clear();
+  batch_n_ = pending_.size();
+  batch_status_ = Status::kOk;
+  batch_is_checkpoint_ = false;
+  batch_blocks_ = 0;
+  // Data first: every write whose record is in the batch completed before
+  // this flush is submitted, so the flush covers it.
+  batch_pending_ = 1;
+  for (std::size_t i = 0; i < target_.cache_device_count(); ++i) {
+    ++batch_pending_;
+    IoRequest r;
+    r.op = IoOp::kFlush;
+    target_.cache_device(i).Submit(r, [this](Status st) { OnDevicesFlushed(st); });
+  }
+  OnDevicesFlushed(Status::kOk);
+}
+
+void CacheJournal::OnDevicesFlushed(Status st) {
+  if (st != Status::kOk && batch_status_ == Status::kOk) batch_status_ = st;
+  if (--batch_pending_ != 0) return;
+  if (batch_status_ != Status::kOk || batch_n_ == 0) {
+    // Nothing to record (the flush alone made the data durable), or failed.
+    // Defer to a later turn: this may run inside the flush's SubmitImpl path.
+    target_.engine().Post([this] { FinishCommit(batch_status_); });
+    return;
+  }
+  WriteJournal();
+}
+
+void CacheJournal::WriteJournal() {
+  const std::uint64_t per = MetadataGeometry::kRecordsPerBlock;
+  const std::uint64_t blocks = (batch_n_ + per - 1) / per;
+  const std::uint64_t nblocks = sb_.geo.journal_blocks();
+  if (next_seq_ + blocks - checkpoint_seq_ > nblocks) {
+    WriteCheckpointAsync();
+    return;
+  }
+  batch_blocks_ = blocks;
+  if (buf_.size() < blocks * MetadataGeometry::kBlock) {
+    buf_ = AlignedBuffer(std::max<std::uint64_t>(blocks, 16) * MetadataGeometry::kBlock);
+  }
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const std::size_t first = b * per;
+    const std::size_t n = std::min<std::size_t>(per, batch_n_ - first);
+    static_assert(sizeof(Record) == 8);
+    EncodeBlock(buf_.data() + b * MetadataGeometry::kBlock, sb_.uuid, next_seq_ + b, generation_,
+                reinterpret_cast<const std::uint32_t*>(pending_.data() + first), n);
+  }
+  // Blocks sit at seq % nblocks: one write, or two where the ring wraps.
+  const std::uint64_t pos = next_seq_ % nblocks;
+  const std::uint64_t first_run = std::min(blocks, nblocks - pos);
+  batch_pending_ = 1;
+  auto submit = [this](std::uint64_t ring_pos, std::byte* data, std::uint64_t n_blocks) {
+    ++batch_pending_;
+    IoRequest r;
+    r.op = IoOp::kWrite;
+    r.flags = kIoFua;
+    r.offset = sb_.geo.journal_offset + ring_pos * MetadataGeometry::kBlock;
+    r.length = n_blocks * MetadataGeometry::kBlock;
+    r.data = data;
+    journal_bytes_written_ += r.length;
+    meta_dev_.Submit(r, [this](Status st) { OnWritten(st); });
+  };
+  submit(pos, buf_.data(), first_run);
+  if (first_run < blocks) {
+    submit(0, buf_.data() + first_run * MetadataGeometry::kBlock, blocks - first_run);
+  }
+  OnWritten(Status::kOk);
+}
+
+void CacheJournal::WriteCheckpointAsync() {
+  batch_is_checkpoint_ = true;
+  std::vector<std::uint32_t> image = durable_;
+  for (std::size_t i = 0; i < batch_n_; ++i) image[pending_[i].slot] = pending_[i].line;
+  const MetadataGeometry& g = sb_.geo;
+  if (buf_.size() < g.checkpoint_bytes) buf_ = AlignedBuffer(g.checkpoint_bytes);
+  EncodeCheckpoint(buf_.data(), g, sb_.uuid, generation_ + 1, next_seq_, image);
+  batch_pending_ = 2;
+  IoRequest r;
+  r.op = IoOp::kWrite;
+  r.flags = kIoFua;
+  r.offset = g.checkpoint_offset + ((generation_ + 1) % 2) * g.checkpoint_bytes;
+  r.length = g.checkpoint_bytes;
+  r.data = buf_.data();
+  journal_bytes_written_ += r.length;
+  meta_dev_.Submit(r, [this](Status st) { OnWritten(st); });
+  OnWritten(Status::kOk);
+}
+
+void CacheJournal::OnWritten(Status st) {
+  if (st != Status::kOk && batch_status_ == Status::kOk) batch_status_ = st;
+  if (--batch_pending_ != 0) return;
+  FinishCommit(batch_status_);
+}
+
+void CacheJournal::FinishCommit(Status st) {
+  bool freed = false;
+  if (st == Status::kOk && batch_n_ > 0) {
+    for (std::size_t i = 0; i < batch_n_; ++i) {
+      const Record& r = pending_[i];
+      std::uint32_t& d = durable_[r.slot];
+      if (d != kNotDirty) --durable_dirty_;
+      if (r.line != kNotDirty) ++durable_dirty_;
+      d = r.line;
+      freed = freed || r.line == kNotDirty;
+    }
+    if (batch_is_checkpoint_) {
+      ++generation_;
+      checkpoint_seq_ = next_seq_;
+      ++checkpoints_;
+    } else {
+      next_seq_ += batch_blocks_;
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(batch_n_));
+    pending_base_ += batch_n_;
+  }
+  if (st == Status::kOk) ++commits_;
+  committing_ = false;
+  std::vector<IoCallback> done;
+  done.swap(in_batch_);
+  for (IoCallback& d : done) d(st);
+  if (freed) target_.OnMetadataCommitted();
+  if (!waiting_.empty()) {
+    StartCommit();
+  } else if (st == Status::kOk && want_reuse_) {
+    ScheduleBackgroundCommit();  // slots were cleaned while this commit ran
+  }
+}
+
+std::vector<std::uint32_t> CacheJournal::FinalState() const {
+  std::vector<std::uint32_t> s = durable_;
+  for (const Record& r : pending_) s[r.slot] = r.line;
+  return s;
+}
+
+}  // namespace tierlab

@@ -1,0 +1,200 @@
+#pragma once
+// Persistent cache metadata: which slot holds which dirty line, kept in the
+// metadata area reserved at the start of cache device 0
+// (CacheConfig::metadata_reserve), updated through a write-ahead journal with
+// crc32c checksums and committed on every flush (dm-cache commits on
+// FLUSH/FUA too). Unlike dm-cache, recovery knows exactly which lines are
+// dirty: nothing is assumed dirty, nothing acknowledged-and-flushed is lost.
+// The format and the contract are in docs/DURABILITY.md.
+//
+// Layout of the metadata area (all integers little-endian):
+//
+//   [0, 64 KiB)             superblock: magic "TLVOLSB1", version, crc32c,
+//                           uuid, geometry, layout JSON
+//   checkpoint A, B         two copies (copy-on-write, alternating): header
+//                           (magic "TLVOLCP1", crc, uuid, generation, first
+//                           journal seq) + one u32 per slot: the volume line
+//                           it holds dirty, or 0xFFFFFFFF
+//   journal ring            4 KiB blocks (magic "TLVOLJB1", crc, uuid, seq,
+//                           generation, up to 504 records of {u32 slot,
+//                           u32 line or 0xFFFFFFFF for "not dirty"})
+//
+// Recovery: the valid checkpoint with the highest generation, then journal
+// blocks seq = its first seq, +1, ... while each is valid (crc, uuid, seq,
+// generation). Any prefix of the journal is a consistent state (the slot
+// reuse rule of CacheMetadataSink.h), so a torn commit loses only that
+// commit, which was never acknowledged. Opening writes a new checkpoint
+// (generation + 1), so blocks left over from a torn commit are never
+// replayed after later ones.
+//
+// Commit (a flush, or in the background when destaged slots wait to be
+// reused): snapshot the records, flush every cache device (the data of the
+// dirty lines becomes durable before any record naming them), then write the
+// journal blocks with FUA — or, when the ring is full, a whole checkpoint to
+// the inactive copy with FUA. One commit runs at a time; flushes arriving
+// meanwhile share the next one (group commit).
+//
+// Threading: engine thread only. Ownership: borrows the target and its cache
+// devices; destroy it after the target has no request in flight.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cachedev/CacheMetadataSink.h"
+#include "tiering/AlignedBuffer.h"
+#include "tiering/Expected.h"
+
+namespace tierlab {
+
+class CacheTarget;
+class BlockDevice;
+
+using VolumeUuid = std::array<std::uint8_t, 16>;
+std::string FormatUuid(const VolumeUuid& u);
+Expected<VolumeUuid> ParseUuid(const std::string& s);
+VolumeUuid NewUuid();  // random (getrandom)
+
+inline constexpr std::uint32_t kNotDirty = 0xFFFFFFFFu;
+
+// Where things live in the metadata area.
+struct MetadataGeometry {
+  static constexpr std::uint64_t kBlock = 4096;
+  static constexpr std::uint64_t kSuperblockBytes = 64 * 1024;
+  static constexpr std::uint64_t kRecordsPerBlock = (kBlock - 64) / 8;
+
+  std::uint64_t line_size = 0;
+  std::uint64_t slots = 0;              // checkpoint entries (>= the cache's capacity)
+  std::uint64_t checkpoint_offset = 0;  // copy A; copy B follows
+  std::uint64_t checkpoint_bytes = 0;   // per copy
+  std::uint64_t journal_offset = 0;
+  std::uint64_t journal_bytes = 0;
+  std::uint64_t reserve = 0;  // total, a multiple of 1 MiB
+
+  // A geometry for up to `slots` lines of `line_size` bytes.
+  static MetadataGeometry For(std::uint64_t line_size, std::uint64_t slots);
+  std::uint64_t journal_blocks() const { return journal_bytes / kBlock; }
+};
+
+struct Superblock {
+  VolumeUuid uuid{};
+  MetadataGeometry geo;
+  std::uint32_t device_index = 0;  // which cache device holds this copy
+  std::uint32_t device_count = 1;
+  std::uint64_t origin_bytes = 0;
+  std::uint64_t created_unix = 0;
+  std::string layout_json;  // at most 60 KiB
+};
+
+// What recovery found, for `serve`, `status` and `check`.
+struct RecoveryReport {
+  bool superblock_ok = false;
+  bool checkpoint_ok[2] = {false, false};
+  std::uint64_t checkpoint_generation = 0;  // the one used
+  std::uint64_t journal_blocks = 0;         // replayed
+  std::uint64_t journal_records = 0;
+  std::uint64_t dirty_lines = 0;
+  double seconds = 0;
+  std::vector<std::string> problems;  // inconsistencies found (empty: clean)
+  std::vector<std::string> notes;     // crash leftovers recovery handled (torn copy)
+};
+
+// The durable state as recovered from a cache device.
+struct RecoveredMetadata {
+  Superblock sb;
+  std::uint64_t generation = 0;      // of the checkpoint replay started from
+  std::uint64_t next_seq = 0;        // first journal seq not replayed
+  std::vector<std::uint32_t> dirty;  // per slot: volume line, or kNotDirty
+  RecoveryReport report;
+};
+
+// Synchronous I/O on a path (pread/pwrite + fdatasync), for create, open,
+// close and the offline commands. Errors name the path.
+Expected<Superblock> ReadSuperblock(const std::string& path);
+Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb);
+// Writes checkpoint `generation` (to copy generation % 2) with `dirty` and
+// first journal seq `next_seq`, after an fdatasync of the file (data first).
+Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
+                               std::uint64_t generation, std::uint64_t next_seq,
+                               const std::vector<std::uint32_t>& dirty);
+// Superblock, checkpoints, journal replay. `volume_lines` bounds the line
+// numbers (0: unchecked). Problems (bad checksum of the newest checkpoint,
+// out-of-range or duplicate lines) go to report.problems; only an unreadable
+// superblock or no valid checkpoint is an error.
+Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines);
+
+class CacheJournal final : public CacheMetadataSink {
+ public:
+  // Attaches to `target` (SetMetadataSink) with the state `m` recovered and
+  // re-checkpointed by the caller (generation `m.generation`, journal from
+  // `m.next_seq`), and restores its dirty lines into the target.
+  static Expected<std::unique_ptr<CacheJournal>> Attach(CacheTarget& target, RecoveredMetadata m);
+  ~CacheJournal() override;
+
+  void OnLineDirty(Slot slot, std::uint64_t line) override;
+  void OnLineClean(Slot slot, std::uint64_t line) override;
+  void OnLineInvalidated(Slot slot, std::uint64_t line) override;
+  bool SlotReusable(Slot slot) const override;
+  void Commit(IoCallback done) override;
+
+  // The durable state plus every record not committed yet: what a final
+  // checkpoint may write once the cache devices are flushed and no request
+  // is in flight (CloseVolume).
+  std::vector<std::uint32_t> FinalState() const;
+  const Superblock& superblock() const { return sb_; }
+  std::uint64_t generation() const { return generation_; }
+  std::uint64_t next_seq() const { return next_seq_; }
+  std::uint64_t durable_dirty() const { return durable_dirty_; }
+  std::uint64_t commits() const { return commits_; }
+  std::uint64_t checkpoints() const { return checkpoints_; }
+  std::uint64_t journal_bytes_written() const { return journal_bytes_written_; }
+
+ private:
+  struct Record {
+    std::uint32_t slot;
+    std::uint32_t line;  // kNotDirty: the slot holds no dirty line
+  };
+
+  CacheJournal(CacheTarget& target, RecoveredMetadata m);
+  void Append(Slot slot, std::uint32_t line);
+  void ScheduleBackgroundCommit();
+  void StartCommit();
+  void OnDevicesFlushed(Status st);
+  void WriteJournal();
+  void WriteCheckpointAsync();
+  void OnWritten(Status st);
+  void FinishCommit(Status st);
+
+  CacheTarget& target_;
+  BlockDevice& meta_dev_;
+  Superblock sb_;
+  std::uint64_t generation_;
+  std::uint64_t next_seq_;
+  std::uint64_t checkpoint_seq_;        // first seq of the current generation
+  std::vector<std::uint32_t> durable_;  // per slot
+  std::vector<std::uint64_t> touched_;  // per slot: index+1 of its latest record
+  std::vector<Record> pending_;
+  std::uint64_t pending_base_ = 0;  // global index of pending_[0]
+  std::uint64_t durable_dirty_ = 0;
+
+  // Commit in flight.
+  bool committing_ = false;
+  bool bg_scheduled_ = false;
+  bool want_reuse_ = false;  // a slot waits for a commit to be reusable
+  std::size_t batch_n_ = 0;  // records in the commit
+  std::uint32_t batch_pending_ = 0;
+  Status batch_status_ = Status::kOk;
+  bool batch_is_checkpoint_ = false;
+  std::uint64_t batch_blocks_ = 0;
+  std::vector<IoCallback> waiting_;   // flushes for the next commit
+  std::vector<IoCallback> in_batch_;  // flushes the running commit answers
+  AlignedBuffer buf_;
+
+  std::uint64_t commits_ = 0;
+  std::uint64_t checkpoints_ = 0;
+  std::uint64_t journal_bytes_written_ = 0;
+};
+
+}  // namespace tierlab
