@@ -10,6 +10,8 @@
 #include "bench/ProfileLoader.h"
 #include "bench/RunReport.h"
 #include "bench/Runner.h"
+#include "bench/TraceReplay.h"
+#include "bench/trace/TraceFactory.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
@@ -31,6 +33,16 @@ struct RunArgs {
   bool keep = false;
   bool ignore_unknown = false;
   std::string dir;
+  // Trace replay (--trace): replaces the profile.
+  std::string trace;
+  std::string trace_format = "auto";
+  bool skip_bad = false;
+  std::string replay_mode = "closed";
+  std::uint32_t iodepth = 0;  // 0: 1 closed loop, 256 open loop
+  double replay_time_scale = 100;
+  std::uint64_t replay_scale = 1;
+  bool wrap = false;
+  bool reject = false;
 };
 
 // A progress line on stderr for runs longer than a second, when stderr is a
@@ -61,6 +73,61 @@ class ProgressLine {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// One trace replay on the built volume; appends the formatted result to *out.
+int ReplayOne(const RunArgs& a, Engine& engine, const Volume& volume, TableFormat fmt,
+              std::string* out) {
+  TraceOptions to;
+  auto tf = ParseTraceFormat(a.trace_format);
+  if (!tf) return Fail("unknown trace format '" + a.trace_format + "'", kExitUsage);
+  to.format = *tf;
+  to.skip_bad = a.skip_bad;
+  auto mode = ParseReplayMode(a.replay_mode);
+  if (!mode.ok()) return Fail(mode.error().message, kExitUsage);
+  if (a.wrap && a.reject) return Fail("--wrap and --reject are exclusive", kExitUsage);
+  ReplayOptions ro;
+  ro.mode = *mode;
+  ro.iodepth = a.iodepth != 0 ? a.iodepth : (*mode == ReplayMode::kOpen ? 256 : 1);
+  ro.time_scale_percent = a.replay_time_scale;
+  ro.replay_scale = a.replay_scale;
+  ro.reject_past_end = a.reject;
+  auto reader = OpenTrace(a.trace, to);
+  if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
+  ProgressLine progress;
+  ro.run.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
+  auto r = ReplayTrace(engine, volume.top(), **reader, ro);
+  if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
+  const Profile p = ReplayProfile(std::filesystem::path(a.trace).filename().string(), ro, *r);
+  nlohmann::json j = MakeRunJson(r->run, p, volume, RunMeta{a.real ? "real" : "sim", 0});
+  j["replay"] = {{"trace", a.trace},
+                 {"format", ToString((*reader)->format())},
+                 {"mode", a.replay_mode},
+                 {"iodepth", ro.iodepth},
+                 {"replay_time_scale", ro.time_scale_percent},
+                 {"replay_scale", ro.replay_scale},
+                 {"records", r->records},
+                 {"reads", r->reads},
+                 {"writes", r->writes},
+                 {"other", r->other},
+                 {"wrapped", r->wrapped},
+                 {"rejected", r->rejected},
+                 {"skipped", r->skipped},
+                 {"bad_records", r->bad_records},
+                 {"trace_duration_s", static_cast<double>(r->trace_duration) / 1e9}};
+  if (r->bad_records > 0) {
+    std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", a.trace.c_str(),
+                 static_cast<unsigned long long>(r->bad_records));
+  }
+  if (r->rejected > 0) {
+    std::fprintf(stderr, "tierlab: %s: rejected %llu record(s) past the end of the volume\n",
+                 a.trace.c_str(), static_cast<unsigned long long>(r->rejected));
+  }
+  *out += FormatRun(j, fmt);
+  const auto& job = j["jobs"][0];
+  if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0 || r->rejected > 0)
+    return kExitIo;
+  return kExitOk;
+}
+
 int RunOne(const RunArgs& a) {
   if (a.real && a.sim) return Fail("--sim and --real are exclusive", kExitUsage);
   auto fmt = ParseTableFormat(a.format);
@@ -70,7 +137,8 @@ int RunOne(const RunArgs& a) {
                                     ? ParseLayoutJson(DefaultLayoutJson(), "default layout")
                                     : LoadLayout(a.layout);
   if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
-  auto profiles = LoadProfiles(a.profile, a.ignore_unknown);
+  auto profiles = a.trace.empty() ? LoadProfiles(a.profile, a.ignore_unknown)
+                                  : Expected<std::vector<Profile>>(std::vector<Profile>{});
   if (!profiles.ok()) return Fail(profiles.error().message, profiles.error().exit_code);
 
   std::unique_ptr<Engine> engine;
@@ -100,6 +168,8 @@ int RunOne(const RunArgs& a) {
   {
     auto volume = BuildVolume(*engine, *layout, bo);
     if (!volume.ok()) return Fail(volume.error().message, volume.error().exit_code);
+    if (!a.trace.empty()) code = ReplayOne(a, *engine, *volume, *fmt, &out);
+    if (!a.trace.empty() && out.empty()) return code;
     for (Profile p : *profiles) {
       if (a.seed_set) p.randseed = a.seed;
       ProgressLine progress;
@@ -153,6 +223,24 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
                   "--real: where to create device files (default: a new temp dir)");
   run->add_flag("--ignore-unknown", args->ignore_unknown,
                 "Ignore fio options tierlab does not support");
+  run->add_option("--trace", args->trace, "Replay this block trace instead of a profile");
+  run->add_option("--trace-format", args->trace_format, "Trace format (default: detected)");
+  run->add_flag("--skip-bad", args->skip_bad, "--trace: skip malformed records (counted)");
+  run->add_option("--replay-mode", args->replay_mode,
+                  "--trace: closed (as fast as the stack allows) or open (trace timestamps)")
+      ->capture_default_str();
+  run->add_option("--iodepth", args->iodepth,
+                  "--trace: outstanding requests (default 1 closed loop, 256 open loop)");
+  run->add_option(
+         "--replay_time_scale,--replay-time-scale", args->replay_time_scale,
+         "--trace, open loop: % of the trace's I/O rate (fio's meaning: 50 = half as fast)")
+      ->capture_default_str();
+  run->add_option("--replay_scale,--replay-scale", args->replay_scale,
+                  "--trace: divide trace offsets by this factor (fio's replay_scale)")
+      ->capture_default_str();
+  run->add_flag("--wrap", args->wrap, "--trace: wrap offsets past the volume end (default)");
+  run->add_flag("--reject", args->reject,
+                "--trace: reject records past the volume end (counted, exit 3)");
   run->callback([args, &result] { result.exit_code = RunOne(*args); });
 }
 
