@@ -171,6 +171,7 @@ class TierlabExport {
 class Nbdkit {
  public:
   bool Start(const std::string& socket, const std::vector<std::string>& plugin_args) {
+    ::unlink(socket.c_str());  // a previous round's socket would look like readiness
     std::vector<std::string> args = {"nbdkit", "-f", "--exit-with-parent", "-U", socket};
     args.insert(args.end(), plugin_args.begin(), plugin_args.end());
     pid_ = ::fork();
