@@ -12,6 +12,7 @@ int Fail(const std::string& message, int code) {
 void RegisterCommands(CLI::App& app, CommandResult& result) {
   RegisterRunCommand(app, result);
   RegisterInfoCommands(app, result);
+  RegisterAnalyzeCommand(app, result);
   RegisterTraceCommand(app, result);
   RegisterServeCommand(app, result);
   RegisterVolumeCommands(app, result);

@@ -15,6 +15,7 @@ void RegisterCommands(CLI::App& app, CommandResult& result);
 // One per file.
 void RegisterRunCommand(CLI::App& app, CommandResult& result);
 void RegisterInfoCommands(CLI::App& app, CommandResult& result);  // profiles, presets, layout show
+void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 void RegisterTraceCommand(CLI::App& app, CommandResult& result);
 void RegisterServeCommand(CLI::App& app, CommandResult& result);
 // create, status, flush, check, destroy
