@@ -315,6 +315,29 @@ TEST(NbdServerListenTest, UnixSocketIsPrivateAndRefusesSecondServer) {
   fs::remove_all(dir);
 }
 
+TEST(NbdServerTcpTest, ServesOverLoopbackTcp) {
+  if (!HaveProgram("qemu-io")) GTEST_SKIP() << "qemu-io (qemu-utils) not installed";
+  RealEngine engine;
+  RamDevice dev(engine, "ram", 1 << 20);
+  auto s = NbdServer::Listen(engine, dev, "tcp:127.0.0.1:0", "tcpvol");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const std::string ep = (*s)->endpoint();  // tcp:127.0.0.1:PORT
+  const std::string port = ep.substr(ep.rfind(':') + 1);
+  std::thread loop([&engine] { engine.Run(); });
+  const CommandResult r = RunCommand(
+      "qemu-io -f raw -c 'write -P 0x5c 4k 8k' -c 'read -P 0x5c 4k 8k' "
+      "'nbd://127.0.0.1:" +
+      port + "/tcpvol'");
+  engine.Wake();
+  loop.join();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("verification failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("read 8192/8192 bytes"), std::string::npos) << r.output;
+  EXPECT_GT(dev.stats().write_ops, 0u);
+  s->reset();
+  engine.RunUntil(engine.Now() + 50 * kMilli);
+}
+
 // ---- Raw protocol ------------------------------------------------------------------
 
 TEST_F(NbdServerTest, GoReportsSizeAndFlagsAndServesReadsAndWrites) {
