@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# tierlab analyze on the real CloudPhysics vscsi trace: JSON fields exist and
+# are sane, the HTML page is self-contained, bad input exits 2.
+set -euo pipefail
+bin=${TIERLAB_BIN:?}
+src=${TIERLAB_SOURCE_DIR:?}
+trace="$src/tests/data/traces/cloudPhysicsIO.vscsi"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$bin" analyze --trace "$trace" --cache-preset nvme-pm1725 --cache-size 2g --capacity hdd4 \
+  --write-points 4 --format json -o "$tmp/a.json"
+python3 - "$tmp/a.json" <<'PY'
+import json, math, sys
+a = json.load(open(sys.argv[1]))
+w = a["write_absorption"]
+assert w["write_requests"] == 66898, w          # the trace's writes
+assert 0 <= w["absorbed_share"] <= 1
+assert w["offered_write_mb_per_s"] > 0
+assert abs(a["duration_s"] - 7200.09) < 1, a["duration_s"]  # trace time
+d = a["dirty"]
+assert d["low_watermark_bytes"] < d["high_watermark_bytes"] <= a["cache"]["cache_bytes"]
+assert d["peak_bytes"] > 0 and len(d["timeline"]) > 10
+ts = [p[0] for p in d["timeline"]]
+assert ts == sorted(ts)
+assert 0 <= a["destage"]["capacity_busy_share"] <= 1
+assert 0 < a["read_hit_ratio"] <= 1
+e = a["endurance"]
+assert e["rated_dwpd"] > 0 and e["dwpd"] > 0 and e["life_years"] > 0
+assert e["cache_device_write_bytes"] >= e["host_write_bytes"] > 0
+assert e["write_amplification"] >= 1
+# DWPD = device bytes per day of trace time / device capacity.
+dwpd = e["cache_device_write_bytes"] / (a["duration_s"] / 86400) / a["cache"]["device_bytes"]
+assert math.isclose(e["dwpd"], dwpd, rel_tol=1e-6), (e["dwpd"], dwpd)
+s = a["sizing"]
+assert len(s["write_curve"]) == 4
+sizes = [p["cache_bytes"] for p in s["write_curve"]]
+assert sizes == sorted(sizes) and sizes[-1] == a["cache"]["cache_bytes"]
+m = s["read_mrc"]
+assert s["read_mrc_method"] == "exact" and len(m["points"]) > 5
+r = [p["read_miss_ratio"] for p in m["points"]]
+assert all(x >= y - 1e-12 for x, y in zip(r, r[1:])), "LRU MRC must not increase"
+assert "absorbs" in s["recommendation"]
+PY
+
+# SHARDS mode and the HTML page (no network resources).
+"$bin" analyze --trace "$trace" --cache-size 2g --sample 0.1 --write-points 1 --format html -o "$tmp/a.html"
+grep -q '<svg' "$tmp/a.html" || fail "no svg"
+grep -q 'Dirty occupancy' "$tmp/a.html" || fail "no dirty plot"
+! grep -Eo '(src|href)="https?:' "$tmp/a.html" || fail "html fetches something"
+out=$("$bin" analyze --trace "$trace" --cache-size 2g --write-points 1)
+grep -q '^recommendation:' <<<"$out" || fail "table has no recommendation"
+
+# Bad input.
+set +e
+"$bin" analyze --cache-size 2g 2>/dev/null; rc=$?
+[ $rc -eq 2 ] || fail "no workload: exit $rc"
+"$bin" analyze --trace "$trace" --layout ssd2 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "layout without cache: exit $rc"
+"$bin" analyze --trace "$src/tests/data/traces/spc-bad.csv" --trace-format spc 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] || fail "malformed trace: exit $rc"
+grep -q 'spc-bad.csv:2:' "$tmp/err" || fail "no file:line: $(cat "$tmp/err")"
+set -e
+echo OK
