@@ -724,7 +724,7 @@ TEST_F(NbdServerTest, FioRandomReadWriteVerifies) {
   const CommandResult r =
       RunCommand("fio --name=nbdverify --ioengine=nbd --uri='" + Uri() +
                  "' --rw=randrw --bs=4k --iodepth=16 --numjobs=2 --size=16m --offset_increment=16m"
-                 " --verify=crc32c --verify_fatal=1 --time_based --runtime=3 --output-format=json");
+                 " --verify=crc32c --verify_fatal=1 --verify_state_save=0 --time_based --runtime=3 --output-format=json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("verify:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"error\" : 0"), std::string::npos) << r.output;
