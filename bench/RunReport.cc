@@ -131,7 +131,9 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   job["ramp_ns"] = r.ramp_end - r.start;
   job["issued_ios"] = r.issued;
   j["jobs"] = nlohmann::json::array({job});
-  const Nanos elapsed = r.end - r.start;
+  // Devices may still be busy after the measured window (destage, a
+  // backlog): utilisation is over everything up to now.
+  const Nanos elapsed = v.top().engine().Now() - r.start;
   j["devices"] = nlohmann::json::array();
   j["tiers"] = nlohmann::json::array();
   for (const TierView& t : v.tiers()) {

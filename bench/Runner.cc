@@ -79,6 +79,12 @@ class Run {
       }
     }
     e_.Run();
+    if (stalled_) {
+      return MakeError(
+          "profile '" + p_.name +
+          "': the stack completes I/O in zero simulated time, so a time-based run never "
+          "ends; use number_ios or a device model with latency");
+    }
     if (last_completion_ < r_.ramp_end) last_completion_ = r_.ramp_end;
     r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
                             : last_completion_;
@@ -146,6 +152,14 @@ class Run {
     const Nanos now = e_.Now();
     ++r_.completed;
     --in_flight_;
+    if (now != last_now_) {
+      last_now_ = now;
+      same_instant_ = 0;
+    } else if (++same_instant_ > kMaxSameInstant && e_.IsSimulated() && p_.runtime > 0) {
+      stalled_ = true;  // zero-latency stack: simulated time would never reach the end
+      e_.Stop();
+      return;
+    }
     if (s->start >= r_.ramp_end && now <= stop_at_) {
       if (st == Status::kOk) {
         r_.metrics.Record(s->op, s->length, now - s->start);
@@ -198,6 +212,10 @@ class Run {
   Nanos last_completion_ = 0;
   std::uint64_t planned_ios_ = 0;
   std::uint64_t in_flight_ = 0;
+  static constexpr std::uint64_t kMaxSameInstant = 10'000'000;
+  Nanos last_now_ = -1;
+  std::uint64_t same_instant_ = 0;
+  bool stalled_ = false;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<AlignedBuffer> buffers_;

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "layouts/JsonFields.h"
+#include "layouts/TieringSpec.h"
 #include "tiering/FileDevice.h"
 #include "tiering/LinearTarget.h"
 #include "tiering/MirrorTarget.h"
@@ -10,6 +11,7 @@
 #include "tiering/RealEngine.h"
 #include "tiering/SliceTarget.h"
 #include "tiering/StripeTarget.h"
+#include "tiering/TierTarget.h"
 
 namespace tierlab {
 
@@ -134,9 +136,20 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
   if (capacity_stacks.size() == 1) {
     origin = std::move(capacity_stacks[0]);
   } else {
-    // Several capacity tiers: joined fast -> slow. Until the tier target
-    // lands they are concatenated (dm-linear), fastest first.
-    origin = std::make_unique<LinearTarget>(engine, "capacity", std::move(capacity_stacks));
+    // Several capacity tiers: the tier target moves extents between them,
+    // fastest first (layout order).
+    auto cfg = ParseTieringJson(l.tiering, l.source);
+    if (!cfg.ok()) return cfg.error();
+    auto tt = TierTarget::Create(engine, "tiers", std::move(capacity_stacks), cfg->config);
+    if (!tt.ok()) return MakeError(l.source + ": tiering." + tt.error().message);
+    v.tier_target_ = tt->get();
+    if (!cfg->thin && !v.tier_target_->ProvisionAll()) {
+      return MakeError(l.source + ": tiering: the volume does not fit the tiers");
+    }
+    TieringSpec eff = *cfg;
+    eff.config = v.tier_target_->config();
+    v.effective_["tiering"] = TieringToJson(eff);
+    origin = std::move(tt.value());
   }
 
   if (l.size != 0) {

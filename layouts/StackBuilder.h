@@ -21,6 +21,7 @@
 #include "tiering/BlockDevice.h"
 #include "tiering/Engine.h"
 #include "tiering/Expected.h"
+#include "tiering/TierTarget.h"
 
 namespace tierlab {
 
@@ -53,6 +54,7 @@ class Volume {
   BlockDevice& top() const { return *top_; }
   const std::vector<TierView>& tiers() const { return tiers_; }
   CacheTarget* cache() const { return cache_; }
+  TierTarget* tier_target() const { return tier_target_; }
   // The effective layout (defaults and resolved cache config written out).
   const nlohmann::json& effective() const { return effective_; }
   const std::vector<std::string>& created_files() const { return created_files_; }
@@ -62,6 +64,7 @@ class Volume {
   std::unique_ptr<BlockDevice> top_;
   std::vector<TierView> tiers_;
   CacheTarget* cache_ = nullptr;
+  TierTarget* tier_target_ = nullptr;
   nlohmann::json effective_;
   std::vector<std::string> created_files_;
   bool keep_files_ = true;

@@ -110,6 +110,11 @@ class TierTarget final : public BlockDevice {
 
   const TierConfig& config() const { return config_; }
   TierStats tier_stats() const;
+  // Maps every extent now, by the placement policy: fixed provisioning, as a
+  // Storage Spaces fixed volume is laid out on its tiers at creation. Reads of
+  // never-written data then cost device I/O instead of a zero fill (a thin
+  // volume's). Returns false if the tiers ran out of space.
+  bool ProvisionAll();
   // Where the extent holding byte `offset` lives; nullopt if unmapped.
   std::optional<ExtentPlacement> PlacementAt(std::uint64_t offset) const;
   // Runs a migration pass now, whatever the schedule (Optimize-Volume
@@ -141,6 +146,9 @@ class TierTarget final : public BlockDevice {
   };
   enum class AllocResult { kOk, kWait, kNoSpace };
   static constexpr std::uint8_t kNoPin = 0xFF;
+  // Modelled cost of a request that touches only unmapped extents (a map
+  // lookup and a zero fill), as a thin volume's metadata hit.
+  static constexpr Nanos kUnmappedLatency = 2 * kMicro;
 
   TierTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> tiers,
              const TierConfig& config, const std::vector<TierGeometry>& geometry);
