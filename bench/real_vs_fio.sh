@@ -8,6 +8,8 @@
 # (default 2; fio and tierlab alternate to spread noise), TARGETS (default
 # "shm disk"). The "disk" file lives in a temporary directory under the build
 # directory, i.e. on the repo's filesystem (not /tmp, which may be tmpfs).
+# VIA=cli measures the whole `tierlab run --real` path (layout with the file
+# as its one device, runner, metrics) instead of the FileDevice benchmark.
 # Both files are laid out with real data first: reading a hole would never
 # touch the disk. Prints IOPS of each run, the means and tierlab/fio ratio.
 set -euo pipefail
@@ -22,7 +24,7 @@ targets="${TARGETS:-shm disk}"
 
 command -v fio >/dev/null || { echo "fio not found" >&2; exit 2; }
 command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
-[[ -x "$bench_bin" ]] || {
+[[ "${VIA:-bench}" == cli || -x "$bench_bin" ]] || {
   echo "$bench_bin not built (ninja -C $build FileDeviceBench)" >&2
   exit 2
 }
@@ -46,12 +48,24 @@ run_fio() {
     --output-format=json | jq '.jobs[0].read.iops'
 }
 
+via="${VIA:-bench}"
+
 run_tierlab() {
+  if [[ "$via" == cli ]]; then
+    local dir layout profile
+    dir="$(dirname "$1")"
+    layout="$dir/layout.json"
+    profile="$dir/profile.json"
+    printf '{"name": "file", "tiers": [{"name": "d", "preset": "nvme-pm1725", "count": 1, "paths": ["%s"]}]}\n' "$1" >"$layout"
+    printf '{"name": "randread", "rw": "randread", "bs": "4k", "iodepth": 32, "runtime": "%ss"}\n' "$runtime" >"$profile"
+    "$build/tierlab" run --real --layout "$layout" --profile "$profile" --format json | jq '.jobs[0].read.iops'
+    return
+  fi
   TIERLAB_BENCH_FILE="$1" TIERLAB_BENCH_SECONDS="$runtime" "$bench_bin" \
     --benchmark_format=json 2>/dev/null | jq '.benchmarks[0].IOPS'
 }
 
-echo "# FileDevice vs fio: randread 4k QD32, size=$size, runtime=${runtime}s, rounds=$rounds"
+echo "# tierlab ($via) vs fio: randread 4k QD32, size=$size, runtime=${runtime}s, rounds=$rounds"
 echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(uname -r), $(fio --version)"
 printf '%-6s %-6s %14s %14s\n' target round fio_iops tierlab_iops
 for target in $targets; do

@@ -25,7 +25,7 @@ done
 packages=(
   cmake g++ ninja-build pkg-config
   libaio-dev libboost-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
-  fio qemu-utils nbdkit libnbd-bin
+  fio qemu-utils nbdkit libnbd-bin jq bc
   clang libclang-rt-14-dev
   chromium
 )
