@@ -12,10 +12,13 @@ int Fail(const std::string& message, int code) {
 void RegisterCommands(CLI::App& app, CommandResult& result) {
   RegisterRunCommand(app, result);
   RegisterInfoCommands(app, result);
-  RegisterAnalyzeCommand(app, result);
-  RegisterTraceCommand(app, result);
   RegisterServeCommand(app, result);
   RegisterVolumeCommands(app, result);
+  RegisterMatrixCommand(app, result);
+  RegisterReportCommand(app, result);
+  RegisterDiffCommand(app, result);
+  RegisterTraceCommand(app, result);
+  RegisterAnalyzeCommand(app, result);
 }
 
 }  // namespace tierlab::cli

@@ -15,11 +15,14 @@ void RegisterCommands(CLI::App& app, CommandResult& result);
 // One per file.
 void RegisterRunCommand(CLI::App& app, CommandResult& result);
 void RegisterInfoCommands(CLI::App& app, CommandResult& result);  // profiles, presets, layout show
-void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
-void RegisterTraceCommand(CLI::App& app, CommandResult& result);
 void RegisterServeCommand(CLI::App& app, CommandResult& result);
 // create, status, flush, check, destroy
 void RegisterVolumeCommands(CLI::App& app, CommandResult& result);
+void RegisterMatrixCommand(CLI::App& app, CommandResult& result);  // matrix, merge
+void RegisterReportCommand(CLI::App& app, CommandResult& result);
+void RegisterDiffCommand(CLI::App& app, CommandResult& result);
+void RegisterTraceCommand(CLI::App& app, CommandResult& result);  // trace stats, trace convert
+void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 
 // Prints "tierlab: <message>" to stderr and returns `code`.
 int Fail(const std::string& message, int code);
