@@ -82,16 +82,22 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   engine.ScheduleAfter(period, [&tick] { tick(); });
 
   Nanos duration = 0;
+  Nanos offered_window = 0;  // the workload's own length, without the drain at the end
   if (!in.trace_path.empty()) {
     auto reader = OpenTrace(in.trace_path, in.trace_options);
     if (!reader.ok()) return reader.error();
     auto r = ReplayTrace(engine, volume->top(), **reader, in.replay);
     if (!r.ok()) return r.error();
     duration = r->trace_duration;
+    if (in.replay.mode == ReplayMode::kOpen) {
+      offered_window =
+          static_cast<Nanos>(static_cast<double>(duration) * 100.0 / in.replay.time_scale_percent);
+    }
   } else {
     auto r = RunWorkload(engine, volume->top(), *in.profile);
     if (!r.ok()) return r.error();
     duration = r->end - r->start;
+    offered_window = duration;
   }
   sample();
   f.duration = engine.Now() - t0;
@@ -121,7 +127,9 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   f.low_watermark_bytes =
       static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.low_watermark / 100);
 
-  const double secs = static_cast<double>(f.duration) / 1e9;
+  // Closed loop: the run's own time is the offered window.
+  if (offered_window <= 0) offered_window = f.duration;
+  const double secs = static_cast<double>(offered_window) / 1e9;
   f.offered_write_bps = secs > 0 ? static_cast<double>(f.host_write_bytes) / secs : 0;
   for (std::size_t i = 0; i < f.timeline.size(); ++i) {
     const DirtySample& c = f.timeline[i];

@@ -71,8 +71,11 @@ struct CacheRunFigures {
   double avg_destage_bytes = 0;
   Nanos destage_active_ns = 0;         // sample periods in which destage progressed
   double sustainable_destage_bps = 0;  // destaged bytes / destage_active_ns
-  double offered_write_bps = 0;        // host write bytes / duration
-  double capacity_busy_share = 0;      // busy time of the capacity devices / duration (mean)
+  // Host write bytes / the workload's own length (open-loop trace time
+  // scaled by replay_time_scale, the profile's ramp + runtime; closed loop:
+  // the simulated run time).
+  double offered_write_bps = 0;
+  double capacity_busy_share = 0;  // busy time of the capacity devices / duration (mean)
   std::uint64_t cache_device_write_bytes = 0;
   Nanos duration = 0;  // simulated run time
   std::uint64_t high_watermark_bytes = 0;
