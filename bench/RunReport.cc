@@ -156,6 +156,39 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                           {"avg_queue_depth", sum.qd_integral_ns / el}});
   }
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
+  if (v.block_cache() != nullptr) {
+    const BlockCacheStats b = v.block_cache()->cache_stats();
+    j["block_cache"] = {{"capacity_lines", b.capacity_lines}, {"resident_lines", b.resident_lines},
+                        {"hit_ratio", b.HitRatio()},          {"read_requests", b.read_requests},
+                        {"read_hits", b.read_hits},           {"inserts", b.inserts},
+                        {"evictions", b.evictions},           {"write_updates", b.write_updates},
+                        {"invalidations", b.invalidations},   {"cpu_ns", b.cpu_ns},
+                        {"lock_wait_ns", b.lock_wait_ns}};
+  }
+  if (v.tier_target() != nullptr) {
+    const TierStats t = v.tier_target()->tier_stats();
+    nlohmann::json tiers = nlohmann::json::array();
+    for (std::size_t i = 0; i < t.tiers.size(); ++i) {
+      const TierUsage& u = t.tiers[i];
+      tiers.push_back({{"extents", u.extents},
+                       {"bytes", u.bytes},
+                       {"free_slots", u.free_slots},
+                       {"read_ops", u.read_ops},
+                       {"write_ops", u.write_ops},
+                       {"op_share", t.OpShare(i)},
+                       {"byte_share", t.ByteShare(i)}});
+    }
+    j["tiering"] = {{"extent_size", t.extent_size},
+                    {"tiers", tiers},
+                    {"promotions", t.promotions},
+                    {"promoted_bytes", t.promoted_bytes},
+                    {"demotions", t.demotions},
+                    {"demoted_bytes", t.demoted_bytes},
+                    {"migration_passes", t.migration_passes},
+                    {"migration_busy_ns", t.migration_busy_ns},
+                    {"recopy_rounds", t.recopy_rounds},
+                    {"heat_histogram", t.heat_histogram}};
+  }
   return j;
 }
 

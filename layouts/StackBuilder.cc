@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "layouts/BlockCacheSpec.h"
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
 #include "tiering/FileDevice.h"
@@ -178,6 +179,17 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     eff.config = v.cache_->config();
     v.effective_["cache"] = CacheSpecToJson(eff);
     top = std::move(ct.value());
+  }
+  if (!l.block_cache.is_null()) {
+    auto bc = ParseBlockCacheJson(l.block_cache, l.source);
+    if (!bc.ok()) return bc.error();
+    BlockCacheConfig cfg = *bc;
+    cfg.seed = o.seed;
+    auto cache = BlockCache::Create(engine, "block_cache", std::move(top), cfg);
+    if (!cache.ok()) return MakeError(l.source + ": block_cache." + cache.error().message);
+    v.block_cache_ = cache->get();
+    v.effective_["block_cache"] = BlockCacheToJson(cfg);
+    top = std::move(cache.value());
   }
   v.top_ = std::move(top);
   return v;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cachedev/BlockCache.h"
 #include "cachedev/CacheTarget.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/Layout.h"
@@ -55,6 +56,7 @@ class Volume {
   const std::vector<TierView>& tiers() const { return tiers_; }
   CacheTarget* cache() const { return cache_; }
   TierTarget* tier_target() const { return tier_target_; }
+  BlockCache* block_cache() const { return block_cache_; }
   // The effective layout (defaults and resolved cache config written out).
   const nlohmann::json& effective() const { return effective_; }
   const std::vector<std::string>& created_files() const { return created_files_; }
@@ -65,6 +67,7 @@ class Volume {
   std::vector<TierView> tiers_;
   CacheTarget* cache_ = nullptr;
   TierTarget* tier_target_ = nullptr;
+  BlockCache* block_cache_ = nullptr;
   nlohmann::json effective_;
   std::vector<std::string> created_files_;
   bool keep_files_ = true;
