@@ -6,34 +6,26 @@
 #include <memory>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/SplitIo.h"
+#include "tiering/FanOutTarget.h"
 
 namespace tierlab {
 
-class LinearTarget final : public BlockDevice {
+class LinearTarget final : public FanOutTarget {
  public:
-  // Children must share one logical block size; owns them.
+  // Children should share one logical block size; owns them.
   LinearTarget(Engine& engine, std::string name,
                std::vector<std::unique_ptr<BlockDevice>> children);
 
   std::uint64_t Size() const override { return size_; }
-  std::uint32_t BlockSize() const override { return block_size_; }
-  bool RequiresData() const override;
-  std::vector<BlockDevice*> Children() const override;
+  std::uint32_t BlockSize() const override { return max_block_size_; }
   std::string Kind() const override { return "linear"; }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
 
  private:
-  void ChildDone(SplitIo* s, Status st);
-
-  std::vector<std::unique_ptr<BlockDevice>> children_;
   std::vector<std::uint64_t> starts_;  // volume offset of each child
   std::uint64_t size_ = 0;
-  std::uint32_t block_size_ = 512;
-  SplitIoPool pool_;
 };
 
 }  // namespace tierlab

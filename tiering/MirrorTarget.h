@@ -8,20 +8,18 @@
 #include <memory>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/SplitIo.h"
+#include "tiering/FanOutTarget.h"
+#include "tiering/ObjectPool.h"
 
 namespace tierlab {
 
-class MirrorTarget final : public BlockDevice {
+class MirrorTarget final : public FanOutTarget {
  public:
   // Size is the smallest leg's. Owns the legs.
   MirrorTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> legs);
 
   std::uint64_t Size() const override { return size_; }
-  std::uint32_t BlockSize() const override { return block_size_; }
-  bool RequiresData() const override;
-  std::vector<BlockDevice*> Children() const override;
+  std::uint32_t BlockSize() const override { return max_block_size_; }
   std::string Kind() const override { return "mirror"; }
 
  protected:
@@ -35,14 +33,10 @@ class MirrorTarget final : public BlockDevice {
     std::size_t tries = 0;
   };
   void SubmitRead(ReadCtx* r);
-  void ChildDone(SplitIo* s, Status st);
   std::size_t PickLeg();
 
-  std::vector<std::unique_ptr<BlockDevice>> legs_;
   std::uint64_t size_ = 0;
-  std::uint32_t block_size_ = 512;
   std::size_t next_ = 0;
-  SplitIoPool pool_;
   ObjectPool<ReadCtx> reads_;
 };
 

@@ -5,12 +5,11 @@
 #include <memory>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/SplitIo.h"
+#include "tiering/FanOutTarget.h"
 
 namespace tierlab {
 
-class StripeTarget final : public BlockDevice {
+class StripeTarget final : public FanOutTarget {
  public:
   // `chunk_bytes`: a multiple of the children's block size. The usable size
   // per child is the smallest child rounded down to whole chunks. Owns them.
@@ -18,9 +17,7 @@ class StripeTarget final : public BlockDevice {
                std::uint64_t chunk_bytes);
 
   std::uint64_t Size() const override { return size_; }
-  std::uint32_t BlockSize() const override { return block_size_; }
-  bool RequiresData() const override;
-  std::vector<BlockDevice*> Children() const override;
+  std::uint32_t BlockSize() const override { return max_block_size_; }
   std::string Kind() const override { return "stripe"; }
   std::uint64_t chunk_bytes() const { return chunk_; }
 
@@ -28,13 +25,8 @@ class StripeTarget final : public BlockDevice {
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
 
  private:
-  void ChildDone(SplitIo* s, Status st);
-
-  std::vector<std::unique_ptr<BlockDevice>> children_;
   std::uint64_t chunk_;
   std::uint64_t size_ = 0;
-  std::uint32_t block_size_ = 512;
-  SplitIoPool pool_;
 };
 
 }  // namespace tierlab
