@@ -152,10 +152,14 @@ def workload(nbd, m, rng, stop):
                 m.since.setdefault(b, []).append(v)  # possible from the moment it is sent
                 h = nbd.send(CMD_WRITE, b * BS, BS, content(b, v), CMD_FLAG_FUA if fua else 0)
                 batch.append((h, b, v, fua))
-            for h, b, v, fua in batch:
-                _, err, _ = nbd.reply()
+            # Replies come in completion order (a FUA write is slower): match
+            # them to their requests by handle.
+            by_handle = {h: (b, v, fua) for h, b, v, fua in batch}
+            for _ in batch:
+                h, err, _ = nbd.reply()
                 if err:
                     raise SystemExit("write error %d" % err)
+                b, v, fua = by_handle.pop(h)
                 m.acked[b] = v
                 if fua:
                     m.durable[b] = v
