@@ -86,14 +86,7 @@ int Analyze(const AnalyzeArgs& a) {
   } else {
     out = ToTextTable(*r);
   }
-  if (a.output.empty()) {
-    std::fputs(out.c_str(), stdout);
-  } else {
-    std::ofstream f(a.output);
-    f << out;
-    if (!f) return Fail(a.output + ": cannot write", kExitIo);
-  }
-  return kExitOk;
+  return WriteOutput(a.output, out);
 }
 
 }  // namespace

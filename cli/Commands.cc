@@ -1,12 +1,27 @@
 #include "cli/Commands.h"
 
 #include <cstdio>
+#include <fstream>
+
+#include "tiering/Expected.h"
 
 namespace tierlab::cli {
 
 int Fail(const std::string& message, int code) {
   std::fprintf(stderr, "tierlab: %s\n", message.c_str());
   return code;
+}
+
+int WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  if (!f) return Fail(path + ": cannot write", kExitIo);
+  return kExitOk;
 }
 
 void RegisterCommands(CLI::App& app, CommandResult& result) {

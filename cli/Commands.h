@@ -27,4 +27,8 @@ void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 // Prints "tierlab: <message>" to stderr and returns `code`.
 int Fail(const std::string& message, int code);
 
+// Writes `text` to stdout when `path` is empty, else to the file; returns an
+// exit code (kExitIo with a one-line error if the file cannot be written).
+int WriteOutput(const std::string& path, const std::string& text);
+
 }  // namespace tierlab::cli

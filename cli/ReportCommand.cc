@@ -50,15 +50,7 @@ int RunReportCommand(const ReportArgs& a) {
   o.split_rw = a.split == "rw";
   auto text = RenderReport(*j, *fmt, o);
   if (!text.ok()) return Fail(text.error().message, text.error().exit_code);
-  if (a.output.empty()) {
-    std::fputs(text->c_str(), stdout);
-    return kExitOk;
-  }
-  std::ofstream f(a.output);
-  f << *text;
-  f.close();
-  if (!f) return Fail(a.output + ": cannot write", kExitIo);
-  return kExitOk;
+  return WriteOutput(a.output, *text);
 }
 
 }  // namespace

@@ -190,14 +190,8 @@ int RunOne(const RunArgs& a) {
   } else if (!made_dir.empty()) {
     std::fprintf(stderr, "tierlab: kept device files in %s\n", made_dir.c_str());
   }
-  if (a.output.empty()) {
-    std::fputs(out.c_str(), stdout);
-  } else {
-    std::ofstream f(a.output);
-    f << out;
-    if (!f) return Fail(a.output + ": cannot write", kExitIo);
-  }
-  return code;
+  const int written = WriteOutput(a.output, out);
+  return written != kExitOk ? written : code;
 }
 
 }  // namespace
