@@ -22,6 +22,7 @@ struct NamedLayout {
 struct NamedProfile {
   std::string name;
   Profile profile;  // override applied
+  std::optional<TraceProfile> trace;
 };
 
 // A value of a combination and where it came from (for errors).
@@ -46,6 +47,58 @@ std::string ResolveFile(const MatrixSpec& m, const std::string& ref) {
     if (std::filesystem::is_regular_file(p, ec)) return p.string();
   }
   return ref;
+}
+
+// What a trace cell's `profile` holds: only what labels and reports need.
+Profile TraceCellProfile(const TraceProfile& t) {
+  Profile p;
+  p.name = t.name;
+  p.iodepth = t.replay.iodepth;
+  return p;
+}
+
+// A trace profile given inline, or as a JSON file holding one; nullopt when
+// `ref` is a synthetic profile.
+Expected<std::optional<NamedProfile>> LoadTraceProfileRef(const MatrixSpec& m,
+                                                          const nlohmann::json& ref,
+                                                          const std::string& where) {
+  nlohmann::json j;
+  std::string base_dir = m.base_dir;
+  if (IsTraceProfileJson(ref)) {
+    j = ref;
+  } else if (ref.is_string() && ref.get<std::string>().ends_with(".json")) {
+    const std::string file = ResolveFile(m, ref.get<std::string>());
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) return std::optional<NamedProfile>();
+    auto loaded = ReadJsonFile(file);
+    if (!loaded.ok() || !IsTraceProfileJson(*loaded)) return std::optional<NamedProfile>();
+    j = std::move(loaded.value());
+    base_dir = std::filesystem::path(file).parent_path().string();
+  } else {
+    return std::optional<NamedProfile>();
+  }
+  auto t = ParseTraceProfileJson(j, where, base_dir);
+  if (!t.ok()) return t.error();
+  if (m.profile_override.is_object()) {
+    // Only the keys a trace profile has; "runtime" and the like are for the
+    // synthetic profiles of the same matrix.
+    nlohmann::json patch = nlohmann::json::object();
+    for (const auto& [k, v] : m.profile_override.items()) {
+      for (std::string_view key : TraceProfileKeys()) {
+        if (k == key) patch[k] = v;
+      }
+    }
+    if (!patch.empty()) {
+      auto patched = ApplyTraceProfilePatch(*t, patch, t->name, m.base_dir);
+      if (!patched.ok()) {
+        return MakeError(m.source + ": profile_override: " + patched.error().message);
+      }
+      t = std::move(patched.value());
+    }
+  }
+  auto check = CheckTraceProfile(*t);
+  if (!check.ok()) return MakeError(where + ": " + check.error().message, check.error().exit_code);
+  return std::optional<NamedProfile>(NamedProfile{t->name, TraceCellProfile(*t), std::move(*t)});
 }
 
 Expected<NamedLayout> LoadLayoutRef(const MatrixSpec& m, const nlohmann::json& ref,
@@ -73,6 +126,9 @@ Expected<NamedLayout> LoadLayoutRef(const MatrixSpec& m, const nlohmann::json& r
 
 Expected<std::vector<NamedProfile>> LoadProfileRef(const MatrixSpec& m, const nlohmann::json& ref,
                                                    const std::string& where) {
+  auto trace = LoadTraceProfileRef(m, ref, where);
+  if (!trace.ok()) return trace.error();
+  if (trace->has_value()) return std::vector<NamedProfile>{std::move(**trace)};
   std::vector<Profile> ps;
   if (ref.is_string()) {
     auto loaded = LoadProfiles(ResolveFile(m, ref.get<std::string>()));
@@ -92,7 +148,7 @@ Expected<std::vector<NamedProfile>> LoadProfileRef(const MatrixSpec& m, const nl
       }
       p = std::move(patched.value());
     }
-    out.push_back({p.name, std::move(p)});
+    out.push_back({p.name, std::move(p), std::nullopt});
   }
   return out;
 }
@@ -319,12 +375,26 @@ Expected<ExpandedMatrix> ExpandMatrix(const MatrixSpec& spec) {
     const NamedLayout& nl = layouts[c.layout];
     nlohmann::json lj = nl.json;
     Profile profile = profiles[c.profile].profile;
+    std::optional<TraceProfile> trace = profiles[c.profile].trace;
     bool randseed_set = false;
     for (const Coord& x : c.coords) {
       const AxisPath ap = ClassifyAxisPath(x.path);
       if (ap.target == AxisTarget::kLayout) {
         auto r = PatchLayout(lj, nl.name, x, ap.field);
         if (!r.ok()) return r.error();
+        continue;
+      }
+      if (trace) {
+        nlohmann::json patch = nlohmann::json::object();
+        patch[ap.field] = x.value;
+        auto t = ApplyTraceProfilePatch(*trace, patch, trace->name, m.base_dir);
+        if (!t.ok()) return MakeError(x.where + ": " + t.error().message);
+        if (t->path != trace->path) {
+          auto check = CheckTraceProfile(*t);
+          if (!check.ok()) return MakeError(x.where + ": " + check.error().message);
+        }
+        trace = std::move(t.value());
+        profile = TraceCellProfile(*trace);
         continue;
       }
       if (ap.field == "randseed") randseed_set = true;
@@ -338,8 +408,12 @@ Expected<ExpandedMatrix> ExpandMatrix(const MatrixSpec& spec) {
     if (!layout.ok()) return layout.error();  // PatchLayout validated it; defensive
     layout->source = nl.name;
 
-    const nlohmann::json config = {
-        {"mode", m.mode}, {"layout", LayoutToJson(*layout)}, {"profile", ToJson(profile)}};
+    nlohmann::json config = {{"mode", m.mode}, {"layout", LayoutToJson(*layout)}};
+    if (trace) {
+      config["trace"] = ToJson(*trace);
+    } else {
+      config["profile"] = ToJson(profile);
+    }
     const std::string id = HashHex(config.dump(), 12);
     std::string label = nl.name + " | " + profile.name;
     for (std::size_t i = 0; i < c.coords.size(); ++i) {
@@ -357,6 +431,7 @@ Expected<ExpandedMatrix> ExpandMatrix(const MatrixSpec& spec) {
       for (const Coord& x : c.coords) cell.axes.emplace_back(x.path, x.value);
       cell.layout = *layout;
       cell.profile = profile;
+      cell.trace = trace;
       if (!randseed_set) cell.profile.randseed = cell.seed;
       cell.origin =
           c.coords.empty() ? m.source + ": layouts (" + nl.name + ")" : c.coords.back().where;

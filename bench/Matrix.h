@@ -19,6 +19,15 @@
 //   label "nvme2+hdd4 | 4k-randread | cache.read=false bs=8k" (+ " #2" for
 //         the third repeat when repeats > 1).
 //
+// Traces as profiles: a profiles entry that is an object with a "trace" key,
+// or a string naming a JSON file holding such an object, is a trace replay
+// (bench/TraceProfile.h) instead of a synthetic profile. Profile axes and
+// include/exclude keys patch its JSON the same way ("iodepth",
+// "replay_time_scale"); profile_override keys it does not know are left to
+// the synthetic profiles. Its cell carries `trace`, and `profile` only
+// names it (name, iodepth). The trace is opened at expansion, so a missing
+// file or a bad header fails before any cell runs.
+//
 // Errors (exit code 2) name the matrix file and where the bad value came
 // from: `m.json: axes."cache.foo": nvme2+hdd4: cache.foo: unknown key ...`;
 // a layout that does not fit its volume size reports BuildVolume's error
@@ -26,12 +35,14 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "bench/Profile.h"
+#include "bench/TraceProfile.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"
 #include "tiering/Expected.h"
@@ -49,8 +60,9 @@ struct MatrixCell {
   std::vector<std::pair<std::string, nlohmann::json>> axes;
   std::uint32_t repeat = 0;
   std::uint64_t seed = 1;
-  LayoutSpec layout;   // effective
-  Profile profile;     // effective, randseed applied
+  LayoutSpec layout;  // effective
+  Profile profile;    // effective, randseed applied; for a trace: name and iodepth only
+  std::optional<TraceProfile> trace;  // set: the cell replays this trace
   std::string origin;  // where the last override came from, for errors ("m.json: axes.\"bs\"")
 };
 

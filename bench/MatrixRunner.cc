@@ -13,6 +13,8 @@
 
 #include "bench/RunReport.h"
 #include "bench/Runner.h"
+#include "bench/TraceReplay.h"
+#include "bench/trace/TraceFactory.h"
 #include "layouts/StackBuilder.h"
 #include "tiering/RealEngine.h"
 #include "tiering/SimEngine.h"
@@ -55,11 +57,22 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
       return MakeError("cell \"" + cell.label + "\": " + volume.error().message,
                        volume.error().exit_code);
     }
-    auto r = RunWorkload(*engine, volume->top(), cell.profile);
-    if (!r.ok()) {
-      return MakeError("cell \"" + cell.label + "\": " + r.error().message, r.error().exit_code);
+    const auto fail = [&cell](const Error& e) {
+      return MakeError("cell \"" + cell.label + "\": " + e.message, e.exit_code);
+    };
+    if (cell.trace) {
+      auto reader = OpenTrace(cell.trace->path, cell.trace->trace_options);
+      if (!reader.ok()) return fail(reader.error());
+      auto r = ReplayTrace(*engine, volume->top(), **reader, cell.trace->replay);
+      if (!r.ok()) return fail(r.error());
+      const Profile p = ReplayProfile(cell.trace->name, cell.trace->replay, *r);
+      j = MakeRunJson(r->run, p, *volume, RunMeta{mode, cell.seed});
+      j["replay"] = ReplayToJson(cell.trace->trace, (*reader)->format(), cell.trace->replay, *r);
+    } else {
+      auto r = RunWorkload(*engine, volume->top(), cell.profile);
+      if (!r.ok()) return fail(r.error());
+      j = MakeRunJson(*r, cell.profile, *volume, RunMeta{mode, cell.seed});
     }
-    j = MakeRunJson(*r, cell.profile, *volume, RunMeta{mode, cell.seed});
   }
   nlohmann::json axes = nlohmann::json::object();
   for (const auto& [k, v] : cell.axes) axes[k] = v;

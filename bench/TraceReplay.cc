@@ -220,4 +220,24 @@ Expected<ReplayMode> ParseReplayMode(const std::string& s) {
   return Error{"--replay-mode must be closed or open, got '" + s + "'", kExitUsage};
 }
 
+nlohmann::json ReplayToJson(const std::string& trace, TraceFormat format, const ReplayOptions& o,
+                            const ReplayResult& r) {
+  return {{"trace", trace},
+          {"format", ToString(format)},
+          {"mode", o.mode == ReplayMode::kOpen ? "open" : "closed"},
+          {"iodepth", o.iodepth},
+          {"replay_time_scale", o.time_scale_percent},
+          {"replay_scale", o.replay_scale},
+          {"replay_past_end", o.reject_past_end ? "reject" : "wrap"},
+          {"records", r.records},
+          {"reads", r.reads},
+          {"writes", r.writes},
+          {"other", r.other},
+          {"wrapped", r.wrapped},
+          {"rejected", r.rejected},
+          {"skipped", r.skipped},
+          {"bad_records", r.bad_records},
+          {"trace_duration_s", static_cast<double>(r.trace_duration) / 1e9}};
+}
+
 }  // namespace tierlab

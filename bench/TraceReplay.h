@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "bench/Profile.h"
@@ -68,5 +69,10 @@ Profile ReplayProfile(const std::string& name, const ReplayOptions& options,
                       const ReplayResult& result);
 
 Expected<ReplayMode> ParseReplayMode(const std::string& s);
+
+// The "replay" section of a run's results JSON (`tierlab run --trace`,
+// matrix cells replaying a trace): the options and the record counts.
+nlohmann::json ReplayToJson(const std::string& trace, TraceFormat format,
+                            const ReplayOptions& options, const ReplayResult& result);
 
 }  // namespace tierlab

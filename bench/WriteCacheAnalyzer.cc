@@ -1,6 +1,7 @@
 #include "bench/WriteCacheAnalyzer.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "bench/Runner.h"
+#include "bench/WorkloadGenerator.h"
 #include "bench/trace/ShardsMrc.h"
 #include "bench/trace/StackDistanceMrc.h"
 #include "bench/trace/TraceFactory.h"
@@ -43,10 +45,20 @@ std::string Gib(double bytes) {
   return b;
 }
 
+// What a profile's request stream needs to be generated again: how many
+// I/Os the run issued, on what volume.
+struct ProfileStream {
+  std::uint64_t issued = 0;  // all jobs, ramp included
+  std::uint64_t volume_bytes = 0;
+  std::uint32_t alignment = 0;
+};
+
 // One simulation of the workload on `layout`. `interval` is the first
-// sampling period; `workload_duration` receives the trace time (or run time).
+// sampling period; `workload_duration` receives the trace time (or run time);
+// `stream` (may be null) what ProfileMrc needs, for a profile.
 Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& layout,
-                                   Nanos interval, Nanos* workload_duration) {
+                                   Nanos interval, Nanos* workload_duration,
+                                   ProfileStream* stream = nullptr) {
   SimEngine engine;
   auto volume = BuildVolume(engine, layout, BuildOptions{});
   if (!volume.ok()) return volume.error();
@@ -97,6 +109,9 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
     auto r = RunWorkload(engine, volume->top(), *in.profile);
     if (!r.ok()) return r.error();
     duration = r->end - r->start;
+    if (stream != nullptr) {
+      *stream = {r->issued, volume->top().Size(), volume->top().BlockSize()};
+    }
     offered_window = duration;
   }
   sample();
@@ -172,38 +187,88 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   return f;
 }
 
+// The read MRC of one request stream, exact or by SHARDS per the input;
+// records go to the exact MRC in batches (StackDistanceMrc prefetches).
+class MrcPass {
+ public:
+  MrcPass(const AnalyzerInput& in, std::uint64_t line_size)
+      : exact_(in.shards_rate <= 0 || in.shards_rate >= 1),
+        sd_(line_size),
+        shards_(ShardsOptions{.block_size = line_size, .rate = exact_ ? 1 : in.shards_rate}) {}
+
+  void Add(const TraceRecord& r) {
+    if (!exact_) {
+      shards_.Add(r);
+      return;
+    }
+    batch_[pending_++] = r;
+    if (pending_ == batch_.size()) Flush();
+  }
+
+  MissRatioCurve Curve() {
+    Flush();
+    const std::uint64_t uniques =
+        exact_ ? sd_.unique_blocks()
+               : static_cast<std::uint64_t>(static_cast<double>(shards_.sampled_blocks()) /
+                                            shards_.rate());
+    // Sizes up to the working set (plus 10%): past it every miss is cold.
+    const std::uint64_t max_blocks = std::max<std::uint64_t>(uniques + uniques / 10, 1);
+    const auto sizes = EvenCacheSizes(max_blocks, 32);
+    return exact_ ? sd_.Curve(sizes) : shards_.Curve(sizes);
+  }
+
+ private:
+  void Flush() {
+    sd_.Add(std::span<const TraceRecord>(batch_.data(), pending_));
+    pending_ = 0;
+  }
+
+  bool exact_;
+  StackDistanceMrc sd_;
+  ShardsMrc shards_;
+  std::array<TraceRecord, 256> batch_;
+  std::size_t pending_ = 0;
+};
+
 // The trace's last timestamp, and the read MRC at the cache's line size.
 Expected<MissRatioCurve> ReadMrc(const AnalyzerInput& in, std::uint64_t line_size,
-                                 std::uint64_t cache_bytes, Nanos* last_timestamp) {
+                                 Nanos* last_timestamp) {
   auto reader = OpenTrace(in.trace_path, in.trace_options);
   if (!reader.ok()) return reader.error();
-  const bool exact = in.shards_rate <= 0 || in.shards_rate >= 1;
-  StackDistanceMrc sd(line_size);
-  ShardsOptions so;
-  so.block_size = line_size;
-  so.rate = exact ? 1 : in.shards_rate;
-  ShardsMrc shards(so);
+  MrcPass pass(in, line_size);
   TraceRecord rec;
-  std::uint64_t uniques = 0;
   while (true) {
     auto more = (*reader)->Next(&rec);
     if (!more.ok()) return more.error();
     if (!*more) break;
     *last_timestamp = std::max(*last_timestamp, rec.timestamp);
-    if (exact) {
-      sd.Add(rec);
-    } else {
-      shards.Add(rec);
-    }
+    pass.Add(rec);
   }
-  uniques = exact ? sd.unique_blocks()
-                  : static_cast<std::uint64_t>(static_cast<double>(shards.sampled_blocks()) /
-                                               shards.rate());
-  // Sizes up to the working set (plus 10%): past it every miss is cold.
-  (void)cache_bytes;
-  const std::uint64_t max_blocks = std::max<std::uint64_t>(uniques + uniques / 10, 1);
-  const auto sizes = EvenCacheSizes(max_blocks, 32);
-  return exact ? sd.Curve(sizes) : shards.Curve(sizes);
+  return pass.Curve();
+}
+
+// The read MRC of a profile: its generators' request stream, as many I/Os
+// as the simulation issued, through the same MRC as a trace. The jobs'
+// streams are interleaved round robin (in the simulation they interleave
+// by completion order, which the MRC cannot know without re-running it).
+Expected<MissRatioCurve> ProfileMrc(const AnalyzerInput& in, std::uint64_t line_size,
+                                    const ProfileStream& stream) {
+  std::vector<WorkloadGenerator> jobs;
+  for (std::uint32_t j = 0; j < in.profile->numjobs; ++j) {
+    auto g = WorkloadGenerator::Create(*in.profile, stream.volume_bytes, stream.alignment, j);
+    if (!g.ok()) return g.error();
+    jobs.push_back(std::move(g.value()));
+  }
+  MrcPass pass(in, line_size);
+  TraceRecord rec;
+  for (std::uint64_t i = 0; i < stream.issued; ++i) {
+    const NextIo io = jobs[i % jobs.size()].Next();
+    rec.op = io.op;
+    rec.offset = io.offset;
+    rec.length = static_cast<std::uint32_t>(io.length);
+    pass.Add(rec);
+  }
+  return pass.Curve();
 }
 
 }  // namespace
@@ -279,7 +344,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   Nanos interval = in.sample_interval;
   std::optional<MissRatioCurve> mrc;
   if (!in.trace_path.empty()) {
-    auto m = ReadMrc(in, 4096, r.cache_device_bytes, &trace_last);
+    auto m = ReadMrc(in, 4096, &trace_last);
     if (!m.ok()) return m.error();
     mrc = std::move(*m);
     planned = in.replay.mode == ReplayMode::kOpen
@@ -289,13 +354,19 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   }
   if (interval <= 0) interval = planned > 0 ? std::max<Nanos>(planned / 400, kMilli) : kMilli;
   Nanos duration = 0;
-  auto base = Simulate(in, in.layout, interval, &duration);
+  ProfileStream stream;
+  auto base = Simulate(in, in.layout, interval, &duration, &stream);
   if (!base.ok()) return base.error();
   r.base = std::move(*base);
   r.trace_duration = duration;
   if (mrc && r.base.line_size != 0 && r.base.line_size != 4096) {
     Nanos ignored = 0;
-    auto m = ReadMrc(in, r.base.line_size, r.base.cache_bytes, &ignored);
+    auto m = ReadMrc(in, r.base.line_size, &ignored);
+    if (!m.ok()) return m.error();
+    mrc = std::move(*m);
+  }
+  if (!mrc && in.profile) {
+    auto m = ProfileMrc(in, r.base.line_size != 0 ? r.base.line_size : 4096, stream);
     if (!m.ok()) return m.error();
     mrc = std::move(*m);
   }

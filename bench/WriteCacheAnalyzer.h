@@ -110,7 +110,7 @@ struct AnalyzerReport {
   double life_years = 0;  // 5-year warranty basis; infinity when nothing is written
   double write_amplification = 0;
   // Sizing.
-  std::optional<MissRatioCurve> read_mrc;  // traces only
+  std::optional<MissRatioCurve> read_mrc;  // traces, and profiles (their generated stream)
   std::string mrc_method;                  // "exact" or "shards@R"
   std::vector<WriteCurvePoint> write_curve;
   std::optional<std::uint64_t> recommended_bytes;  // smallest size reaching absorb_target

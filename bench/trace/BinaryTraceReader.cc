@@ -1,14 +1,14 @@
 #include "bench/trace/BinaryTraceReader.h"
 
-namespace tierlab {
+#include <algorithm>
 
-namespace {
-constexpr std::size_t kBufferBytes = 1 << 20;
-}
+namespace tierlab {
 
 BinaryTraceReader::BinaryTraceReader(std::unique_ptr<std::istream> in, std::string name,
                                      const TraceOptions& options)
-    : TraceReader(std::move(name), options), in_(std::move(in)), buf_(kBufferBytes) {}
+    : TraceReader(std::move(name), options),
+      in_(std::move(in)),
+      buf_(std::max(options.buffer_bytes, kMinTraceBuffer)) {}
 
 bool BinaryTraceReader::Refill() {
   if (eof_) return false;
@@ -26,6 +26,7 @@ bool BinaryTraceReader::Refill() {
 }
 
 bool BinaryTraceReader::ReadExact(void* out, std::size_t n) {
+  if (buf_.size() < n) buf_.resize(n);  // a header larger than a small buffer
   while (end_ - begin_ < n) {
     if (!Refill()) return false;
   }
@@ -35,6 +36,7 @@ bool BinaryTraceReader::ReadExact(void* out, std::size_t n) {
 }
 
 std::size_t BinaryTraceReader::Peek(const unsigned char** p, std::size_t n) {
+  if (buf_.size() < n) buf_.resize(n);
   while (end_ - begin_ < n && Refill()) {
   }
   *p = buf_.data() + begin_;
@@ -44,6 +46,7 @@ std::size_t BinaryTraceReader::Peek(const unsigned char** p, std::size_t n) {
 void BinaryTraceReader::Start(std::size_t record_size,
                               std::optional<std::uint64_t> expected_records) {
   record_size_ = record_size;
+  if (buf_.size() < record_size) buf_.resize(record_size);
   expected_records_ = expected_records;
 }
 

@@ -14,8 +14,8 @@ class LineReader {
  public:
   enum class Result { kLine, kEnd, kTooLong, kReadError };
 
-  // Lines longer than max_line bytes are an error (a binary file read as text).
-  // The stream must outlive the reader.
+  // Lines longer than max_line bytes are an error (a binary file read as text);
+  // max_line is also the buffer size. The stream must outlive the reader.
   explicit LineReader(std::istream& in, std::size_t max_line = 1 << 20);
 
   // The next line without its "\n" or "\r\n", valid until the next call.

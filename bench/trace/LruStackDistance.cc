@@ -6,17 +6,16 @@ namespace tierlab {
 
 namespace {
 constexpr std::size_t kMinCapacity = 1024;
-}
+// Slots per live key after a compaction: more means rarer compactions (each
+// one scans the hash map) but a larger bitmap and tree.
+constexpr std::size_t kSlotsPerLiveKey = 4;
+}  // namespace
 
 LruStackDistance::LruStackDistance()
-    : tree_(kMinCapacity / 64 + 1, 0),
-      slot_key_(kMinCapacity),
-      live_bits_(kMinCapacity / 64, 0),
-      capacity_(kMinCapacity) {}
+    : tree_(kMinCapacity / 64 + 1, 0), live_bits_(kMinCapacity / 64, 0), capacity_(kMinCapacity) {}
 
 std::size_t LruStackDistance::memory_bytes() const {
   return last_.memory_bytes() + tree_.capacity() * sizeof(std::uint32_t) +
-         slot_key_.capacity() * sizeof(std::uint64_t) +
          live_bits_.capacity() * sizeof(std::uint64_t);
 }
 
@@ -41,30 +40,33 @@ std::uint64_t LruStackDistance::LiveUpTo(std::size_t slot) const {
   return sum;
 }
 
-// Renumbers the live slots 0..live-1 in time order and rebuilds the bitmap
-// and tree with capacity 2 * live (at least kMinCapacity).
+// Renumbers the live slots 0..live-1 in time order (a slot's new number is
+// its rank among the live slots) and rebuilds the bitmap and tree with
+// capacity kSlotsPerLiveKey * live. The ranks come from per-word prefix
+// counts, and every map value is rewritten in one sequential pass over the
+// map, so no per-key random lookups are needed.
 void LruStackDistance::Compact() {
-  std::size_t cap = std::max(kMinCapacity, (live_ + 1) * 2);
-  cap = (cap + 63) / 64 * 64;
-  std::size_t j = 0;
-  for (std::size_t w = 0; w * 64 < now_; ++w) {
-    std::uint64_t bits = live_bits_[w];
-    while (bits != 0) {
-      std::size_t t = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
-      bits &= bits - 1;
-      std::uint64_t key = slot_key_[t];
-      slot_key_[j] = key;
-      *last_.Find(key) = j;
-      ++j;
-    }
+  const std::size_t old_words = capacity_ / 64;
+  std::vector<std::uint32_t> before(old_words);  // live slots in words [0, w)
+  std::uint32_t running = 0;
+  for (std::size_t w = 0; w < old_words; ++w) {
+    before[w] = running;
+    running += static_cast<std::uint32_t>(__builtin_popcountll(live_bits_[w]));
   }
-  slot_key_.resize(cap);
-  slot_key_.shrink_to_fit();
+  last_.ForEach([&](std::uint64_t, std::uint64_t& slot) {
+    const std::size_t w = static_cast<std::size_t>(slot / 64);
+    const std::uint64_t below = live_bits_[w] & ((std::uint64_t{1} << (slot % 64)) - 1);
+    slot = before[w] + static_cast<std::uint64_t>(__builtin_popcountll(below));
+  });
+
+  std::size_t cap = std::max(kMinCapacity, (live_ + 1) * kSlotsPerLiveKey);
+  cap = (cap + 63) / 64 * 64;
   live_bits_.assign(cap / 64, 0);
   live_bits_.shrink_to_fit();
-  for (std::size_t t = 0; t < j; ++t) live_bits_[t / 64] |= std::uint64_t{1} << (t % 64);
+  for (std::size_t w = 0; w < live_ / 64; ++w) live_bits_[w] = ~std::uint64_t{0};
+  if (live_ % 64 != 0) live_bits_[live_ / 64] = (std::uint64_t{1} << (live_ % 64)) - 1;
   capacity_ = cap;
-  std::size_t words = cap / 64;
+  const std::size_t words = cap / 64;
   tree_.assign(words + 1, 0);
   tree_.shrink_to_fit();
   // Linear Fenwick build from the per-word counts.
@@ -73,7 +75,7 @@ void LruStackDistance::Compact() {
     std::size_t parent = i + (i & (~i + 1));
     if (parent <= words) tree_[parent] += tree_[i];
   }
-  now_ = j;
+  now_ = live_;
 }
 
 std::uint64_t LruStackDistance::Access(std::uint64_t key) {
@@ -89,7 +91,6 @@ std::uint64_t LruStackDistance::Access(std::uint64_t key) {
     ++live_;
   }
   SetLive(now_);
-  slot_key_[now_] = key;
   ++now_;
   return distance;
 }

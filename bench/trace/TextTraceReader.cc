@@ -4,7 +4,9 @@ namespace tierlab {
 
 TextTraceReader::TextTraceReader(std::unique_ptr<std::istream> in, std::string name,
                                  const TraceOptions& options)
-    : TraceReader(std::move(name), options), in_(std::move(in)), lines_(*in_) {}
+    : TraceReader(std::move(name), options),
+      in_(std::move(in)),
+      lines_(*in_, options.buffer_bytes) {}
 
 bool TextTraceReader::Time(std::int64_t raw, std::int64_t ns_per_unit, TraceRecord* record) {
   if (!RelativeTime(raw, ns_per_unit, &record->timestamp)) {

@@ -96,6 +96,9 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
                      std::string(1, opts.blkparse_action) + "'");
   }
   if (opts.lba_unit == 0) return MakeError(name + ": lba_unit must be > 0");
+  if (opts.buffer_bytes < kMinTraceBuffer) {
+    return MakeError(name + ": buffer_bytes must be >= " + std::to_string(kMinTraceBuffer));
+  }
   if (opts.format == TraceFormat::kAuto) {
     std::string head(kHeadBytes, '\0');
     in->read(head.data(), static_cast<std::streamsize>(head.size()));

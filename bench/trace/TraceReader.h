@@ -63,7 +63,14 @@ struct TraceOptions {
   std::uint32_t lba_unit = 512;
   bool skip_bad = false;
   TimestampOrder order = TimestampOrder::kClampMonotonic;
+  // Bytes the reader buffers from its stream, >= kMinTraceBuffer. For text
+  // formats it is also the longest line accepted (longer: "line too long").
+  // Large buffers read files fast; fuzzers use small ones, since every input
+  // allocates and clears the buffer anew.
+  std::size_t buffer_bytes = std::size_t{1} << 20;
 };
+
+inline constexpr std::size_t kMinTraceBuffer = 64;
 
 class TraceReader {
  public:

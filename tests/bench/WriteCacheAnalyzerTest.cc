@@ -8,7 +8,9 @@
 #include <random>
 
 #include "bench/TraceReplay.h"
+#include "bench/WorkloadGenerator.h"
 #include "bench/WriteCacheAnalyzer.h"
+#include "bench/trace/StackDistanceMrc.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/trace/TraceWriter.h"
 #include "layouts/StackBuilder.h"
@@ -157,6 +159,54 @@ TEST_F(WriteCacheAnalyzerTest, WriteCurveAndRecommendation) {
   const std::string html = ToHtml(*rep);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no fetches
+}
+
+// A profile gets a read MRC too: its generated request stream, as many I/Os
+// as the simulation issued, through the exact MRC. The curve must equal one
+// computed here from the same generator and count, and be a real curve
+// (misses fall as the cache grows; at the working set only cold misses).
+TEST_F(WriteCacheAnalyzerTest, ProfileGetsTheReadMrcOfItsGeneratedStream) {
+  auto profile = ParseProfileJson(nlohmann::json{{"name", "zipf-rw"},
+                                                 {"rw", "randrw"},
+                                                 {"rwmixread", 70},
+                                                 {"bs", "4k"},
+                                                 {"size", "64m"},
+                                                 {"random_distribution", "zipf:1.1"},
+                                                 {"iodepth", 8},
+                                                 {"number_ios", 40000}},
+                                  "test");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  AnalyzerInput in = Input("", 256 * kMiB);
+  in.trace_path.clear();
+  in.profile = *profile;
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_TRUE(rep->read_mrc.has_value());
+  EXPECT_EQ(rep->mrc_method, "exact");
+  const MissRatioCurve& c = *rep->read_mrc;
+  ASSERT_GT(c.points.size(), 5u);
+  EXPECT_EQ(c.references, 40000);  // one 4 KiB block per I/O at a 4 KiB line
+
+  SimEngine engine;
+  auto volume = BuildVolume(engine, in.layout, BuildOptions{});
+  ASSERT_TRUE(volume.ok());
+  auto gen =
+      WorkloadGenerator::Create(*profile, volume->top().Size(), volume->top().BlockSize(), 0);
+  ASSERT_TRUE(gen.ok());
+  StackDistanceMrc mine(c.block_size);
+  for (int i = 0; i < 40000; ++i) {
+    const NextIo io = gen->Next();
+    mine.Add(TraceRecord{0, io.op, io.offset, static_cast<std::uint32_t>(io.length)});
+  }
+  EXPECT_DOUBLE_EQ(c.read_references, static_cast<double>(mine.read_references()));
+  for (const MrcPoint& p : c.points) {
+    EXPECT_DOUBLE_EQ(p.read_miss_ratio, mine.ReadMissRatio(p.cache_blocks)) << p.cache_blocks;
+  }
+  EXPECT_GT(c.points.front().read_miss_ratio, c.points.back().read_miss_ratio);
+  const double cold = static_cast<double>(mine.unique_blocks()) / 40000;
+  EXPECT_DOUBLE_EQ(c.points.back().miss_ratio, cold);
+  EXPECT_LT(cold, 0.5);  // zipf over 16 Ki blocks: most references are re-references
 }
 
 TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {

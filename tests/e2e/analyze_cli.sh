@@ -52,6 +52,29 @@ grep -q 'Dirty occupancy' "$tmp/a.html" || fail "no dirty plot"
 out=$("$bin" analyze --trace "$trace" --cache-size 2g --write-points 1)
 grep -q '^recommendation:' <<<"$out" || fail "table has no recommendation"
 
+# A profile gets a read MRC too: its generated stream, one reference per
+# 4 KiB I/O, exact; zipf makes it a real curve.
+cat > "$tmp/zipf.json" <<'JSON'
+{"name": "zipf-rw", "rw": "randrw", "rwmixread": 70, "bs": "4k", "size": "1g",
+ "random_distribution": "zipf:1.1", "iodepth": 8, "number_ios": 20000}
+JSON
+"$bin" analyze --profile "$tmp/zipf.json" --cache-size 2g --capacity hdd2 --write-points 1 \
+  --format json -o "$tmp/p.json"
+python3 - "$tmp/p.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+s = a["sizing"]
+assert s["read_mrc_method"] == "exact", s.get("read_mrc_method")
+m = s["read_mrc"]
+assert m["references"] == 20000, m["references"]
+assert 0.6 * 20000 < m["read_references"] < 0.8 * 20000, m["read_references"]
+r = [p["read_miss_ratio"] for p in m["points"]]
+assert len(r) > 5 and all(x >= y - 1e-12 for x, y in zip(r, r[1:])), r
+assert r[0] > r[-1] > 0, r
+PY
+out=$("$bin" analyze --profile "$tmp/zipf.json" --cache-size 2g --write-points 1)
+grep -q 'read miss-ratio curve' <<<"$out" || fail "profile table has no read MRC"
+
 # Bad input.
 set +e
 "$bin" analyze --cache-size 2g 2>/dev/null; rc=$?

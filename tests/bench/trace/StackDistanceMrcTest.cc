@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <list>
 #include <random>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -126,6 +128,68 @@ TEST(StackDistanceMrcTest, RequestsSpanningBlocksCountEachBlock) {
   EXPECT_EQ(mrc.unique_blocks(), 3u);
   EXPECT_EQ(mrc.Misses(1), 4u);  // block 1 re-referenced at distance 1 (block 2 since)
   EXPECT_EQ(mrc.Misses(2), 3u);  // distance 1 < 2: hit
+}
+
+// Access and Remove against a list kept in LRU order (the distance is the
+// position in the list), over enough operations for many compactions, which
+// renumber the slots of the remaining keys.
+TEST(LruStackDistanceTest, AccessAndRemoveMatchAnLruListThroughCompactions) {
+  LruStackDistance s;
+  std::list<std::uint64_t> order;  // most recent first
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 80000; ++i) {
+    const std::uint64_t key = rng() % 4 == 0 ? rng() % 5000 : rng() % 300;
+    if (rng() % 10 == 0) {
+      auto it = std::find(order.begin(), order.end(), key);
+      const bool present = it != order.end();
+      if (present) order.erase(it);
+      ASSERT_EQ(s.Remove(key), present) << "op " << i;
+      continue;
+    }
+    auto it = std::find(order.begin(), order.end(), key);
+    std::uint64_t expected = LruStackDistance::kCold;
+    if (it != order.end()) {
+      expected = static_cast<std::uint64_t>(std::distance(order.begin(), it));
+      order.erase(it);
+    }
+    order.push_front(key);
+    ASSERT_EQ(s.Access(key), expected) << "op " << i << " key " << key;
+  }
+  EXPECT_EQ(s.size(), order.size());
+}
+
+// Batches (the prefetching path) give exactly what one record at a time
+// gives, including records longer than a batch of block references and
+// the ops that are ignored.
+TEST(StackDistanceMrcTest, BatchedAddEqualsOneRecordAtATime) {
+  std::mt19937_64 rng(4242);
+  std::vector<TraceRecord> records;
+  for (int i = 0; i < 30000; ++i) {
+    TraceRecord r;
+    const auto kind = rng() % 100;
+    r.op = kind < 60   ? IoOp::kRead
+           : kind < 97 ? IoOp::kWrite
+           : kind < 99 ? IoOp::kFlush
+                       : IoOp::kDiscard;
+    r.offset = (rng() % 4 == 0 ? rng() % 20000 : rng() % 500) * 4096 + rng() % 2 * 512;
+    r.length = static_cast<std::uint32_t>((rng() % 50 == 0 ? 1 + rng() % 300 : 1) * 4096);
+    records.push_back(r);
+  }
+  StackDistanceMrc one(4096);
+  for (const TraceRecord& r : records) one.Add(r);
+  StackDistanceMrc batched(4096);
+  for (std::size_t i = 0; i < records.size();) {
+    const std::size_t n = std::min<std::size_t>(1 + rng() % 300, records.size() - i);
+    batched.Add(std::span<const TraceRecord>(records.data() + i, n));
+    i += n;
+  }
+  EXPECT_EQ(batched.references(), one.references());
+  EXPECT_EQ(batched.read_references(), one.read_references());
+  EXPECT_EQ(batched.unique_blocks(), one.unique_blocks());
+  for (std::uint64_t size : {1, 10, 100, 499, 500, 501, 1000, 5000, 20000, 30000}) {
+    EXPECT_EQ(batched.Misses(size), one.Misses(size)) << size;
+    EXPECT_EQ(batched.ReadMisses(size), one.ReadMisses(size)) << size;
+  }
 }
 
 TEST(MissRatioCurveTest, EvenSizes) {
