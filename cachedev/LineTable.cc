@@ -7,11 +7,10 @@ namespace tierlab {
 
 LineTable::LineTable(std::uint32_t capacity) : capacity_(capacity), words_(capacity, 0) {
   assert(capacity <= kMaxSlots);
-  int bits = 0;
-  while ((std::uint64_t{1} << bits) < std::max<std::uint64_t>(1, capacity / 4)) ++bits;
-  if (bits == 0) bits = 1;  // a shift by 64 is undefined; two buckets minimum
-  shift_ = 64 - bits;
-  heads_.assign(std::size_t{1} << bits, kLink);
+  // Load factor 2 (short chains) while the 16-byte budget allows the extra
+  // byte: below 4 Mi lines LRU links are at most 23 bits each.
+  const std::size_t per_head = capacity < kSparseHeadsFrom ? 2 : 4;
+  heads_.assign(std::max<std::size_t>(1, (std::size_t{capacity} + per_head - 1) / per_head), kLink);
   // Free list in ascending slot order, so a fresh cache fills slots 0, 1, 2...
   // and sequential fills land in adjacent slots (coalescable I/O).
   for (std::uint32_t s = capacity; s-- > 0;) {

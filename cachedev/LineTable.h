@@ -4,9 +4,15 @@
 //
 // Per slot one packed 64-bit word: volume line (32 bits), hash-chain link
 // (28 bits), state (2 bits) and dirty (1 bit). The index is a chained hash
-// table whose bucket heads (uint32) number a power of two >= capacity / 4, so
-// the table costs 9-10 bytes per line; the replacement policy adds its own
-// share (8 for LRU/FIFO). Valid and dirty are whole-line (see docs/CACHE.md).
+// table of uint32 bucket heads, ceil(capacity / 2) of them below 4 Mi lines
+// and ceil(capacity / 4) from 4 Mi lines (the bucket is picked by
+// multiply-shift range reduction, so any count works). So the table costs 10
+// bytes per line, 9 from 4 Mi lines; with LRU or FIFO links (2 x
+// bit_width(capacity + 1) bits, SlotLists.h) a line costs at most 16 bytes up
+// to 2^27 - 2 lines. A hit in a full table reads the head and about two words
+// (load factor 2), three from 4 Mi lines. The arrays are on huge pages when
+// large (HugePageAllocator.h). Valid and dirty are whole-line (see
+// docs/CACHE.md).
 //
 // Limits: volume lines < 2^32 - 1, slots < 2^28 - 1 (CacheTarget::Create
 // checks both and suggests a larger line).
@@ -23,6 +29,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "policies/HugePageAllocator.h"
 #include "policies/ReplacementPolicy.h"
 
 namespace tierlab {
@@ -32,6 +39,8 @@ class LineTable {
   static constexpr Slot kNone = UINT32_MAX;
   static constexpr std::uint64_t kMaxKey = 0xFFFFFFFEull;
   static constexpr std::uint64_t kMaxSlots = (1ull << 28) - 2;
+  // From this capacity on, one bucket head per 4 slots instead of per 2.
+  static constexpr std::uint32_t kSparseHeadsFrom = 1u << 22;
   enum class State : std::uint8_t { kFree = 0, kReserved = 1, kResident = 2 };
 
   explicit LineTable(std::uint32_t capacity);
@@ -78,8 +87,10 @@ class LineTable {
   static constexpr std::uint64_t kDirtyBit = 1ull << 62;
 
   std::uint32_t Bucket(std::uint64_t key) const {
-    // Fibonacci hashing: line numbers are dense and sequential.
-    return static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+    // Fibonacci hashing (line numbers are dense and sequential), then the
+    // high bits scaled to [0, buckets): (h * buckets) >> 64.
+    const std::uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(h) * heads_.size()) >> 64);
   }
   std::uint32_t Link(Slot s) const {
     return static_cast<std::uint32_t>((words_[s] >> kLinkShift) & kLink);
@@ -94,9 +105,8 @@ class LineTable {
   }
 
   std::uint32_t capacity_;
-  int shift_;
-  std::vector<std::uint64_t> words_;
-  std::vector<std::uint32_t> heads_;
+  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> words_;
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> heads_;
   std::uint32_t free_head_ = kLink;  // free list threaded through the links
   std::uint32_t resident_ = 0;
   std::uint32_t dirty_ = 0;

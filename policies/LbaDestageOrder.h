@@ -12,12 +12,13 @@
 // contiguous write.
 //
 // OldestDirtyNs() stays exact: a DirtyAgeQueue keeps dirty-since order beside
-// the sorted set. Memory: one std::set node plus one hash entry per dirty line.
-
-#include <set>
+// the sorted set. The sorted set is a sparse bitmap (SortedLineSet.h): lines
+// must be < 2^32, as the cache target's are. Memory: ~1/8 byte per line of the
+// dirty range plus the age queue's entry and hash slot per dirty line.
 
 #include "policies/DestageOrder.h"
 #include "policies/DirtyAgeQueue.h"
+#include "policies/SortedLineSet.h"
 
 namespace tierlab {
 
@@ -27,13 +28,13 @@ class LbaDestageOrder final : public DestageOrder {
   void Remove(std::uint64_t line) override;
   void Next(std::size_t max_lines, std::vector<std::uint64_t>* out) override;
   std::int64_t OldestDirtyNs() const override { return ages_.Empty() ? -1 : ages_.FrontNs(); }
-  std::size_t Size() const override { return sorted_.size(); }
+  std::size_t Size() const override { return sorted_.Size(); }
   std::string Name() const override { return "lba"; }
 
   std::uint64_t Cursor() const { return cursor_; }
 
  private:
-  std::set<std::uint64_t> sorted_;
+  SortedLineSet sorted_;
   DirtyAgeQueue ages_;
   std::uint64_t cursor_ = 0;  // next sweep starts at the first dirty line >= cursor_
 };

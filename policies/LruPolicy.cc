@@ -2,19 +2,39 @@
 
 namespace tierlab {
 
+void LruPolicy::ApplyTouches() {
+  const std::size_t n = pending_count_;
+  pending_count_ = 0;
+  if (n > 1) {
+    // The slots' own links were prefetched by Touch(); fetch their neighbours'
+    // too before the first move needs them.
+    for (std::size_t i = 0; i < n; ++i) {
+      const Slot s = pending_[i];
+      if (!list_.Linked(s)) continue;
+      const Slot p = list_.Prev(s);
+      const Slot q = list_.Next(s);
+      if (p != SlotLists::kNil) list_.Prefetch(p);
+      if (q != SlotLists::kNil) list_.Prefetch(q);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const Slot s = pending_[i];
+    if (list_.Linked(s)) list_.MoveToBack(0, 0, s);
+  }
+}
+
 void LruPolicy::Insert(Slot s, LineKey) {
+  if (pending_count_ != 0) ApplyTouches();
   list_.PushBack(0, s);
 }
 
-void LruPolicy::Touch(Slot s) {
-  if (list_.Linked(s)) list_.MoveToBack(0, 0, s);
-}
-
 void LruPolicy::Remove(Slot s) {
+  if (pending_count_ != 0) ApplyTouches();
   if (list_.Linked(s)) list_.Unlink(0, s);
 }
 
 std::optional<Slot> LruPolicy::Evict(EvictFilter filter) {
+  if (pending_count_ != 0) ApplyTouches();
   std::size_t rejected = 0;
   for (Slot s = list_.Front(0); s != SlotLists::kNil; s = list_.Next(s)) {
     if (filter(s)) {

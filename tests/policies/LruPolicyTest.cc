@@ -108,11 +108,29 @@ TEST(LruPolicyTest, SearchGivesUpAfterScanLimitRejections) {
   EXPECT_EQ(p.Evict(EvictFilter{&AboveLimit, nullptr}), std::optional<Slot>(kEvictScanLimit));
 }
 
-TEST(LruPolicyTest, MemoryIsAboutEightBytesPerSlot) {
+TEST(LruPolicyTest, MemoryIsTwoPackedLinksPerSlot) {
+  // 2^16 slots + 1 sentinel: links of 17 bits, 4.25 bytes per slot.
   LruPolicy p(1 << 16);
   const double per_slot = static_cast<double>(p.MemoryBytes()) / (1 << 16);
-  EXPECT_GE(per_slot, 8.0);
-  EXPECT_LT(per_slot, 8.1);
+  EXPECT_GE(per_slot, 4.25);
+  EXPECT_LT(per_slot, 4.3);
+}
+
+TEST(LruPolicyTest, BatchedTouchesAreAppliedBeforeEveryOtherOperation) {
+  // Touches recorded but not yet applied must still decide the next victim,
+  // in the order they happened, across a partial and a full batch.
+  for (std::size_t touches : {std::size_t{8}, LruPolicy::kTouchBatch + 8}) {
+    LruPolicy p(LruPolicy::kBatchMinCapacity);  // large enough to batch
+    for (Slot s = 0; s < 64; ++s) p.Insert(s, s);
+    for (std::size_t i = 0; i < touches; ++i) p.Touch(static_cast<Slot>(i % 8));
+    // Slots 0..7 were touched (the batch is partial, then full plus 8),
+    // so 8 is now the least recently used.
+    EXPECT_EQ(p.Evict(), Slot{8});
+    p.Touch(9);
+    p.Remove(10);  // applies the touch of 9 first
+    EXPECT_EQ(p.Evict(), Slot{11});
+    EXPECT_EQ(p.Size(), 61u);
+  }
 }
 
 }  // namespace
