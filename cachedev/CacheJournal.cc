@@ -18,7 +18,9 @@ namespace {
 constexpr char kSbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'S', 'B', '1'};
 constexpr char kCpMagic[8] = {'T', 'L', 'V', 'O', 'L', 'C', 'P', '1'};
 constexpr char kJbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'J', 'B', '1'};
-constexpr std::uint32_t kVersion = 1;
+// 2: per-sector data checksums (16-byte journal records, a crc array in the
+// checkpoint).
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint64_t kMiB = 1 << 20;
 
 std::uint64_t RoundUp(std::uint64_t v, std::uint64_t a) {
@@ -99,16 +101,45 @@ bool WriteAt(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
   return true;
 }
 
+// One journal record applied to a line map and its checksums (replay,
+// commit, final state): "not dirty" forgets the slot's checksums.
+void ApplyRecord(std::uint32_t slot, std::uint32_t line, std::uint32_t sector, std::uint32_t crc,
+                 std::uint64_t spl, std::vector<std::uint32_t>& dirty,
+                 std::vector<std::uint32_t>& crcs) {
+  dirty[slot] = line;
+  if (line == kNotDirty) {
+    std::fill_n(crcs.begin() + static_cast<std::ptrdiff_t>(slot * spl), spl, kNoCrc);
+  } else if (sector != kNoSector && sector < spl) {
+    crcs[slot * spl + sector] = crc;
+  }
+}
+
+// Checkpoint flags (header offset 64): written by a clean close.
+constexpr std::uint64_t kCheckpointClean = 1;
+
+// Checkpoint body: u32 line per slot, then u32 crc per slot and sector.
+std::uint64_t CrcArrayOffset(const MetadataGeometry& g) {
+  return MetadataGeometry::kBlock + g.slots * 4;
+}
+
 void EncodeCheckpoint(std::byte* p, const MetadataGeometry& g, const VolumeUuid& uuid,
                       std::uint64_t generation, std::uint64_t next_seq,
-                      const std::vector<std::uint32_t>& dirty) {
+                      const std::vector<std::uint32_t>& dirty,
+                      const std::vector<std::uint32_t>& crc, bool clean = false) {
   std::fill(p, p + g.checkpoint_bytes, std::byte{0});
   std::memcpy(p, kCpMagic, 8);
   std::uint64_t n_dirty = 0;
+  const std::uint64_t spl = g.sectors_per_line();
+  const std::uint64_t crc_off = CrcArrayOffset(g);
   for (std::uint64_t s = 0; s < g.slots; ++s) {
     const std::uint32_t v = s < dirty.size() ? dirty[s] : kNotDirty;
     n_dirty += v != kNotDirty;
     Put<std::uint32_t>(p, MetadataGeometry::kBlock + s * 4, v);
+    for (std::uint64_t k = 0; k < spl; ++k) {
+      const std::uint64_t i = s * spl + k;
+      const std::uint32_t c = v != kNotDirty && i < crc.size() ? crc[i] : kNoCrc;
+      Put<std::uint32_t>(p, crc_off + i * 4, c);
+    }
   }
   Put<std::uint32_t>(p, 12, kVersion);
   std::memcpy(p + 16, uuid.data(), 16);
@@ -116,10 +147,12 @@ void EncodeCheckpoint(std::byte* p, const MetadataGeometry& g, const VolumeUuid&
   Put<std::uint64_t>(p, 40, next_seq);
   Put<std::uint64_t>(p, 48, g.slots);
   Put<std::uint64_t>(p, 56, n_dirty);
+  Put<std::uint64_t>(p, 64, clean ? kCheckpointClean : 0);  // flags
   Put<std::uint32_t>(p, kCrcOff, CrcSkipping(p, g.checkpoint_bytes, kCrcOff));
 }
 
 struct CheckpointView {
+  bool clean = false;
   bool valid = false;
   bool present = false;  // the magic is there (a torn or corrupt copy, not an unused one)
   std::uint64_t generation = 0;
@@ -139,19 +172,20 @@ CheckpointView DecodeCheckpoint(const std::byte* p, const MetadataGeometry& g,
   v.valid = true;
   v.generation = Get<std::uint64_t>(p, 32);
   v.next_seq = Get<std::uint64_t>(p, 40);
+  v.clean = (Get<std::uint64_t>(p, 64) & kCheckpointClean) != 0;
   return v;
 }
 
 // Journal block: header as above with count = records, a = seq, b = generation.
 void EncodeBlock(std::byte* p, const VolumeUuid& uuid, std::uint64_t seq, std::uint64_t generation,
-                 const std::uint32_t* recs, std::size_t n) {
+                 const void* recs, std::size_t n) {
   std::memset(p, 0, MetadataGeometry::kBlock);
   std::memcpy(p, kJbMagic, 8);
   Put<std::uint32_t>(p, 12, static_cast<std::uint32_t>(n));
   std::memcpy(p + 16, uuid.data(), 16);
   Put<std::uint64_t>(p, 32, seq);
   Put<std::uint64_t>(p, 40, generation);
-  std::memcpy(p + 64, recs, n * 8);
+  std::memcpy(p + 64, recs, n * MetadataGeometry::kRecordBytes);
   Put<std::uint32_t>(p, kCrcOff, CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff));
 }
 
@@ -207,11 +241,13 @@ VolumeUuid NewUuid() {
 MetadataGeometry MetadataGeometry::For(std::uint64_t line_size, std::uint64_t slots) {
   MetadataGeometry g;
   g.line_size = line_size;
+  g.sector_bytes = std::clamp<std::uint64_t>(line_size, 1, kBlock);
   g.slots = std::max<std::uint64_t>(slots, 1);
   g.checkpoint_offset = kSuperblockBytes;
-  g.checkpoint_bytes = kBlock + RoundUp(g.slots * 4, kBlock);
+  const std::uint64_t body = g.slots * 4 * (1 + g.sectors_per_line());
+  g.checkpoint_bytes = kBlock + RoundUp(body, kBlock);
   // Room for several checkpoints' worth of records between checkpoints.
-  g.journal_bytes = std::clamp<std::uint64_t>(RoundUp(4 * g.slots * 4, kBlock), kMiB, 64 * kMiB);
+  g.journal_bytes = std::clamp<std::uint64_t>(RoundUp(4 * body, kBlock), kMiB, 64 * kMiB);
   g.journal_offset = g.checkpoint_offset + 2 * g.checkpoint_bytes;
   g.reserve = RoundUp(g.journal_offset + g.journal_bytes, kMiB);
   return g;
@@ -240,6 +276,7 @@ Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb) {
   Put<std::uint64_t>(p, 96, sb.origin_bytes);
   Put<std::uint64_t>(p, 104, sb.created_unix);
   Put<std::uint32_t>(p, 112, static_cast<std::uint32_t>(sb.layout_json.size()));
+  Put<std::uint32_t>(p, 116, static_cast<std::uint32_t>(g.sector_bytes));
   std::memcpy(p + MetadataGeometry::kBlock, sb.layout_json.data(), sb.layout_json.size());
   Put<std::uint32_t>(p, 12, CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12));
   Fd fd(OpenMeta(path, O_WRONLY));
@@ -284,8 +321,11 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   sb.origin_bytes = Get<std::uint64_t>(p, 96);
   sb.created_unix = Get<std::uint64_t>(p, 104);
   const std::uint32_t len = Get<std::uint32_t>(p, 112);
+  g.sector_bytes = Get<std::uint32_t>(p, 116);
   const MetadataGeometry want = MetadataGeometry::For(g.line_size, g.slots);
-  if (want.reserve != g.reserve || want.checkpoint_offset != g.checkpoint_offset ||
+  if (g.line_size == 0 || want.sector_bytes != g.sector_bytes ||
+      g.line_size % g.sector_bytes != 0 || want.reserve != g.reserve ||
+      want.checkpoint_offset != g.checkpoint_offset ||
       want.checkpoint_bytes != g.checkpoint_bytes || want.journal_offset != g.journal_offset ||
       want.journal_bytes != g.journal_bytes ||
       len > MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock) {
@@ -297,10 +337,11 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
 
 Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
                                std::uint64_t generation, std::uint64_t next_seq,
-                               const std::vector<std::uint32_t>& dirty) {
+                               const std::vector<std::uint32_t>& dirty,
+                               const std::vector<std::uint32_t>& crc, bool clean) {
   const MetadataGeometry& g = sb.geo;
   AlignedBuffer b(g.checkpoint_bytes);
-  EncodeCheckpoint(b.data(), g, sb.uuid, generation, next_seq, dirty);
+  EncodeCheckpoint(b.data(), g, sb.uuid, generation, next_seq, dirty, crc, clean);
   Fd fd(OpenMeta(path, O_WRONLY));
   if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
   // The data the checkpoint names must be durable before the checkpoint.
@@ -347,8 +388,11 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
   m.next_seq = v[use].next_seq;
   m.report.checkpoint_generation = m.generation;
   const std::byte* body = cps.data() + use * g.checkpoint_bytes + MetadataGeometry::kBlock;
+  const std::uint64_t spl = g.sectors_per_line();
   m.dirty.resize(g.slots);
   std::memcpy(m.dirty.data(), body, g.slots * 4);
+  m.crc.resize(g.slots * spl);
+  std::memcpy(m.crc.data(), body + g.slots * 4, g.slots * spl * 4);
 
   // Journal replay.
   const std::uint64_t nblocks = g.journal_blocks();
@@ -368,14 +412,18 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
     }
     const std::uint32_t n = Get<std::uint32_t>(p, 12);
     for (std::uint32_t r = 0; r < n; ++r) {
-      const std::uint32_t slot = Get<std::uint32_t>(p, 64 + r * 8);
-      const std::uint32_t line = Get<std::uint32_t>(p, 64 + r * 8 + 4);
-      if (slot >= g.slots) {
+      const std::size_t at = 64 + r * MetadataGeometry::kRecordBytes;
+      const std::uint32_t slot = Get<std::uint32_t>(p, at);
+      const std::uint32_t line = Get<std::uint32_t>(p, at + 4);
+      const std::uint32_t sector = Get<std::uint32_t>(p, at + 8);
+      const std::uint32_t crc = Get<std::uint32_t>(p, at + 12);
+      if (slot >= g.slots || (sector != kNoSector && sector >= spl)) {
         m.report.problems.push_back("journal block " + std::to_string(seq) + ": slot " +
-                                    std::to_string(slot) + " out of range");
+                                    std::to_string(slot) + " or sector " + std::to_string(sector) +
+                                    " out of range");
         continue;
       }
-      m.dirty[slot] = line;
+      ApplyRecord(slot, line, sector, crc, spl, m.dirty, m.crc);
     }
     ++m.report.journal_blocks;
     m.report.journal_records += n;
@@ -403,8 +451,81 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
     }
   }
   m.report.dirty_lines = by_line.size();
+  m.clean = v[use].clean && m.report.journal_blocks == 0;
   m.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
+}
+
+// ---- Data checksums ------------------------------------------------------------
+
+Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
+                                          const std::vector<std::string>& cache_paths, bool adopt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  DataCheckReport rep;
+  const MetadataGeometry& g = m.sb.geo;
+  const std::uint64_t n = cache_paths.size();
+  if (n == 0) return MakeError("no cache device to check", 2);
+  const std::uint64_t spl = g.sectors_per_line();
+  const std::uint64_t slots = std::min<std::uint64_t>(m.dirty.size(), m.crc.size() / spl);
+  // Per device, runs of device-local slots read in chunks of about 1 MiB,
+  // from the first dirty slot of a chunk to its last.
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, kMiB / g.line_size);
+  AlignedBuffer buf(chunk * g.line_size);
+  for (std::uint64_t dev = 0; dev < n; ++dev) {
+    const std::string& path = cache_paths[dev];
+    Fd fd(OpenMeta(path, O_RDONLY));
+    if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+    const std::uint64_t local_slots = (slots + n - 1 - dev) / n;
+    for (std::uint64_t k0 = 0; k0 < local_slots; k0 += chunk) {
+      const std::uint64_t k1 = std::min(local_slots, k0 + chunk);
+      std::uint64_t first = k1, last = k0;
+      for (std::uint64_t k = k0; k < k1; ++k) {
+        if (m.dirty[k * n + dev] == kNotDirty) continue;
+        first = std::min(first, k);
+        last = k;
+      }
+      if (first == k1) continue;
+      const std::uint64_t len = (last - first + 1) * g.line_size;
+      if (!ReadAt(fd.get(), buf.data(), len, g.reserve + first * g.line_size)) {
+        return MakeError(Errno(path, "reading cached data"), kExitIo);
+      }
+      for (std::uint64_t k = first; k <= last; ++k) {
+        const std::uint64_t slot = k * n + dev;
+        if (m.dirty[slot] == kNotDirty) continue;
+        ++rep.lines;
+        const std::byte* line = buf.data() + (k - first) * g.line_size;
+        BadLine bad{slot, m.dirty[slot], 0, 0};
+        for (std::uint64_t sec = 0; sec < spl; ++sec) {
+          const std::uint32_t want = m.crc[slot * spl + sec];
+          if (want == kNoCrc) {
+            ++rep.sectors_unknown;
+            continue;
+          }
+          ++rep.sectors_checked;
+          const std::uint32_t got = Crc32c(0, line + sec * g.sector_bytes, g.sector_bytes);
+          if (got != want) {
+            if (bad.bad_sectors++ == 0) bad.sector = static_cast<std::uint32_t>(sec);
+            ++rep.bad_sectors;
+            if (adopt) {
+              m.crc[slot * spl + sec] = got;
+              ++rep.adopted;
+            }
+          }
+        }
+        if (bad.bad_sectors != 0) rep.bad.push_back(bad);
+      }
+    }
+  }
+  std::sort(rep.bad.begin(), rep.bad.end(),
+            [](const BadLine& a, const BadLine& b) { return a.slot < b.slot; });
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+void DropDirtyLine(RecoveredMetadata& m, std::uint64_t slot) {
+  const std::uint64_t spl = m.sb.geo.sectors_per_line();
+  if (slot >= m.dirty.size() || m.crc.size() < (slot + 1) * spl) return;
+  ApplyRecord(static_cast<std::uint32_t>(slot), kNotDirty, kNoSector, kNoCrc, spl, m.dirty, m.crc);
 }
 
 // ---- CacheJournal --------------------------------------------------------------
@@ -445,8 +566,12 @@ CacheJournal::CacheJournal(CacheTarget& target, RecoveredMetadata m)
       next_seq_(m.next_seq),
       checkpoint_seq_(m.next_seq),
       durable_(std::move(m.dirty)),
+      durable_crc_(std::move(m.crc)),
       touched_(durable_.size(), 0) {
   durable_.resize(sb_.geo.slots, kNotDirty);
+  touched_.resize(sb_.geo.slots, 0);
+  durable_crc_.resize(sb_.geo.slots * sb_.geo.sectors_per_line(), kNoCrc);
+  live_crc_ = durable_crc_;
   for (std::uint32_t v : durable_) durable_dirty_ += v != kNotDirty;
 }
 
@@ -454,12 +579,52 @@ CacheJournal::~CacheJournal() {
   target_.SetMetadataSink(nullptr);
 }
 
-void CacheJournal::Append(Slot slot, std::uint32_t line) {
-  pending_.push_back(Record{slot, line});
+void CacheJournal::Append(Slot slot, std::uint32_t line, std::uint32_t sector, std::uint32_t crc) {
+  pending_.push_back(Record{slot, line, sector, crc});
   touched_[slot] = pending_base_ + pending_.size();
+  const std::uint64_t spl = sb_.geo.sectors_per_line();
+  if (line == kNotDirty) {
+    std::fill_n(live_crc_.begin() + static_cast<std::ptrdiff_t>(slot * spl), spl, kNoCrc);
+  } else if (sector != kNoSector) {
+    live_crc_[slot * spl + sector] = crc;
+  }
+}
+
+bool CacheJournal::VerifyLineData(Slot slot, std::uint64_t offset, const std::byte* data,
+                                  std::uint64_t length) {
+  const std::uint64_t sec = sb_.geo.sector_bytes;
+  const std::uint64_t spl = sb_.geo.sectors_per_line();
+  const std::uint64_t end = offset + length;
+  bool ok = true;
+  for (std::uint64_t k = (offset + sec - 1) / sec; (k + 1) * sec <= end && k < spl; ++k) {
+    const std::uint32_t want = live_crc_[slot * spl + k];
+    if (want == kNoCrc) continue;
+    if (Crc32c(0, data + (k * sec - offset), sec) != want) {
+      ++data_errors_;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+void CacheJournal::OnLineData(Slot slot, std::uint64_t line, std::uint64_t offset,
+                              const std::byte* data, std::uint64_t length) {
+  const std::uint64_t sec = sb_.geo.sector_bytes;
+  const std::uint64_t end = offset + length;
+  for (std::uint64_t k = offset / sec; k * sec < end; ++k) {
+    const std::uint64_t b = k * sec;
+    // A sector covered in part: its other bytes are not at hand, so its
+    // checksum is no longer known.
+    std::uint32_t crc = kNoCrc;
+    if (b >= offset && b + sec <= end) crc = Crc32c(0, data + (b - offset), sec);
+    Append(slot, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(k), crc);
+  }
 }
 
 void CacheJournal::OnLineDirty(Slot slot, std::uint64_t line) {
+  // A record of OnLineData for this write maps the slot already.
+  const std::uint64_t t = touched_[slot];
+  if (t > pending_base_ && pending_[t - pending_base_ - 1].line == line) return;
   Append(slot, static_cast<std::uint32_t>(line));
 }
 
@@ -541,9 +706,9 @@ void CacheJournal::WriteJournal() {
   for (std::uint64_t b = 0; b < blocks; ++b) {
     const std::size_t first = b * per;
     const std::size_t n = std::min<std::size_t>(per, batch_n_ - first);
-    static_assert(sizeof(Record) == 8);
+    static_assert(sizeof(Record) == MetadataGeometry::kRecordBytes);
     EncodeBlock(buf_.data() + b * MetadataGeometry::kBlock, sb_.uuid, next_seq_ + b, generation_,
-                reinterpret_cast<const std::uint32_t*>(pending_.data() + first), n);
+                pending_.data() + first, n);
   }
   // Blocks sit at seq % nblocks: one write, or two where the ring wraps.
   const std::uint64_t pos = next_seq_ % nblocks;
@@ -570,10 +735,14 @@ void CacheJournal::WriteJournal() {
 void CacheJournal::WriteCheckpointAsync() {
   batch_is_checkpoint_ = true;
   std::vector<std::uint32_t> image = durable_;
-  for (std::size_t i = 0; i < batch_n_; ++i) image[pending_[i].slot] = pending_[i].line;
+  std::vector<std::uint32_t> crcs = durable_crc_;
   const MetadataGeometry& g = sb_.geo;
+  for (std::size_t i = 0; i < batch_n_; ++i) {
+    const Record& r = pending_[i];
+    ApplyRecord(r.slot, r.line, r.sector, r.crc, g.sectors_per_line(), image, crcs);
+  }
   if (buf_.size() < g.checkpoint_bytes) buf_ = AlignedBuffer(g.checkpoint_bytes);
-  EncodeCheckpoint(buf_.data(), g, sb_.uuid, generation_ + 1, next_seq_, image);
+  EncodeCheckpoint(buf_.data(), g, sb_.uuid, generation_ + 1, next_seq_, image, crcs);
   batch_pending_ = 2;
   IoRequest r;
   r.op = IoOp::kWrite;
@@ -597,10 +766,11 @@ void CacheJournal::FinishCommit(Status st) {
   if (st == Status::kOk && batch_n_ > 0) {
     for (std::size_t i = 0; i < batch_n_; ++i) {
       const Record& r = pending_[i];
-      std::uint32_t& d = durable_[r.slot];
+      const std::uint32_t d = durable_[r.slot];
       if (d != kNotDirty) --durable_dirty_;
       if (r.line != kNotDirty) ++durable_dirty_;
-      d = r.line;
+      ApplyRecord(r.slot, r.line, r.sector, r.crc, sb_.geo.sectors_per_line(), durable_,
+                  durable_crc_);
       freed = freed || r.line == kNotDirty;
     }
     if (batch_is_checkpoint_) {
@@ -630,6 +800,15 @@ std::vector<std::uint32_t> CacheJournal::FinalState() const {
   std::vector<std::uint32_t> s = durable_;
   for (const Record& r : pending_) s[r.slot] = r.line;
   return s;
+}
+
+std::vector<std::uint32_t> CacheJournal::FinalCrcs() const {
+  std::vector<std::uint32_t> s = durable_;
+  std::vector<std::uint32_t> c = durable_crc_;
+  for (const Record& r : pending_) {
+    ApplyRecord(r.slot, r.line, r.sector, r.crc, sb_.geo.sectors_per_line(), s, c);
+  }
+  return c;
 }
 
 }  // namespace tierlab

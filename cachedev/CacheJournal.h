@@ -14,10 +14,20 @@
 //   checkpoint A, B         two copies (copy-on-write, alternating): header
 //                           (magic "TLVOLCP1", crc, uuid, generation, first
 //                           journal seq) + one u32 per slot: the volume line
-//                           it holds dirty, or 0xFFFFFFFF
+//                           it holds dirty, or 0xFFFFFFFF; then one u32 per
+//                           slot and 4 KiB sector: the crc32c of the data the
+//                           sector must hold, or 0xFFFFFFFF (not known)
 //   journal ring            4 KiB blocks (magic "TLVOLJB1", crc, uuid, seq,
-//                           generation, up to 504 records of {u32 slot,
-//                           u32 line or 0xFFFFFFFF for "not dirty"})
+//                           generation, up to 252 records of {u32 slot,
+//                           u32 line or 0xFFFFFFFF for "not dirty", u32
+//                           sector or 0xFFFFFFFF, u32 data crc32c})
+//
+// Data checksums: every write-back write that completes records the crc32c
+// of each 4 KiB sector of the line it covers whole (OnLineData), in the same
+// commit as the line turning dirty. Recovery and `tierlab check` re-read the
+// dirty lines and compare (VerifyDirtyData), so a write lost or torn below
+// the cache is reported, never served as the line's data. The checksums live
+// in the journal's own arrays and on disk, not in the cache's line table.
 //
 // Recovery: the valid checkpoint with the highest generation, then journal
 // blocks seq = its first seq, +1, ... while each is valid (crc, uuid, seq,
@@ -58,14 +68,21 @@ Expected<VolumeUuid> ParseUuid(const std::string& s);
 VolumeUuid NewUuid();  // random (getrandom)
 
 inline constexpr std::uint32_t kNotDirty = 0xFFFFFFFFu;
+// A sector whose checksum is not known (written partially, or never since the
+// line turned dirty). A real crc equal to it is recorded as not known: that
+// sector is then not verified (a 2^-32 chance per sector write).
+inline constexpr std::uint32_t kNoCrc = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kNoSector = 0xFFFFFFFFu;
 
 // Where things live in the metadata area.
 struct MetadataGeometry {
   static constexpr std::uint64_t kBlock = 4096;
   static constexpr std::uint64_t kSuperblockBytes = 64 * 1024;
-  static constexpr std::uint64_t kRecordsPerBlock = (kBlock - 64) / 8;
+  static constexpr std::uint64_t kRecordBytes = 16;
+  static constexpr std::uint64_t kRecordsPerBlock = (kBlock - 64) / kRecordBytes;
 
   std::uint64_t line_size = 0;
+  std::uint64_t sector_bytes = 0;       // checksum granularity: min(line, 4 KiB)
   std::uint64_t slots = 0;              // checkpoint entries (>= the cache's capacity)
   std::uint64_t checkpoint_offset = 0;  // copy A; copy B follows
   std::uint64_t checkpoint_bytes = 0;   // per copy
@@ -76,6 +93,7 @@ struct MetadataGeometry {
   // A geometry for up to `slots` lines of `line_size` bytes.
   static MetadataGeometry For(std::uint64_t line_size, std::uint64_t slots);
   std::uint64_t journal_blocks() const { return journal_bytes / kBlock; }
+  std::uint64_t sectors_per_line() const { return line_size / sector_bytes; }
 };
 
 struct Superblock {
@@ -97,6 +115,7 @@ struct RecoveryReport {
   std::uint64_t journal_records = 0;
   std::uint64_t dirty_lines = 0;
   double seconds = 0;
+  double data_check_seconds = 0;      // re-reading dirty lines against their checksums
   std::vector<std::string> problems;  // inconsistencies found (empty: clean)
   std::vector<std::string> notes;     // crash leftovers recovery handled (torn copy)
 };
@@ -104,26 +123,72 @@ struct RecoveryReport {
 // The durable state as recovered from a cache device.
 struct RecoveredMetadata {
   Superblock sb;
+  // Written by a clean close (flushed, nothing in flight) and no journal
+  // since: every dirty sector must match its checksum. After a crash a
+  // sector may hold a write acknowledged after the last flush, which the
+  // journal never saw (see VerifyDirtyData).
+  bool clean = false;
   std::uint64_t generation = 0;      // of the checkpoint replay started from
   std::uint64_t next_seq = 0;        // first journal seq not replayed
   std::vector<std::uint32_t> dirty;  // per slot: volume line, or kNotDirty
+  // Per slot and sector (slot * sectors_per_line + sector): the crc32c of the
+  // data a dirty line's sector must hold, or kNoCrc.
+  std::vector<std::uint32_t> crc;
   RecoveryReport report;
+};
+
+// A dirty line whose data on the cache device does not match its checksum.
+struct BadLine {
+  std::uint64_t slot = 0;
+  std::uint32_t line = 0;
+  std::uint32_t sector = 0;  // the first bad sector
+  std::uint32_t bad_sectors = 0;
+};
+
+struct DataCheckReport {
+  std::uint64_t lines = 0;            // dirty lines read
+  std::uint64_t sectors_checked = 0;  // with a known checksum
+  std::uint64_t sectors_unknown = 0;  // without one (partial writes)
+  std::uint64_t bad_sectors = 0;
+  std::uint64_t adopted = 0;  // bad sectors given their current data's checksum
+  std::vector<BadLine> bad;
+  double seconds = 0;
 };
 
 // Synchronous I/O on a path (pread/pwrite + fdatasync), for create, open,
 // close and the offline commands. Errors name the path.
 Expected<Superblock> ReadSuperblock(const std::string& path);
 Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb);
-// Writes checkpoint `generation` (to copy generation % 2) with `dirty` and
-// first journal seq `next_seq`, after an fdatasync of the file (data first).
+// Writes checkpoint `generation` (to copy generation % 2) with `dirty`, the
+// data checksums `crc` (empty: none known) and first journal seq `next_seq`,
+// after an fdatasync of the file (data first). `clean`: the data on the
+// devices matches the checksums exactly (a clean close).
 Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
                                std::uint64_t generation, std::uint64_t next_seq,
-                               const std::vector<std::uint32_t>& dirty);
+                               const std::vector<std::uint32_t>& dirty,
+                               const std::vector<std::uint32_t>& crc, bool clean = false);
 // Superblock, checkpoints, journal replay. `volume_lines` bounds the line
 // numbers (0: unchecked). Problems (bad checksum of the newest checkpoint,
 // out-of-range or duplicate lines) go to report.problems; only an unreadable
 // superblock or no valid checkpoint is an error.
 Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines);
+// Reads the data of every dirty line in `m` from the cache devices
+// (`cache_paths`, in device order: slot s lives on device s % n at
+// reserve + (s / n) * line_size) and compares each sector that has a
+// checksum. Errors only for unreadable devices.
+//
+// What a mismatch means depends on m.clean. After a clean close it is a
+// write lost or torn on the cache device. After a crash it may also be a
+// write acknowledged after the last flush, which overwrote the sector in
+// place and whose checksum was never committed: the contract allows it, and
+// without a write-ahead record per write the two cannot be told apart. With
+// `adopt`, mismatching sectors take their current data's checksum in `m`
+// (recovery after a crash does this, so the running volume keeps checking).
+Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
+                                          const std::vector<std::string>& cache_paths,
+                                          bool adopt = false);
+// Forgets the dirty line in `slot` of `m` (its checksums too).
+void DropDirtyLine(RecoveredMetadata& m, std::uint64_t slot);
 
 class CacheJournal final : public CacheMetadataSink {
  public:
@@ -133,7 +198,11 @@ class CacheJournal final : public CacheMetadataSink {
   static Expected<std::unique_ptr<CacheJournal>> Attach(CacheTarget& target, RecoveredMetadata m);
   ~CacheJournal() override;
 
+  void OnLineData(Slot slot, std::uint64_t line, std::uint64_t offset, const std::byte* data,
+                  std::uint64_t length) override;
   void OnLineDirty(Slot slot, std::uint64_t line) override;
+  bool VerifyLineData(Slot slot, std::uint64_t offset, const std::byte* data,
+                      std::uint64_t length) override;
   void OnLineClean(Slot slot, std::uint64_t line) override;
   void OnLineInvalidated(Slot slot, std::uint64_t line) override;
   bool SlotReusable(Slot slot) const override;
@@ -143,6 +212,8 @@ class CacheJournal final : public CacheMetadataSink {
   // checkpoint may write once the cache devices are flushed and no request
   // is in flight (CloseVolume).
   std::vector<std::uint32_t> FinalState() const;
+  // The data checksums that go with FinalState().
+  std::vector<std::uint32_t> FinalCrcs() const;
   const Superblock& superblock() const { return sb_; }
   std::uint64_t generation() const { return generation_; }
   std::uint64_t next_seq() const { return next_seq_; }
@@ -150,15 +221,20 @@ class CacheJournal final : public CacheMetadataSink {
   std::uint64_t commits() const { return commits_; }
   std::uint64_t checkpoints() const { return checkpoints_; }
   std::uint64_t journal_bytes_written() const { return journal_bytes_written_; }
+  // Sectors that failed VerifyLineData (lost or torn writes seen live).
+  std::uint64_t data_errors() const { return data_errors_; }
 
  private:
   struct Record {
     std::uint32_t slot;
-    std::uint32_t line;  // kNotDirty: the slot holds no dirty line
+    std::uint32_t line;    // kNotDirty: the slot holds no dirty line (forgets its crcs)
+    std::uint32_t sector;  // kNoSector: a mapping only
+    std::uint32_t crc;     // of the sector's data, or kNoCrc
   };
 
   CacheJournal(CacheTarget& target, RecoveredMetadata m);
-  void Append(Slot slot, std::uint32_t line);
+  void Append(Slot slot, std::uint32_t line, std::uint32_t sector = kNoSector,
+              std::uint32_t crc = kNoCrc);
   void ScheduleBackgroundCommit();
   void StartCommit();
   void OnDevicesFlushed(Status st);
@@ -172,9 +248,11 @@ class CacheJournal final : public CacheMetadataSink {
   Superblock sb_;
   std::uint64_t generation_;
   std::uint64_t next_seq_;
-  std::uint64_t checkpoint_seq_;        // first seq of the current generation
-  std::vector<std::uint32_t> durable_;  // per slot
-  std::vector<std::uint64_t> touched_;  // per slot: index+1 of its latest record
+  std::uint64_t checkpoint_seq_;            // first seq of the current generation
+  std::vector<std::uint32_t> durable_;      // per slot
+  std::vector<std::uint32_t> durable_crc_;  // per slot and sector
+  std::vector<std::uint32_t> live_crc_;     // the same with every record applied
+  std::vector<std::uint64_t> touched_;      // per slot: index+1 of its latest record
   std::vector<Record> pending_;
   std::uint64_t pending_base_ = 0;  // global index of pending_[0]
   std::uint64_t durable_dirty_ = 0;
@@ -195,6 +273,7 @@ class CacheJournal final : public CacheMetadataSink {
   std::uint64_t commits_ = 0;
   std::uint64_t checkpoints_ = 0;
   std::uint64_t journal_bytes_written_ = 0;
+  std::uint64_t data_errors_ = 0;
 };
 
 }  // namespace tierlab

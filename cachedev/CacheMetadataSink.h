@@ -17,6 +17,7 @@
 // callbacks must not call back into the target synchronously (except
 // OnMetadataCommitted from a completion).
 
+#include <cstddef>
 #include <cstdint>
 
 #include "policies/ReplacementPolicy.h"
@@ -30,6 +31,21 @@ class CacheMetadataSink {
   // Volume line `line` in `slot` turned dirty: a write-back write of it
   // completed on the cache device and is about to be acknowledged.
   virtual void OnLineDirty(Slot slot, std::uint64_t line) = 0;
+  // A write-back write of volume line `line` in `slot` completed on the cache
+  // device: `data` is the `length` bytes it wrote at `offset` within the line
+  // (valid during the call only). Called just before OnLineDirty (or, for a
+  // line dirty already, instead of it), so the sink can record checksums of
+  // the data the slot must hold (CacheJournal.h). Not called without data.
+  virtual void OnLineData(Slot /*slot*/, std::uint64_t /*line*/, std::uint64_t /*offset*/,
+                          const std::byte* /*data*/, std::uint64_t /*length*/) {}
+  // Whether `length` bytes read at `offset` within the dirty line in `slot`
+  // match what the sink recorded through OnLineData (sectors it has no
+  // checksum for pass). False: the cache device lost or tore a write; the
+  // target fails the read (or the destage) rather than pass the data on.
+  virtual bool VerifyLineData(Slot /*slot*/, std::uint64_t /*offset*/, const std::byte* /*data*/,
+                              std::uint64_t /*length*/) {
+    return true;
+  }
   // The dirty line in `slot` was destaged: the origin holds it (flushed).
   virtual void OnLineClean(Slot slot, std::uint64_t line) = 0;
   // The dirty line in `slot` was dropped (discard, write error).

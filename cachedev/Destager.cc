@@ -129,7 +129,20 @@ void CacheTarget::OnDestageSub(DestageOp* d, Status st) {
   if (d->status != Status::kOk) {
     DestageDone(d, d->status);
   } else if (d->phase == 0) {
-    DestageWriteOrigin(d);
+    // Data that fails the sink's checksum (a write lost or torn below the
+    // cache) must not reach the origin as the line's content: the destage
+    // fails and the lines stay dirty.
+    bool intact = true;
+    for (std::size_t k = 0; k < d->lines.size() && intact && sink_ != nullptr && with_data_; ++k) {
+      if (d->slots[k] == LineTable::kNone) continue;
+      intact = sink_->VerifyLineData(d->slots[k], 0, d->buf.data() + k * line_size_,
+                                     LineEnd(d->lines[k]) - LineStart(d->lines[k]));
+    }
+    if (intact) {
+      DestageWriteOrigin(d);
+    } else {
+      DestageDone(d, Status::kIoError);
+    }
   } else if (d->ops > 0 && cfg_.destage_flush) {
     DestageFlushOrigin(d);
   } else {

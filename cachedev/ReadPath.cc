@@ -91,6 +91,18 @@ void CacheTarget::ReadLocked(Op* op) {
 }
 
 void CacheTarget::OnReadHit(Op* op, std::uint32_t i, std::uint32_t j, Status st) {
+  // Dirty data against the checksums the sink recorded when it was written:
+  // a write lost or torn below the cache fails the read, as a read error
+  // would, instead of being served (CacheMetadataSink::VerifyLineData).
+  for (std::uint32_t k = i; k < j && st == Status::kOk && sink_ != nullptr; ++k) {
+    const LinePlan& p = op->plan[k];
+    if (op->req.data == nullptr || !table_.Dirty(p.slot)) continue;
+    const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
+    const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
+    if (!sink_->VerifyLineData(p.slot, b - LineStart(p.line), UserPtr(op, b), e - b)) {
+      st = Status::kIoError;
+    }
+  }
   if (st != Status::kOk) {
     ++stats_.cache_read_errors;
     bool dirty = false;

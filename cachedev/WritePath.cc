@@ -298,10 +298,25 @@ void CacheTarget::WriteIoDone(Op* op) {
 void CacheTarget::WriteCommit(Op* op) {
   const bool keeps_dirty = KeepsDirtyLines(op->mode);
   const bool origin_failed = !keeps_dirty && op->status != Status::kOk;
+  // The data each line now holds, for the sink's checksums.
+  auto line_data = [this, op](const LinePlan& p) {
+    if (sink_ == nullptr || op->req.data == nullptr) return;
+    if (p.buf != kNoBuf) {
+      sink_->OnLineData(p.slot, p.line, 0, op->bufs[p.buf].data(),
+                        LineEnd(p.line) - LineStart(p.line));
+      return;
+    }
+    const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
+    const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
+    sink_->OnLineData(p.slot, p.line, b - LineStart(p.line), UserPtr(op, b), e - b);
+  };
   for (LinePlan& p : op->plan) {
     if (p.kind == LineKind::kHit) {
       if (keeps_dirty) {
-        if (!p.failed) MarkDirty(p.slot);  // failed dirty lines stay dirty
+        if (!p.failed) {  // failed dirty lines stay dirty
+          line_data(p);
+          MarkDirty(p.slot);
+        }
         policy_->Touch(p.slot);
       } else if (p.failed || origin_failed) {
         // The cache copy may differ from the origin now: drop it.
@@ -317,7 +332,10 @@ void CacheTarget::WriteCommit(Op* op) {
       table_.Insert(p.slot, p.line);
       policy_->Insert(p.slot, p.line);
       ++stats_.write_inserts;
-      if (keeps_dirty) MarkDirty(p.slot);
+      if (keeps_dirty) {
+        line_data(p);
+        MarkDirty(p.slot);
+      }
     }
   }
   if (op->counted_in_flight) --wb_writes_in_flight_;

@@ -93,10 +93,13 @@ int Serve(const ServeArgs& a) {
     const RecoveryReport& rr = opened->recovery();
     std::fprintf(stderr,
                  "tierlab: volume %s: recovered %llu dirty lines (checkpoint %llu, %llu journal "
-                 "blocks) in %.3f s\n",
+                 "blocks) in %.3f s, their data checked against its checksums in %.3f s\n",
                  name.c_str(), static_cast<unsigned long long>(rr.dirty_lines),
                  static_cast<unsigned long long>(rr.checkpoint_generation),
-                 static_cast<unsigned long long>(rr.journal_blocks), rr.seconds);
+                 static_cast<unsigned long long>(rr.journal_blocks), rr.seconds,
+                 rr.data_check_seconds);
+    for (const auto& n : rr.notes)
+      std::fprintf(stderr, "tierlab: volume %s: %s\n", name.c_str(), n.c_str());
   } else {
     auto layout = LoadLayout(a.target);
     if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);

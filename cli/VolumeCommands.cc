@@ -276,6 +276,7 @@ int CheckCmd(const std::string& v, bool repair) {
     }
   }
   std::optional<RecoveredMetadata> meta;
+  std::vector<BadLine> bad_data;
   if (!info->cache_paths.empty()) {
     auto m = ReadVolumeMetadata(*info);
     if (!m.ok()) {
@@ -306,6 +307,8 @@ int CheckCmd(const std::string& v, bool repair) {
                   static_cast<unsigned long long>(r.journal_blocks),
                   static_cast<unsigned long long>(r.journal_records));
       std::printf("dirty       %llu lines\n", static_cast<unsigned long long>(r.dirty_lines));
+      std::printf("shutdown    %s\n", m->clean ? "clean (data must match its checksums)"
+                                               : "not clean (a crash, or served now)");
       for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
       for (const auto& p : r.problems) problems.push_back(p);
       // Line map against the devices: every dirty slot inside its device.
@@ -317,6 +320,39 @@ int CheckCmd(const std::string& v, bool repair) {
         if (end > FileSize(dev) && fs::is_regular_file(dev)) {
           problems.push_back("slot " + std::to_string(s) + " lies beyond the end of " + dev);
         }
+      }
+      // Dirty data against its checksums: a lost or torn write on a cache
+      // device (the origin never saw that data: repair cannot bring it back).
+      auto data = VerifyDirtyData(*m, info->cache_paths);
+      if (!data.ok()) {
+        problems.push_back(data.error().message);
+      } else {
+        std::printf(
+            "data        %llu dirty lines read, %llu sectors checked, %llu without a "
+            "checksum, %zu bad\n",
+            static_cast<unsigned long long>(data->lines),
+            static_cast<unsigned long long>(data->sectors_checked),
+            static_cast<unsigned long long>(data->sectors_unknown), data->bad.size());
+        const std::uint64_t ls = m->sb.geo.line_size;
+        for (const BadLine& b : data->bad) {
+          const std::string what =
+              "line " + std::to_string(b.line) + " (volume offset " +
+              std::to_string(std::uint64_t{b.line} * ls) + ", slot " + std::to_string(b.slot) +
+              "): " + std::to_string(b.bad_sectors) +
+              " sector(s) differ from their data checksum, first at line offset " +
+              std::to_string(std::uint64_t{b.sector} * m->sb.geo.sector_bytes);
+          if (m->clean) {
+            problems.push_back(what + " (a lost or torn write on the cache device)");
+          } else {
+            // After a crash: possibly a write acknowledged after the last
+            // flush (allowed), possibly a lost or torn one; no way to tell.
+            std::printf(
+                "warning: %s (after a crash: written after the last flush, or lost or "
+                "torn)\n",
+                what.c_str());
+          }
+        }
+        if (m->clean) bad_data = std::move(data->bad);
       }
       meta = std::move(m.value());
     }
@@ -342,14 +378,34 @@ int CheckCmd(const std::string& v, bool repair) {
       }
       seen[l] = true;
     }
+    // Dirty lines whose data fails its checksum: the cache device does not
+    // hold what was acknowledged, and the origin holds an older version.
+    // Dropping them serves that older version from now on; the loss is
+    // reported line by line and the exit status stays 1.
+    for (const BadLine& b : bad_data) {
+      if (meta->dirty[b.slot] == kNotDirty) continue;
+      const std::uint64_t ls = meta->sb.geo.line_size;
+      std::printf(
+          "LOST: line %u (volume bytes %llu-%llu): its dirty data failed the checksum; "
+          "dropped, the origin's older copy is served from now on\n",
+          b.line, static_cast<unsigned long long>(std::uint64_t{b.line} * ls),
+          static_cast<unsigned long long>((std::uint64_t{b.line} + 1) * ls - 1));
+      DropDirtyLine(*meta, b.slot);
+      ++dropped;
+    }
     auto w = WriteCheckpoint(info->cache_paths[0], meta->sb, meta->generation + 1, meta->next_seq,
-                             meta->dirty);
+                             meta->dirty, meta->crc, meta->clean);
     if (!w.ok()) return Fail(w.error().message, kExitIo);
     std::printf("repaired: wrote checkpoint generation %llu, dropped %llu inconsistent entries\n",
                 static_cast<unsigned long long>(meta->generation + 1),
                 static_cast<unsigned long long>(dropped));
     auto again = ReadVolumeMetadata(*info);
     if (again.ok() && again->report.problems.empty()) {
+      if (!bad_data.empty()) {
+        std::printf("volume %s: repaired, %zu dirty line(s) lost\n", info->name.c_str(),
+                    bad_data.size());
+        return 1;
+      }
       std::printf("volume %s: repaired\n", info->name.c_str());
       return kExitOk;
     }

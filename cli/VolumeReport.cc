@@ -50,7 +50,8 @@ void WriteServeStatus(const std::string& path, const OpenedVolume& v, const std:
                     {"commits", jn->commits()},
                     {"checkpoints", jn->checkpoints()},
                     {"durable_dirty_lines", jn->durable_dirty()},
-                    {"bytes_written", jn->journal_bytes_written()}};
+                    {"bytes_written", jn->journal_bytes_written()},
+                    {"data_checksum_errors", jn->data_errors()}};
   }
   const std::string tmp = path + ".tmp";
   {

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -237,7 +237,8 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
     const std::vector<std::uint32_t> empty(geo.slots, kNotDirty);
     // Both copies valid and empty (gen 0 and 1): nothing stale on a reused device.
     for (std::uint64_t gen = 0; gen < 2; ++gen) {
-      if (auto r = WriteCheckpoint(info.cache_paths[0], sb, gen, 1, empty); !r.ok()) {
+      if (auto r = WriteCheckpoint(info.cache_paths[0], sb, gen, 1, empty, {}, /*clean=*/true);
+          !r.ok()) {
         return r.error();
       }
     }
@@ -302,10 +303,12 @@ Status OpenedVolume::Close() {
   if (closed_) return Status::kOk;
   closed_ = true;
   std::vector<std::uint32_t> state;
+  std::vector<std::uint32_t> crcs;
   std::optional<Superblock> sb;
   std::uint64_t gen = 0, seq = 0;
   if (journal_) {
     state = journal_->FinalState();
+    crcs = journal_->FinalCrcs();
     sb = journal_->superblock();
     gen = journal_->generation() + 1;
     seq = journal_->next_seq();
@@ -319,7 +322,8 @@ Status OpenedVolume::Close() {
     for (const auto& p : info_.cache_paths) {
       if (!SyncPath(p).ok()) st = Status::kIoError;
     }
-    if (st == Status::kOk && !WriteCheckpoint(info_.cache_paths[0], *sb, gen, seq, state).ok()) {
+    if (st == Status::kOk &&
+        !WriteCheckpoint(info_.cache_paths[0], *sb, gen, seq, state, crcs, /*clean=*/true).ok()) {
       st = Status::kIoError;
     }
   }
@@ -350,10 +354,33 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
                            m->report.problems.front() + "); run tierlab check",
                        1);
     }
+    // The data of every dirty line against its checksums: a write lost or
+    // torn below the cache must not be served as the line's data.
+    // After a crash a mismatch may be a write acknowledged after the last
+    // flush (CacheJournal.h): its current checksum is adopted, with a note.
+    auto data = VerifyDirtyData(*m, info.cache_paths, /*adopt=*/!m->clean);
+    if (!data.ok()) return data.error();
+    m->report.data_check_seconds = data->seconds;
+    if (data->adopted > 0) {
+      m->report.notes.push_back(std::to_string(data->adopted) +
+                                " dirty sector(s) differ from their committed checksum after a "
+                                "crash (written after the last flush, or lost or torn): kept");
+    }
+    if (m->clean && !data->bad.empty()) {
+      const BadLine& b = data->bad.front();
+      return MakeError("volume " + info.name + ": " + std::to_string(data->bad.size()) +
+                           " dirty line(s) fail their data checksum (first: line " +
+                           std::to_string(b.line) + " at volume offset " +
+                           std::to_string(std::uint64_t{b.line} * m->sb.geo.line_size) + ", slot " +
+                           std::to_string(b.slot) +
+                           "): a lost or torn write on the cache device; run tierlab check",
+                       1);
+    }
     // A new generation: journal blocks of a torn commit are never replayed
     // after blocks written from now on.
     ++m->generation;
-    if (auto r = WriteCheckpoint(info.cache_paths[0], m->sb, m->generation, m->next_seq, m->dirty);
+    if (auto r = WriteCheckpoint(info.cache_paths[0], m->sb, m->generation, m->next_seq, m->dirty,
+                                 m->crc);
         !r.ok()) {
       return r.error();
     }

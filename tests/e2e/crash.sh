@@ -7,19 +7,31 @@
 # (lib/crash_client.py). Then the volume is flushed, checked and destroyed.
 #
 # CI: 15 iterations. TIERLAB_LONG=1: 1000 (TIERLAB_CRASH_ITERATIONS overrides).
+#
+# usage: crash.sh [one|two]   layout: one cache device (default), or the
+# cache spread over two (crash_two_caches.sh).
 source "$(dirname "$0")/lib/serve.bash"
 need python3
+
+layout="${1:-${TIERLAB_CRASH_LAYOUT:-one}}"
 
 iters="${TIERLAB_CRASH_ITERATIONS:-}"
 if [[ -z "$iters" ]]; then
   if [[ "${TIERLAB_LONG:-0}" == 1 ]]; then iters=1000; else iters=15; fi
 fi
 seed="${TIERLAB_CRASH_SEED:-$RANDOM}"
-echo "iterations=$iters seed=$seed"
+echo "layout=$layout iterations=$iters seed=$seed"
 
-write_layout "$WORK/layout.json" crash
+case "$layout" in
+  one) write_layout "$WORK/layout.json" crash ;;
+  two) write_layout_two_caches "$WORK/layout.json" crash ;;
+  *) fail "unknown layout $layout (one, two)" ;;
+esac
 "$TIERLAB_BIN" create "$WORK/layout.json" --name crash --dir "$WORK/vol" >/dev/null ||
   fail "create"
+if [[ "$layout" == two ]]; then
+  [[ -f "$WORK/vol/cache1.img" ]] || fail "create: no second cache device"
+fi
 python3 "$(dirname "$0")/lib/crash_client.py" "$TIERLAB_BIN" "$WORK/vol" "$iters" "$seed" ||
   fail "crash client (seed $seed)"
 

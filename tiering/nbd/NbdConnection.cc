@@ -120,6 +120,7 @@ NbdConnection::~NbdConnection() {
   // Whatever is still on the device completes into an orphan that frees itself.
   for (Op* op : ops_) op->conn = nullptr;
   ops_.clear();
+  for (Op* op : free_ops_) delete op;
 }
 
 bool NbdConnection::Start() {
@@ -406,7 +407,14 @@ bool NbdConnection::HandleRequest(const RequestHeader& h) {
     QueueReply(0, h.cookie, nullptr, 0);
     return true;
   }
-  Op* op = new Op;
+  Op* op;
+  if (!free_ops_.empty()) {
+    op = free_ops_.back();
+    free_ops_.pop_back();
+    *op = Op{};
+  } else {
+    op = new Op;
+  }
   op->conn = this;
   op->hdr = h;
   op->index = ops_.size();
@@ -544,7 +552,12 @@ void NbdConnection::ReleaseOp(Op* op) {
   ops_[op->index] = last;
   last->index = op->index;
   ops_.pop_back();
-  delete op;
+  // Kept for the next request: the steady state allocates no Op.
+  if (free_ops_.size() < kMaxInFlight) {
+    free_ops_.push_back(op);
+  } else {
+    delete op;
+  }
 }
 
 void NbdConnection::ScheduleFlush() {

@@ -169,7 +169,8 @@ class NbdConnection {
   bool want_write_ = false;
   std::uint32_t interest_ = 0;
 
-  std::vector<Op*> ops_;  // every live op, for orphaning
+  std::vector<Op*> ops_;       // every live op, for orphaning
+  std::vector<Op*> free_ops_;  // released ops, reused (at most kMaxInFlight)
   std::size_t in_flight_ = 0;
   std::size_t buffered_bytes_ = 0;
   NbdConnectionStats stats_;

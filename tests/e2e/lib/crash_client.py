@@ -246,6 +246,8 @@ def main():
             for b in bad[:10]:
                 print("block %d: got %r, allowed versions %r (zeros allowed: %r)" % b)
             raise SystemExit("iteration %d: %d blocks hold data that must not be there" % (it, len(bad)))
+        if (it + 1) % 100 == 0:
+            print("progress: %d iterations, %d writes, %.0f s" % (it + 1, m.version, time.time() - t0), flush=True)
     print(
         "crash iterations: %d, write batches: %d, writes: %d, %.1f s, no lost or foreign data"
         % (iterations, total_batches, m.version, time.time() - t0)

@@ -49,6 +49,22 @@ write_layout() {  # PATH [NAME]
 JSON
 }
 
+# The same cache spread over two cache devices (slot s on device s mod 2;
+# device 1 holds a copy of the superblock).
+write_layout_two_caches() {  # PATH [NAME]
+  cat >"$1" <<JSON
+{
+  "name": "${2:-e2e}",
+  "tiers": [
+    {"name": "cache", "preset": "ssd-hk4e", "count": 2, "capacity": "8m"},
+    {"name": "capacity", "preset": "hdd-7200", "count": 1, "capacity": "64m"}
+  ],
+  "cache": {"tier": "cache", "write": "writeback", "line_size": "4k", "capacity": "8m",
+            "high_watermark": 20, "low_watermark": 10}
+}
+JSON
+}
+
 # start_serve SOCKET ARGS...: runs `tierlab serve ARGS --nbd unix:SOCKET` in
 # the background and waits for the socket. Sets SERVE_PID.
 start_serve() {
