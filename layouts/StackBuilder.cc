@@ -141,6 +141,15 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     // fastest first (layout order).
     auto cfg = ParseTieringJson(l.tiering, l.source);
     if (!cfg.ok()) return cfg.error();
+    // The tiered volume is the layout's size, so fixed provisioning places
+    // only the extents the volume has (the tiers keep the rest free for
+    // migration); a size that does not fit is reported below as usual.
+    std::vector<TierGeometry> geometry;
+    for (const auto& s : capacity_stacks) geometry.push_back({s->Size(), s->BlockSize()});
+    if (l.size != 0 && cfg->config.volume_size == 0 &&
+        l.size <= TierVolumeSize(cfg->config, geometry)) {
+      cfg->config.volume_size = l.size;
+    }
     auto tt = TierTarget::Create(engine, "tiers", std::move(capacity_stacks), cfg->config);
     if (!tt.ok()) return MakeError(l.source + ": tiering." + tt.error().message);
     v.tier_target_ = tt->get();

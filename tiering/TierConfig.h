@@ -90,8 +90,10 @@ struct TierConfig {
   // Extents colder than this are not promoted.
   double min_promote_heat = 1.0;
   // Writes during a copy make the written chunks copy again; after this many
-  // extra rounds the migration gives up and the extent stays where it is.
-  std::uint32_t max_recopy_rounds = 8;
+  // extra rounds the move holds new writes to the extent until it has
+  // switched (at most one more round of copying), so an extent that is
+  // written all the time still moves. 0 = hold from the first re-copy.
+  std::uint32_t max_recopy_rounds = 4;
 };
 
 // What validation needs to know about each tier (its child stack).

@@ -28,6 +28,9 @@ struct TierTarget::Migration {
   bool cancelled = false;       // the extent was discarded
   bool failed = false;          // a copy I/O failed
   bool waiting_writes = false;  // clean round, waiting for writes in flight
+  bool holding = false;         // final round: new writes to the extent wait in `held`
+  Nanos started = 0;
+  std::vector<Parked> held;  // writes/discards held by the final round, in order
 };
 
 struct TierTarget::ChunkOp {
@@ -153,19 +156,37 @@ void TierTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     for (auto& t : tiers_) t->Submit(req, [this, r](Status st) { PieceDone(r, st); });
     return;
   }
-  Dispatch(req, std::move(done));
+  Dispatch(req, std::move(done), kNotHeld);
 }
 
-void TierTarget::Dispatch(const IoRequest& req, IoCallback done) {
+void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_since) {
   const std::uint64_t first = req.offset / extent_size_;
   const std::uint64_t last = (req.end() - 1) / extent_size_;
+  const Nanos since = held_since == kNotHeld ? engine().Now() : held_since;
+  if (req.op != IoOp::kRead && !migrating_.empty()) {
+    // A move in its final round holds new writes to its extent until the
+    // map switches (bounded by one round's copy: see RoundEnd).
+    for (std::uint64_t e = first; e <= last; ++e) {
+      auto it = migrating_.find(e);
+      if (it != migrating_.end() && it->second->holding) {
+        it->second->held.push_back({req, std::move(done), since});
+        return;
+      }
+    }
+  }
   if (req.op == IoOp::kWrite) {
     if (req.data != nullptr) move_data_ = true;
     switch (EnsureMapped(first, last)) {
       case AllocResult::kOk: break;
-      case AllocResult::kWait: parked_.push_back({req, std::move(done)}); return;
+      case AllocResult::kWait: parked_.push_back({req, std::move(done), since}); return;
       case AllocResult::kNoSpace: FinishAsync(std::move(done), Status::kNoSpace); return;
     }
+  }
+  if (held_since != kNotHeld) {
+    const Nanos waited = engine().Now() - held_since;
+    ++counters_.held_ops;
+    counters_.held_ns += waited;
+    counters_.max_held_ns = std::max(counters_.max_held_ns, waited);
   }
   NoteActivity();
   Request* r = requests_.Acquire();
@@ -325,7 +346,7 @@ void TierTarget::RetryParked() {
   while (!retry.empty()) {
     Parked p = std::move(retry.front());
     retry.pop_front();
-    Dispatch(p.req, std::move(p.done));
+    Dispatch(p.req, std::move(p.done), p.since);
   }
 }
 
@@ -465,8 +486,14 @@ std::uint32_t TierTarget::Plan() {
                       if (pin_[e] == kNoPin) by_tier[p->tier].push_back({heat_.Score(e), e});
                     }
                   });
+  // Slots per tier after the moves planned so far; a tier's room is what is
+  // neither used nor reserved for its pinned extents not yet written.
   std::vector<std::uint64_t> used(n);
   for (std::size_t t = 0; t < n; ++t) used[t] = free_[t].used();
+  auto room = [&](std::size_t t) {
+    const std::uint64_t taken = used[t] + pin_reserve_[t];
+    return taken >= free_[t].slots() ? 0 : free_[t].slots() - taken;
+  };
   const double min_score = config_.min_promote_heat * heat_.ScoreScale(engine().Now());
   const double factor = 1.0 + config_.promote_hysteresis;
   std::uint32_t planned = 0;
@@ -479,18 +506,31 @@ std::uint32_t TierTarget::Plan() {
     const auto allowed = static_cast<std::uint64_t>(
         std::floor(config_.fill_threshold * static_cast<double>(free_[i].slots())));
     std::size_t fi = 0, si = 0;
-    // Rotation: a tier above its fill threshold sends its coldest extents down.
-    while (used[i] > allowed && fi < fast.size() && planned < budget) {
+    // Rotation: a tier above its fill threshold sends its coldest extents
+    // down, as far as the tier below has room, so that new extents find
+    // room. Once every extent is mapped (fixed provisioning, or a thin volume
+    // written everywhere) no write needs a new slot and rotation would only
+    // cost copies: a full fast tier then stays full and swaps below change
+    // what is on it. Rotation takes at most half the budget so a pass also
+    // promotes what is hot.
+    const std::uint32_t rotate_budget = std::max<std::uint32_t>(1, budget / 2);
+    while (unmapped_unpinned_ > 0 && used[i] > allowed && fi < fast.size() &&
+           planned < rotate_budget && room(i + 1) > 0) {
       queue_.push_back({fast[fi++].second, i, i + 1});
       --used[i];
       ++used[i + 1];
       ++planned;
     }
-    // Promotion into free room, then by displacing colder extents.
+    // Promotion into free room below the threshold, then by swaps: the
+    // hottest extent below displaces the coldest above if hotter by the
+    // hysteresis. A swap is two moves through the spare slots (the
+    // promotion's source slot makes room for the demotion, or the other way
+    // round), so it needs no free room on either tier; PumpMigrations starts
+    // whichever half finds a slot first.
     while (si < slow.size() && planned < budget) {
       const auto [hot_score, hot] = slow[si];
       if (hot_score <= 0 || hot_score < min_score) break;
-      if (used[i] < allowed) {
+      if (used[i] < allowed && room(i) > 0) {
         queue_.push_back({hot, i + 1, i});
         ++used[i];
         --used[i + 1];
@@ -501,8 +541,8 @@ std::uint32_t TierTarget::Plan() {
       if (fi >= fast.size() || planned + 2 > budget) break;
       const auto [cold_score, cold] = fast[fi];
       if (!(hot_score > cold_score * factor)) break;
-      queue_.push_back({cold, i, i + 1});  // demote first: it makes the room
       queue_.push_back({hot, i + 1, i});
+      queue_.push_back({cold, i, i + 1});
       ++fi;
       ++si;
       planned += 2;
@@ -528,6 +568,7 @@ TierTarget::StartResult TierTarget::StartMove(const Move& mv) {
   if (chunks_per_extent_ % 64 != 0) m->todo.back() = (1ull << (chunks_per_extent_ % 64)) - 1;
   m->redirty.assign(words, 0);
   if (active_.empty()) busy_since_ = engine().Now();
+  m->started = engine().Now();
   migrating_[mv.extent] = m.get();
   active_.push_back(std::move(m));
   return StartResult::kStarted;
@@ -636,9 +677,13 @@ void TierTarget::RoundEnd(Migration* m) {
     return;
   }
   if (AnyBit(m->redirty)) {
-    if (++m->rounds > config_.max_recopy_rounds) {
-      Retire(m, false);
-      return;
+    // An extent written faster than a round copies never comes clean: after
+    // max_recopy_rounds the move holds new writes to it (Dispatch parks them
+    // on the move), so the next rounds only see the writes already in flight
+    // and the move converges; the held writes go to the new place.
+    if (++m->rounds >= config_.max_recopy_rounds && !m->holding) {
+      m->holding = true;
+      ++counters_.held_rounds;
     }
     ++counters_.recopy_rounds;
     m->todo.swap(m->redirty);
@@ -654,12 +699,15 @@ void TierTarget::RoundEnd(Migration* m) {
 }
 
 void TierTarget::Retire(Migration* m, bool switched) {
-  const Migration done = *m;
+  std::vector<Parked> held = std::move(m->held);
+  const Migration done = std::move(*m);
   if (!done.cancelled) migrating_.erase(done.extent);
   auto it =
       std::find_if(active_.begin(), active_.end(), [m](const auto& p) { return p.get() == m; });
   active_.erase(it);  // m is gone from here on
   if (active_.empty()) counters_.migration_busy_ns += engine().Now() - busy_since_;
+  const Nanos took = engine().Now() - done.started;
+  counters_.max_move_ns = std::max(counters_.max_move_ns, took);
   if (switched) {
     map_.Set(done.extent, {done.to, done.dst});
     --usage_[done.from].extents;
@@ -673,11 +721,14 @@ void TierTarget::Retire(Migration* m, bool switched) {
       counters_.demoted_bytes += extent_size_;
     }
     DeferFree(done.from, done.src);  // in-flight reads may still use the source
-    return;
+  } else {
+    ++counters_.migrations_abandoned;
+    if (done.cancelled) DeferFree(done.from, done.src);
+    DeferFree(done.to, done.dst);
   }
-  ++counters_.migrations_abandoned;
-  if (done.cancelled) DeferFree(done.from, done.src);
-  DeferFree(done.to, done.dst);
+  // Held writes now go wherever the extent lives (or allocate it anew if a
+  // discard unmapped it), in their arrival order.
+  for (Parked& p : held) Dispatch(p.req, std::move(p.done), p.since);
 }
 
 void TierTarget::MarkDirty(std::uint64_t e, std::uint64_t offset, std::uint64_t length) {

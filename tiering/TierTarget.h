@@ -26,8 +26,12 @@
 //   - Writes during a copy go to the source and mark the chunks they touch;
 //     when a copy round ends, marked chunks are copied again (re-copy), and
 //     the map switches only after a round that saw no write and with no
-//     write to the extent in flight. After max_recopy_rounds the move is
-//     abandoned and the extent stays put.
+//     write to the extent in flight. An extent written faster than a round
+//     copies would never come clean: after max_recopy_rounds rounds the move
+//     holds new writes to the extent (they wait inside the target, in
+//     order) until the rounds for the writes already in flight are done and
+//     the map has switched; then they go to the new place. A hold lasts at
+//     most one round, i.e. at most one extent copy (TierStats::held_*).
 //   - A discard of a whole extent under copy unmaps it and abandons the move.
 //   - A freed slot (source after a switch, or a discarded extent) is reused
 //     only after every request submitted before the free has completed
@@ -38,8 +42,9 @@
 //
 // Ownership: owns its tiers (the child stacks). Threading: the engine's
 // thread. Failure: a child error fails the request that hit it (EIO passes
-// up); a failed copy abandons the move. Writes that find no free slot fail
-// with kNoSpace, which valid configs only see transiently and wait out. The
+// up); a failed copy abandons the move (held writes are then released to
+// the source). Writes that find no free slot fail with kNoSpace, which
+// valid configs only see transiently and wait out (parked). The
 // map is in memory only: after a restart a volume starts empty (no
 // persistent metadata yet).
 
@@ -80,10 +85,20 @@ struct TierStats {
   std::uint64_t promotions = 0, promoted_bytes = 0;  // moved to a faster tier
   std::uint64_t demotions = 0, demoted_bytes = 0;    // moved to a slower tier
   std::uint64_t recopy_rounds = 0;                   // extra rounds caused by writes during a copy
-  std::uint64_t migrations_abandoned = 0;            // discarded, failed, or written too often
-  std::uint64_t migration_errors = 0;                // copy I/Os that failed
+  std::uint64_t migrations_abandoned = 0;            // discarded or failed
+  // Moves whose final round held new writes (the extent was written faster
+  // than a round copies it, max_recopy_rounds times in a row).
+  std::uint64_t held_rounds = 0;
+  std::uint64_t migration_errors = 0;  // copy I/Os that failed
   std::uint64_t migration_passes = 0;
-  Nanos migration_busy_ns = 0;      // time with at least one move in progress
+  Nanos migration_busy_ns = 0;  // time with at least one move in progress
+  Nanos max_move_ns = 0;        // longest single move, start to switch (or abandon)
+  // Foreground requests that waited inside the target before reaching a
+  // tier: writes held by a move's final round, and writes parked until a
+  // slot came free. Every other request goes straight to its tier.
+  std::uint64_t held_ops = 0;
+  Nanos held_ns = 0;                // total wait
+  Nanos max_held_ns = 0;            // longest wait
   std::uint64_t map_intervals = 0;  // runs of consecutive slots in the extent map
   std::array<std::uint64_t, ExtentHeat::kBuckets> heat_histogram{};  // see ExtentHeat
 
@@ -143,9 +158,11 @@ class TierTarget final : public BlockDevice {
   struct Parked {
     IoRequest req;
     IoCallback done;
+    Nanos since;  // when the request first had to wait
   };
   enum class AllocResult { kOk, kWait, kNoSpace };
   static constexpr std::uint8_t kNoPin = 0xFF;
+  static constexpr Nanos kNotHeld = -1;
   // Modelled cost of a request that touches only unmapped extents (a map
   // lookup and a zero fill), as a thin volume's metadata hit.
   static constexpr Nanos kUnmappedLatency = 2 * kMicro;
@@ -154,7 +171,9 @@ class TierTarget final : public BlockDevice {
              const TierConfig& config, const std::vector<TierGeometry>& geometry);
 
   // Foreground path.
-  void Dispatch(const IoRequest& req, IoCallback done);
+  // `held_since`: kNotHeld for a new request, else when it was first parked
+  // or held (for the held_* stats).
+  void Dispatch(const IoRequest& req, IoCallback done, Nanos held_since);
   AllocResult EnsureMapped(std::uint64_t first, std::uint64_t last);
   void IssueReadWrite(Request* r);
   void IssueDiscard(Request* r);

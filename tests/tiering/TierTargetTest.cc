@@ -1,10 +1,12 @@
 // The tier target: data correctness under constant migration (verification
 // harness), placement, discards, config errors, and a simulated hot/cold
-// workload where migration brings the hot set to the fast tier.
+// workload where migration brings the hot set to the fast tier
+// (TierSimulationTest.cc holds the simulations on device models).
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <vector>
@@ -195,7 +197,9 @@ TEST(TierTargetTest, OptimizeMovesDataForReal) {
 // The verification harness with migrations running all the time: a tiny fast
 // tier, a hair-trigger schedule, no hysteresis, a pass after every few ops.
 // Writes and discards land on extents under copy; nothing may be lost.
-void VerifyUnderMigration(Nanos fast_lat, Nanos slow_lat, std::uint64_t seed) {
+// `recopy_rounds` small makes moves hold writes (their final round) often.
+void VerifyUnderMigration(Nanos fast_lat, Nanos slow_lat, std::uint64_t seed,
+                          std::uint32_t recopy_rounds = 4) {
   SimEngine e;
   TierConfig c;
   c.extent_size = kMiB;
@@ -209,6 +213,7 @@ void VerifyUnderMigration(Nanos fast_lat, Nanos slow_lat, std::uint64_t seed) {
   c.fill_threshold = 0.75;
   c.max_migration_ios = 3;
   c.max_moves_per_pass = 8;
+  c.max_recopy_rounds = recopy_rounds;
   auto t = Make(e, RamTiers(e, 8 * kMiB, 24 * kMiB, fast_lat, slow_lat), c);
   ASSERT_TRUE(t);
   testing::VerifyOptions o;
@@ -228,14 +233,24 @@ void VerifyUnderMigration(Nanos fast_lat, Nanos slow_lat, std::uint64_t seed) {
   const TierStats s = t->tier_stats();
   EXPECT_GT(s.promotions, 15u);
   EXPECT_GT(s.demotions, 15u);
-  if (slow_lat > 0) EXPECT_GT(s.migration_busy_ns, 0);
+  if (slow_lat > 0) {
+    EXPECT_GT(s.migration_busy_ns, 0);
+  }
   EXPECT_GT(s.recopy_rounds, 0u) << "no write ever hit an extent under copy";
+  if (recopy_rounds <= 1) {
+    EXPECT_GT(s.held_rounds, 0u);
+    EXPECT_GT(s.held_ops, 0u) << "no write was held by a final round";
+  }
+  EXPECT_LE(s.max_held_ns, s.max_move_ns);  // a hold never outlasts its move
   EXPECT_FALSE(t->migrating());
   // Once idle, every slot is mapped or free: no move or discard leaked one.
   for (const TierUsage& u : s.tiers) EXPECT_EQ(u.extents + u.free_slots, u.slots);
-  std::printf("[ info ] promotions %llu demotions %llu recopies %llu abandoned %llu\n",
-              (unsigned long long)s.promotions, (unsigned long long)s.demotions,
-              (unsigned long long)s.recopy_rounds, (unsigned long long)s.migrations_abandoned);
+  std::printf(
+      "[ info ] promotions %llu demotions %llu recopies %llu held rounds %llu held writes %llu "
+      "abandoned %llu\n",
+      (unsigned long long)s.promotions, (unsigned long long)s.demotions,
+      (unsigned long long)s.recopy_rounds, (unsigned long long)s.held_rounds,
+      (unsigned long long)s.held_ops, (unsigned long long)s.migrations_abandoned);
 }
 
 TEST(TierTargetTest, VerifyUnderConstantMigrationRam) {
@@ -246,119 +261,93 @@ TEST(TierTargetTest, VerifyUnderConstantMigrationWithLatency) {
   VerifyUnderMigration(5 * kMicro, 40 * kMicro, 12);
 }
 
-// A closed-loop driver: `depth` requests in flight, each finished request
-// replaced by a new one; 4 KiB random reads, `hot_share` of them on the hot
-// extents, the rest uniform over the volume. Timing-only (no buffers).
-struct Driver {
-  SimEngine& e;
-  BlockDevice& dev;
-  std::vector<std::uint64_t> hot;  // extent indexes
-  std::uint64_t extent_size;
-  double hot_share;
-  std::mt19937_64 rng{5};
-  Nanos stop_at = 0;
-  std::uint64_t ops = 0;
-  Nanos lat_sum = 0;
-
-  void Start(std::uint32_t depth, Nanos until) {
-    stop_at = until;
-    for (std::uint32_t i = 0; i < depth; ++i) Issue();
-    e.RunUntil(until);
-    e.Run();  // drain (migrations included)
-  }
-  void Issue() {
-    const std::uint64_t blocks_per_extent = extent_size / 4096;
-    std::uint64_t off;
-    if (std::uniform_real_distribution<double>(0, 1)(rng) < hot_share) {
-      off = hot[rng() % hot.size()] * extent_size + (rng() % blocks_per_extent) * 4096;
-    } else {
-      off = (rng() % (dev.Size() / 4096)) * 4096;
-    }
-    const Nanos t0 = e.Now();
-    dev.Submit(IoRequest{IoOp::kRead, 0, off, 4096, nullptr}, [this, t0](Status st) {
-      EXPECT_EQ(st, Status::kOk);
-      ++ops;
-      lat_sum += e.Now() - t0;
-      if (e.Now() < stop_at) Issue();
-    });
-  }
-  double MeanLatency() const { return ops == 0 ? 0 : static_cast<double>(lat_sum) / ops; }
-};
-
-struct HotColdResult {
-  double fast_share = 0;  // of ops in the measured phase
-  double mean_latency = 0;
-  TierStats stats;
-  DeviceStats fast_dev, slow_dev;
-};
-
-HotColdResult RunHotCold(MigrationSchedule schedule) {
-  constexpr Nanos kFast = 20 * kMicro;
-  constexpr Nanos kSlow = 2 * kMilli;
-  SimEngine e;
-  TierConfig c;
-  c.extent_size = kMiB;
-  c.volume_size = 64 * kMiB;
-  c.placement = TierPlacement::kSlowFirst;
-  c.schedule = schedule;
-  c.continuous_interval = 100 * kMilli;
-  c.heat_half_life = 2 * kSecond;
-  c.max_migration_ios = 2;
-  auto tiers = RamTiers(e, 16 * kMiB, 64 * kMiB, kFast, kSlow);
-  BlockDevice* fast_dev = tiers[0].get();
-  BlockDevice* slow_dev = tiers[1].get();
-  auto t = Make(e, std::move(tiers), c);
-  if (!t) return {};
-  // Write the whole volume once: slow-first puts everything on the slow tier.
-  for (std::uint64_t off = 0; off < t->Size(); off += kMiB) {
-    t->Submit(IoRequest{IoOp::kWrite, 0, off, kMiB, nullptr},
-              [](Status st) { EXPECT_EQ(st, Status::kOk); });
-  }
-  e.Run();
-  std::vector<std::uint64_t> hot;
-  for (std::uint64_t x = 3; hot.size() < 10; x += 5) hot.push_back(x);  // 10 extents, scattered
-  // Warm-up, then the measured phase.
-  Driver warm{e, *t, hot, kMiB, 0.99};
-  warm.Start(8, e.Now() + 5 * kSecond);
-  const TierStats before = t->tier_stats();
-  Driver run{e, *t, hot, kMiB, 0.99};
-  run.rng.seed(9);
-  run.Start(8, e.Now() + 2 * kSecond);
-  HotColdResult r;
-  r.stats = t->tier_stats();
-  const double fast_ops = static_cast<double>(r.stats.tiers[0].read_ops - before.tiers[0].read_ops);
-  const double slow_ops = static_cast<double>(r.stats.tiers[1].read_ops - before.tiers[1].read_ops);
-  r.fast_share = fast_ops / (fast_ops + slow_ops);
-  r.mean_latency = run.MeanLatency();
-  r.fast_dev = fast_dev->stats();
-  r.slow_dev = slow_dev->stats();
-  return r;
+TEST(TierTargetTest, VerifyUnderConstantMigrationHoldingWrites) {
+  VerifyUnderMigration(5 * kMicro, 40 * kMicro, 13, /*recopy_rounds=*/0);
+  VerifyUnderMigration(0, 0, 14, /*recopy_rounds=*/1);
 }
 
-TEST(TierTargetTest, HotSetMigratesToFastTier) {
-  const HotColdResult on = RunHotCold(MigrationSchedule::kContinuous);
-  const HotColdResult off = RunHotCold(MigrationSchedule::kOff);
-  std::printf("[ info ] migration on: fast share %.3f mean %.1f us; off: %.3f, %.1f us\n",
-              on.fast_share, on.mean_latency / 1e3, off.fast_share, off.mean_latency / 1e3);
-  // On: the hot set (99% of reads) lives on the fast tier after warm-up, and
-  // the mean falls to near the fast tier's 20 us (1% of reads still miss to
-  // the slow tier's 2 ms: ~40 us expected).
-  EXPECT_GT(on.fast_share, 0.95);
-  EXPECT_LT(on.mean_latency, 3 * 20e3);
-  EXPECT_GE(on.stats.promotions, 10u);
-  // Off: everything stays on the slow tier.
-  EXPECT_EQ(off.fast_share, 0.0);
-  EXPECT_GT(off.mean_latency, 1.9e6);
-  EXPECT_EQ(off.stats.promotions, 0u);
-  // Migration is real I/O on the children: their byte counters hold exactly
-  // the foreground pieces plus the copies.
-  const TierStats& s = on.stats;
-  const std::uint64_t promoted = s.promoted_bytes, demoted = s.demoted_bytes;
-  EXPECT_EQ(on.slow_dev.read_bytes, s.tiers[1].read_bytes + promoted);
-  EXPECT_EQ(on.fast_dev.write_bytes, s.tiers[0].write_bytes + promoted);
-  EXPECT_EQ(on.fast_dev.read_bytes, s.tiers[0].read_bytes + demoted);
-  EXPECT_EQ(on.slow_dev.write_bytes, s.tiers[1].write_bytes + demoted);
-  EXPECT_EQ(off.slow_dev.read_bytes, off.stats.tiers[1].read_bytes);
+// An extent written all the time never has a clean copy round. It used to be
+// abandoned after max_recopy_rounds (so the hottest extents of a write-heavy
+// workload never moved); now its final round holds new writes, the move
+// completes, and the held writes land on the new tier. The hold is bounded
+// by one round: the writes in flight when it began, then one copy of the
+// chunks they dirtied.
+TEST(TierTargetTest, ConstantlyWrittenExtentStillMovesWithABoundedHold) {
+  constexpr Nanos kFast = 20 * kMicro, kSlow = kMilli;
+  SimEngine e;
+  TierConfig c = Quiet();
+  c.placement = TierPlacement::kSlowFirst;
+  c.min_promote_heat = 0.5;
+  c.migration_io_size = 256 * 1024;  // 4 chunks per extent
+  c.max_migration_ios = 4;
+  c.max_recopy_rounds = 3;
+  std::vector<std::unique_ptr<BlockDevice>> tiers;
+  tiers.push_back(std::make_unique<DelayTarget>(
+      e, "fast", std::make_unique<RamDevice>(e, "fast-ram", 4 * kMiB, 4096),
+      DelayConfig{kFast, kFast, 0}));
+  tiers.push_back(std::make_unique<DelayTarget>(
+      e, "slow", std::make_unique<RamDevice>(e, "slow-ram", 16 * kMiB, 4096),
+      DelayConfig{kSlow, kSlow, 0}));
+  auto t = Make(e, std::move(tiers), c);
+  ASSERT_TRUE(t);
+  constexpr std::uint64_t kExtent = 5;  // on the slow tier (slow-first)
+  constexpr std::uint64_t kBlocks = kMiB / 4096;
+  std::vector<std::byte> init(kMiB, std::byte{0});
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, kExtent * kMiB, kMiB, init.data()), Status::kOk);
+  ASSERT_EQ(t->PlacementAt(kExtent * kMiB)->tier, 1u);
+  // Four writers, each rewriting its own blocks of the extent back to back
+  // with an increasing stamp; the last stamp of every block is remembered.
+  struct Writers {
+    std::vector<std::uint8_t> expect = std::vector<std::uint8_t>(kBlocks, 0);
+    std::vector<std::vector<std::byte>> bufs =
+        std::vector<std::vector<std::byte>>(4, std::vector<std::byte>(4096));
+    std::uint64_t writes = 0;
+    bool stop = false;
+    std::function<void(int, std::uint8_t)> write;
+  } ws;
+  std::vector<std::uint8_t>& expect = ws.expect;
+  std::uint64_t& writes = ws.writes;
+  auto write = [&](int w, std::uint8_t stamp) { ws.write(w, stamp); };
+  ws.write = [&t, &ws](int w, std::uint8_t stamp) {
+    const std::uint64_t block =
+        (ws.writes * 7 + static_cast<std::uint64_t>(w)) % kBlocks / 4 * 4 + w;
+    std::fill(ws.bufs[w].begin(), ws.bufs[w].end(), std::byte{stamp});
+    t->Submit(IoRequest{IoOp::kWrite, 0, kExtent * kMiB + block * 4096, 4096, ws.bufs[w].data()},
+              [p = &ws, w, block, stamp](Status st) {
+                EXPECT_EQ(st, Status::kOk);
+                p->expect[block] = stamp;
+                ++p->writes;
+                if (!p->stop) p->write(w, static_cast<std::uint8_t>(stamp + 1));
+              });
+  };
+  for (int w = 0; w < 4; ++w) write(w, static_cast<std::uint8_t>(1 + 50 * w));
+  e.RunUntil(e.Now() + 5 * kMilli);
+  EXPECT_EQ(t->OptimizeNow(), 1u);
+  e.RunUntil(e.Now() + 200 * kMilli);
+  ws.stop = true;
+  e.Run();
+  EXPECT_EQ(t->PlacementAt(kExtent * kMiB)->tier, 0u);
+  const TierStats s = t->tier_stats();
+  EXPECT_EQ(s.promotions, 1u);
+  EXPECT_EQ(s.migrations_abandoned, 0u);
+  EXPECT_EQ(s.held_rounds, 1u);
+  EXPECT_GT(s.held_ops, 0u);
+  EXPECT_GE(s.recopy_rounds, c.max_recopy_rounds);
+  // Bound: the writes in flight at the hold (one slow write), then one
+  // round copying at most the whole extent (4 chunks, 4 at once: one slow
+  // read + one fast write), then maybe one more round for the chunks those
+  // in-flight writes dirtied after being copied.
+  EXPECT_LE(s.max_held_ns, kSlow + 2 * (kSlow + kFast)) << s.max_held_ns;
+  std::printf("[ info ] %llu writes, %llu held, longest hold %.2f ms, move %.2f ms\n",
+              (unsigned long long)writes, (unsigned long long)s.held_ops, s.max_held_ns / 1e6,
+              s.max_move_ns / 1e6);
+  // No write was lost across the switch: every block holds its last stamp.
+  std::vector<std::byte> back(kMiB);
+  ASSERT_EQ(Io(e, *t, IoOp::kRead, kExtent * kMiB, kMiB, back.data()), Status::kOk);
+  for (std::uint64_t b = 0; b < kBlocks; ++b) {
+    ASSERT_EQ(back[b * 4096], std::byte{expect[b]}) << "block " << b;
+    ASSERT_EQ(back[b * 4096 + 4095], std::byte{expect[b]}) << "block " << b;
+  }
 }
 
 TEST(TierTargetTest, BandwidthBudgetPacesCopies) {
