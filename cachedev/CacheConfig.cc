@@ -77,6 +77,7 @@ std::vector<std::pair<std::string, std::string>> CacheConfig::Describe() const {
       {"write_mode", std::string(ToString(write_mode))},
       {"replacement", replacement},
       {"admission", admission},
+      {"promotion_max_in_flight", n(promotion_max_in_flight)},
       {"high_watermark", n(high_watermark)},
       {"low_watermark", n(low_watermark)},
       {"idle_destage_age_ns", n(idle_destage_age)},

@@ -71,6 +71,13 @@ struct CacheConfig {
   // Admission/promotion spec: always, nhit:N[:WINDOW], seqcutoff[:BYTES],
   // pinned:START-END[,...].
   std::string admission = "always";
+  // Promotion budget (dm-cache's migration throttle): lines whose promotion
+  // write to the cache device may be in flight at once. A read miss admitted
+  // while the budget is used up is served from the origin and not promoted
+  // (CacheStats::promotions_skipped), so a cache device slower than the origin,
+  // or saturated by writes, never builds an unbounded queue of fills in front
+  // of its hits. 0 = unlimited.
+  std::uint32_t promotion_max_in_flight = 64;
 
   // Write-back destage: start when dirty lines reach high_watermark percent of
   // the capacity, stop at low_watermark (dm-writecache defaults).

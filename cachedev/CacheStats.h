@@ -38,9 +38,16 @@ struct CacheStats {
   std::uint64_t write_bypassed = 0;   // requests written (partly) around the cache
   std::uint64_t write_throttled = 0;  // requests that waited for destage
   std::uint64_t write_fills = 0;      // partial-line write misses read-filled from origin
-  Nanos throttled_ns = 0;             // total time requests spent waiting for destage
+  // Time throttled writes waited for space, each counted once: from its first
+  // wait to its admission (however often it was woken and waited again).
+  Nanos throttled_ns = 0;
+  Nanos throttled_max_ns = 0;  // the longest single write's wait
 
-  std::uint64_t promotions = 0;     // lines inserted by read misses
+  std::uint64_t promotions = 0;  // lines inserted by read misses
+  // Admitted read-miss lines served from the origin but not promoted: the
+  // promotion budget (CacheConfig::promotion_max_in_flight) was used up, or
+  // writes were waiting for space.
+  std::uint64_t promotions_skipped = 0;
   std::uint64_t write_inserts = 0;  // lines inserted by writes
   std::uint64_t evictions = 0;
   std::uint64_t invalidations = 0;  // lines dropped by writes, discards, errors

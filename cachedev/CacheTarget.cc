@@ -187,7 +187,7 @@ Slot CacheTarget::AllocSlot() {
   Slot s = table_.AllocFree();
   if (s != LineTable::kNone) return s;
   const std::optional<Slot> victim = policy_->Evict(EvictFilter{&CacheTarget::Evictable, this});
-  if (!victim) return LineTable::kNone;
+  if (!victim) return ReclaimCleaned();
   table_.Remove(*victim);
   ++stats_.evictions;
   return *victim;

@@ -29,6 +29,7 @@
 // Ownership: owns the origin and the cache devices. Threading: the engine's
 // thread only. Time: engine().Now() and engine timers only.
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -81,6 +82,9 @@ class CacheTarget final : public BlockDevice {
   // For tests and reports: residency and dirtiness of a volume line.
   bool IsResident(std::uint64_t line) const { return table_.Find(line) != LineTable::kNone; }
   bool IsDirty(std::uint64_t line) const;
+  // Promotion writes to the cache devices in flight now (never more than
+  // CacheConfig::promotion_max_in_flight when that is set).
+  std::uint32_t promotions_in_flight() const { return promotions_in_flight_; }
 
   // Persistent metadata (CacheMetadataSink.h): `sink` (not owned, may be
   // null; set before the first request) sees every dirty/clean transition,
@@ -186,6 +190,10 @@ class CacheTarget final : public BlockDevice {
   // so the slot is free at once; else it is parked until nobody locks the line.
   void Invalidate(Slot s, bool exclusive);
   void ReapParked();
+  // A slot of a line that destage cleaned, for when the replacement policy
+  // finds no clean victim among its oldest lines (they may all be dirty while
+  // destage cleans lines elsewhere, e.g. in LBA order). Destager.cc.
+  Slot ReclaimCleaned();
 
   // Ops.
   Op* NewOp();
@@ -251,9 +259,21 @@ class CacheTarget final : public BlockDevice {
 
   Op* free_ops_ = nullptr;
   std::vector<std::unique_ptr<Op>> all_ops_;
+  // Writes waiting for space, admitted strictly in arrival order: only the
+  // head replans (throttle_waking_ while its replan is pending), and a new
+  // write that needs a slot queues behind them instead of overtaking.
   Op* throttled_head_ = nullptr;
   Op* throttled_tail_ = nullptr;
   std::size_t throttled_count_ = 0;
+  bool throttle_waking_ = false;
+  std::uint32_t promotions_in_flight_ = 0;
+  // Lines destage cleaned, oldest first (ReclaimCleaned); bounded, entries
+  // checked on use since a line may be dirty again or gone.
+  struct Cleaned {
+    Slot slot;
+    std::uint64_t line;
+  };
+  std::deque<Cleaned> cleaned_;
   std::size_t wb_writes_in_flight_ = 0;  // write-back writes holding new slots
 
   // Destage state.

@@ -9,6 +9,12 @@
 #include "cachedev/CacheTarget.h"
 
 namespace tierlab {
+namespace {
+
+// Recently cleaned lines remembered for ReclaimCleaned (16 bytes each).
+constexpr std::size_t kMaxCleaned = 1 << 16;
+
+}  // namespace
 
 CacheTarget::DestageOp* CacheTarget::NewDestage() {
   DestageOp* d = free_destage_;
@@ -209,6 +215,10 @@ void CacheTarget::DestageDone(DestageOp* d, Status st) {
       table_.SetDirty(s, false);
       order_->Remove(d->lines[k]);
       if (sink_ != nullptr) sink_->OnLineClean(s, d->lines[k]);
+      cleaned_.push_back({s, d->lines[k]});
+      if (cleaned_.size() > std::min<std::size_t>(table_.capacity(), kMaxCleaned)) {
+        cleaned_.pop_front();
+      }
     } else {
       order_->MarkDirty(d->lines[k], now);
     }
@@ -230,6 +240,24 @@ void CacheTarget::DestageDone(DestageOp* d, Status st) {
   if (draining_ && drain_progress_) drain_progress_(table_.dirty() * line_size_);
   WakeThrottled();
   MaybeDestage();
+}
+
+Slot CacheTarget::ReclaimCleaned() {
+  // The replacement policy looks at a bounded number of its oldest lines; in
+  // a cache full of dirty lines those are all dirty while destage cleans
+  // lines elsewhere (LBA order, or lines the policy still finds young), and
+  // throttled writes would wait until destage happened to reach them.
+  while (!cleaned_.empty()) {
+    const Cleaned c = cleaned_.front();
+    cleaned_.pop_front();
+    // Still that line, clean, unlocked and not pinned.
+    if (table_.Find(c.line) != c.slot || !Evictable(this, c.slot)) continue;
+    policy_->Remove(c.slot);
+    table_.Remove(c.slot);
+    ++stats_.evictions;
+    return c.slot;
+  }
+  return LineTable::kNone;
 }
 
 void CacheTarget::ArmIdleTimer() {

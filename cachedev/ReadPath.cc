@@ -145,12 +145,21 @@ void CacheTarget::ReadForegroundDone(Op* op) {
   op->phase = kPhaseFill;
   op->pending = 1;
   if (op->status == Status::kOk) {
+    const std::uint32_t budget = cfg_.promotion_max_in_flight;
     for (std::uint32_t k = 0; k < op->plan.size(); ++k) {
       LinePlan& p = op->plan[k];
       if (p.kind != LineKind::kMiss || !p.admit) continue;
       if (table_.Find(p.line) != LineTable::kNone) continue;  // another reader filled it
+      // Over the budget (the cache device is behind: slower than the origin,
+      // or busy with writes), or writes are waiting for space: the read is
+      // served already, so skip the promotion rather than queue it.
+      if ((budget != 0 && promotions_in_flight_ >= budget) || throttled_count_ > 0) {
+        ++stats_.promotions_skipped;
+        continue;
+      }
       p.slot = AllocSlot();
       if (p.slot == LineTable::kNone) break;  // nothing evictable: skip promotion
+      ++promotions_in_flight_;
       std::byte* data = nullptr;
       if (p.buf != kNoBuf) {
         data = op->bufs[p.buf].data() + (LineStart(p.line) - op->buf_base[p.buf]);
@@ -172,6 +181,7 @@ void CacheTarget::ReadForegroundDone(Op* op) {
 
 void CacheTarget::OnFillDone(Op* op, std::uint32_t k, Status st) {
   const LinePlan& p = op->plan[k];
+  --promotions_in_flight_;
   if (st == Status::kOk && table_.Find(p.line) == LineTable::kNone) {
     table_.Insert(p.slot, p.line);
     policy_->Insert(p.slot, p.line);

@@ -4,6 +4,9 @@
 // line states it planned with cannot change under it. Slots for new lines are
 // all taken before any I/O; if one is missing in write-back, the write gives
 // everything back, unlocks, and waits for destage (throttle), then replans.
+// Waiting writes are admitted in arrival order: only the head of the queue
+// replans when space frees, and a newer write that needs a slot queues behind
+// them, so no write can be overtaken indefinitely.
 
 #include <algorithm>
 #include <cstring>
@@ -84,6 +87,14 @@ bool CacheTarget::PlanWrite(Op* op) {
     }
     new_lines = 0;
   }
+  // A failed destage pauses destage: then nobody waits for it (writes go
+  // around the cache instead), whether they arrive or were already waiting.
+  const bool may_wait = keeps_dirty && !op->no_throttle && !destage_paused_;
+  if (may_wait && new_lines > 0 && !op->throttled && throttled_head_ != nullptr) {
+    // Earlier writes are waiting for space: the space destage frees is theirs.
+    Throttle(op);
+    return false;
+  }
   for (std::size_t k = 0; k < op->plan.size() && new_lines > 0; ++k) {
     LinePlan& p = op->plan[k];
     if (p.kind != LineKind::kNew) continue;
@@ -91,7 +102,7 @@ bool CacheTarget::PlanWrite(Op* op) {
     if (p.slot != LineTable::kNone) continue;
     // Wait only if destage can free a slot: lines are dirty, or will be
     // once the write-back writes in flight commit.
-    if (keeps_dirty && !op->no_throttle && (table_.dirty() > 0 || wb_writes_in_flight_ > 0)) {
+    if (may_wait && (table_.dirty() > 0 || wb_writes_in_flight_ > 0)) {
       // Full of dirty lines: give the slots back and wait for destage.
       for (std::size_t m = 0; m < k; ++m) {
         if (op->plan[m].kind == LineKind::kNew) table_.Release(op->plan[m].slot);
@@ -101,6 +112,23 @@ bool CacheTarget::PlanWrite(Op* op) {
     }
     p.kind = keeps_dirty ? LineKind::kOrigin : LineKind::kSkip;
     p.admit = false;
+  }
+
+  if (op->throttled) {
+    // Admitted: the head of the queue leaves it, its wait is counted once
+    // (first wait to now), and the next waiting write may try.
+    const Nanos waited = engine().Now() - op->throttle_start;
+    stats_.throttled_ns += waited;
+    stats_.throttled_max_ns = std::max(stats_.throttled_max_ns, waited);
+    if (throttled_head_ == op) {
+      throttled_head_ = op->next;
+      if (throttled_head_ == nullptr) throttled_tail_ = nullptr;
+      --throttled_count_;
+      throttle_waking_ = false;
+    }
+    op->next = nullptr;
+    op->throttled = false;
+    WakeThrottled();
   }
 
   bool holds_new = false;
@@ -129,38 +157,38 @@ bool CacheTarget::PlanWrite(Op* op) {
 }
 
 void CacheTarget::Throttle(Op* op) {
-  if (!op->throttled) ++stats_.write_throttled;
-  op->throttled = true;
-  op->throttle_start = engine().Now();
   op->plan.clear();
   locks_.Release(op);
   op->locked = false;
-  op->next = nullptr;
-  if (throttled_tail_ != nullptr) {
-    throttled_tail_->next = op;
+  if (op->throttled) {
+    // The head, woken but still short of space: it keeps its place.
+    throttle_waking_ = false;
   } else {
-    throttled_head_ = op;
+    ++stats_.write_throttled;
+    op->throttled = true;
+    op->throttle_start = engine().Now();
+    op->next = nullptr;
+    if (throttled_tail_ != nullptr) {
+      throttled_tail_->next = op;
+    } else {
+      throttled_head_ = op;
+    }
+    throttled_tail_ = op;
+    ++throttled_count_;
   }
-  throttled_tail_ = op;
-  ++throttled_count_;
   MaybeDestage();
 }
 
 void CacheTarget::WakeThrottled() {
-  if (throttled_head_ == nullptr) return;
+  // One replan at a time, the head's: the others keep their places, so the
+  // queue stays in arrival order and a wake costs one replan, not one per
+  // waiting write.
+  if (throttled_head_ == nullptr || throttle_waking_) return;
+  throttle_waking_ = true;
   Op* op = throttled_head_;
-  throttled_head_ = throttled_tail_ = nullptr;
-  throttled_count_ = 0;
-  const Nanos now = engine().Now();
-  while (op != nullptr) {
-    Op* next = op->next;
-    op->next = nullptr;
-    stats_.throttled_ns += now - op->throttle_start;
-    if (destage_paused_) op->no_throttle = true;
-    // Replan from scratch on a later turn, in arrival order.
-    engine().Post([op] { op->self->Lock(op, true); });
-    op = next;
-  }
+  if (destage_paused_) op->no_throttle = true;
+  // Replan from scratch on a later turn (this may run inside a completion).
+  engine().Post([op] { op->self->Lock(op, true); });
 }
 
 void CacheTarget::WriteFillPhase(Op* op) {

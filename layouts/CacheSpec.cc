@@ -11,7 +11,7 @@ Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view sou
   f.OnlyKeys({"tier", "read", "write", "policy", "promotion", "line_size", "high_watermark",
               "low_watermark", "destage_order", "destage_concurrency", "destage_bandwidth",
               "destage_max_bytes", "destage_flush", "idle_destage_age_ms", "idle_quiet_ms",
-              "capacity"});
+              "capacity", "promotion_concurrency"});
   CacheSpec c;
   CacheConfig& cfg = c.config;
   c.tier = f.String("tier", std::string(default_tier));
@@ -24,6 +24,8 @@ Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view sou
   }
   cfg.replacement = f.Choice("policy", "lru", ReplacementPolicyNames());
   cfg.admission = f.String("promotion", "always");
+  cfg.promotion_max_in_flight =
+      static_cast<std::uint32_t>(f.Int("promotion_concurrency", 64, 0, 1 << 20));
   cfg.line_size = f.Bytes("line_size", 4096);
   cfg.high_watermark = f.Number("high_watermark", 50, 0, 100);
   cfg.low_watermark = f.Number("low_watermark", 45, 0, 100);
@@ -58,6 +60,7 @@ nlohmann::json CacheSpecToJson(const CacheSpec& c) {
   }
   j["policy"] = cfg.replacement;
   j["promotion"] = cfg.admission;
+  j["promotion_concurrency"] = cfg.promotion_max_in_flight;
   j["line_size"] = FormatBytes(cfg.line_size);
   j["high_watermark"] = cfg.high_watermark;
   j["low_watermark"] = cfg.low_watermark;
