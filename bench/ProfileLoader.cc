@@ -7,6 +7,7 @@
 
 #include "bench/BuiltinProfiles.h"
 #include "bench/FioJobFile.h"
+#include "bench/TraceProfile.h"
 #include "layouts/Layout.h"
 
 namespace tierlab {
@@ -24,6 +25,11 @@ Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool 
   if (s.ends_with(".json")) {
     auto j = ReadJsonFile(s);
     if (!j.ok()) return j.error();
+    if (IsTraceProfileJson(*j)) {
+      return MakeError(file +
+                       ": a trace profile (it has \"trace\"): list it in a matrix's "
+                       "profiles, or replay the trace with tierlab run --trace");
+    }
     std::vector<Profile> out;
     if (j->is_array()) {
       for (std::size_t i = 0; i < j->size(); ++i) {

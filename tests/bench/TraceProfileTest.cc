@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "bench/Matrix.h"
 #include "bench/MatrixRunner.h"
+#include "bench/ProfileLoader.h"
 #include "bench/TraceProfile.h"
 #include "layouts/MatrixSpec.h"
 
@@ -132,6 +136,34 @@ TEST(TraceProfileTest, MatrixErrorsNameTheMatrixAndTheAxis) {
   EXPECT_NE(m2.error().message.find("m.json: profiles[0]"), std::string::npos)
       << m2.error().message;
   EXPECT_NE(m2.error().message.find("missing.csv"), std::string::npos);
+}
+
+// A trace profile in its own file: a matrix names it like a profile file
+// (the trace resolves next to it); LoadProfiles (tierlab run --profile) says
+// what it is rather than "unknown key trace".
+TEST(TraceProfileTest, TraceProfileFileInAMatrixAndInLoadProfiles) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("tierlab-traceprofile-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir / "p");
+  std::filesystem::copy_file(kTraces + "/" + kMsr, dir / "p" / kMsr,
+                             std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(dir / "p" / "hm.json") << R"({"trace": ")" << kMsr << R"(", "name": "hm-file"})";
+  auto spec = ParseMatrixJson({{"layouts", {"nvme1+hdd2"}}, {"profiles", {"p/hm.json"}}}, "m.json",
+                              dir.string());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto m = ExpandMatrix(*spec);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  ASSERT_EQ(m->cells.size(), 1u);
+  ASSERT_TRUE(m->cells[0].trace.has_value());
+  EXPECT_EQ(m->cells[0].profile_name, "hm-file");
+  EXPECT_EQ(m->cells[0].trace->path, (dir / "p" / kMsr).string());
+
+  auto loaded = LoadProfiles((dir / "p" / "hm.json").string());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.error().message.find("trace profile"), std::string::npos)
+      << loaded.error().message;
+  std::filesystem::remove_all(dir);
 }
 
 // A trace cell replays every record and reports like `tierlab run --trace`.

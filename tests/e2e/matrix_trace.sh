@@ -50,6 +50,25 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sy
 "$bin" report results.json --format csv > report.csv
 test "$(wc -l < report.csv)" -eq 9 || fail "report rows: $(wc -l < report.csv)"
 
+# A trace profile in its own JSON file, named by the matrix like a profile
+# file; its trace path is relative to that file. tierlab run --profile says
+# what it is instead of "unknown key trace".
+mkdir -p profiles
+cp "$src/tests/data/traces/msr-cambridge1-sample.csv" profiles/
+cat > profiles/hm.json <<'JSON'
+{"trace": "msr-cambridge1-sample.csv", "name": "hm-file", "number_ios": 100}
+JSON
+cat > by-file.json <<'JSON'
+{"layouts": ["nvme1+hdd2"], "profiles": ["profiles/hm.json"]}
+JSON
+"$bin" matrix by-file.json -q -o by-file-results.json > /dev/null
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"]; assert len(c)==1 and c[0]["replay"]["records"]==100 and c[0]["profile_name"]=="hm-file", c[0]["replay"]' \
+  by-file-results.json || fail "trace profile file"
+set +e
+"$bin" run --profile profiles/hm.json --layout nvme1+hdd2 2> err.txt; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q 'trace profile' err.txt || fail "run --profile trace json: $rc $(cat err.txt)"
+
 # Bad input: exit 2, the message names the matrix entry or the axis.
 cat > missing.json <<'JSON'
 {"layouts": ["nvme1+hdd2"], "profiles": [{"trace": "no-such-trace.csv"}]}
