@@ -174,9 +174,12 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
       const TierUsage& u = t.tiers[i];
       tiers.push_back({{"extents", u.extents},
                        {"bytes", u.bytes},
+                       {"slots", u.slots},
                        {"free_slots", u.free_slots},
                        {"read_ops", u.read_ops},
+                       {"read_bytes", u.read_bytes},
                        {"write_ops", u.write_ops},
+                       {"write_bytes", u.write_bytes},
                        {"op_share", t.OpShare(i)},
                        {"byte_share", t.ByteShare(i)}});
     }
@@ -189,6 +192,14 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                     {"migration_passes", t.migration_passes},
                     {"migration_busy_ns", t.migration_busy_ns},
                     {"recopy_rounds", t.recopy_rounds},
+                    {"held_rounds", t.held_rounds},
+                    {"migrations_abandoned", t.migrations_abandoned},
+                    {"migration_errors", t.migration_errors},
+                    {"max_move_ns", t.max_move_ns},
+                    {"held_ops", t.held_ops},
+                    {"held_ns", t.held_ns},
+                    {"max_held_ns", t.max_held_ns},
+                    {"zero_read_ops", t.zero_read_ops},
                     {"heat_histogram", t.heat_histogram}};
   }
   return j;

@@ -62,6 +62,9 @@ assert t["migration_busy_ns"] > 0 and t["migration_passes"] > 0, t
 assert abs(ssd["op_share"] + hdd["op_share"] - 1) < 1e-9, t["tiers"]
 assert ssd["op_share"] > 0.5, ssd  # zipf:1.2 hot set fits the 1 GiB SSD tier
 assert sum(t["heat_histogram"]) == 512, t["heat_histogram"]
+assert ssd["slots"] == 128 and ssd["read_bytes"] == ssd["read_ops"] * 4096, ssd
+assert t["migrations_abandoned"] == 0 and t["migration_errors"] == 0, t
+assert t["max_held_ns"] <= t["max_move_ns"], t  # a hold never outlasts one move
 assert r["layout"]["tiering"]["provisioning"] == "fixed", r["layout"]
 PY
 echo ok
