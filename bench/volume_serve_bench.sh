@@ -9,6 +9,10 @@
 #      dirty lines (262144), measured from the restart to the socket
 #      accepting, and the open's own recovery time as serve reports it.
 #
+# Each round also reports CPU time per I/O of each server process (user +
+# system from /proc/PID/stat over the run): steadier than IOPS on a shared
+# machine.
+#
 #   bench/volume_serve_bench.sh [tierlab-binary]
 # Environment: RUNTIME (s per run, default 10), ROUNDS (default 2),
 # FSYNC (fio fsync= for the IOPS job, default 0 = no flushes), SHM_DIR.
@@ -48,18 +52,24 @@ serve() {
   pids+=("$spid")
   wait_sock "$work/t.sock"
 }
-iops() {  # SOCKET LABEL
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+iops() {  # SOCKET LABEL SERVER_PID: prints "IOPS CPU-µs-per-I/O"
+  local c0 c1
+  c0=$(cpu_ticks "$3")
   fio --name="$2" --ioengine=nbd --uri="nbd+unix:///?socket=$1" --rw=randrw --rwmixread=50 \
     --bs=4k --iodepth=16 --size=1g --time_based --runtime="$runtime" --fsync="$fsync" \
     --randseed=42 --output-format=json --output="$work/$2.json" >"$work/$2.log" 2>&1 ||
     { cat "$work/$2.log" >&2; return 1; }
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; print(round(j["read"]["iops"]+j["write"]["iops"]))' "$work/$2.json"
+  c1=$(cpu_ticks "$3")
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; n=j["read"]["total_ios"]+j["write"]["total_ios"]; print(round(j["read"]["iops"]+j["write"]["iops"]), round((int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4])*1e6/n, 2))' \
+    "$work/$2.json" "$c0" "$c1" "$(getconf CLK_TCK)"
 }
 
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  cpus: $(nproc)  fio: $(fio --version)  nbdkit: $(nbdkit --version | head -1)"
 echo "job: randrw 50/50 4k QD16 size=1g runtime=${runtime}s fsync=$fsync, ${rounds} rounds"
 nbdkit --unix "$work/k.sock" --foreground memory 1G >/dev/null 2>&1 &
-pids+=($!)
+kpid=$!
+pids+=("$kpid")
 wait_sock "$work/k.sock"
 serve
 # Warm both: the first pass over a sparse region allocates.
@@ -69,14 +79,19 @@ fio --name=warm --ioengine=nbd --uri="nbd+unix:///?socket=$work/k.sock" --rw=wri
   --size=1g --iodepth=4 >/dev/null 2>&1
 t_sum=0
 k_sum=0
+tc_all=""
+kc_all=""
 for r in $(seq "$rounds"); do
-  t=$(iops "$work/t.sock" tierlab)
-  k=$(iops "$work/k.sock" nbdkit)
-  echo "round $r: tierlab serve $t IOPS, nbdkit memory $k IOPS"
+  read -r t tc < <(iops "$work/t.sock" tierlab "$spid")
+  read -r k kc < <(iops "$work/k.sock" nbdkit "$kpid")
+  echo "round $r: tierlab serve $t IOPS ($tc µs CPU/I/O), nbdkit memory $k IOPS ($kc µs CPU/I/O)"
   t_sum=$((t_sum + t))
   k_sum=$((k_sum + k))
+  tc_all="$tc_all $tc"
+  kc_all="$kc_all $kc"
 done
 python3 -c "t=$t_sum/$rounds; k=$k_sum/$rounds; print(f'mean: tierlab {t:.0f} IOPS, nbdkit {k:.0f} IOPS, ratio {t/k:.2f}')"
+python3 -c "import sys; a=[float(x) for x in '$tc_all'.split()]; b=[float(x) for x in '$kc_all'.split()]; print(f'CPU per I/O: tierlab {sum(a)/len(a):.2f} µs, nbdkit {sum(b)/len(b):.2f} µs')"
 
 # Recovery with 1 GiB of dirty 4 KiB lines: overwrite the whole volume (the
 # warm-up already filled the cache; watermark 100% keeps every line dirty),
