@@ -67,7 +67,9 @@ class CacheTarget final : public BlockDevice {
   // Destages every dirty line (ignoring watermarks) and calls `done` when none
   // is left, with kIoError if a destage failed on the way. `progress` (may be
   // empty) gets the dirty bytes remaining after each destage operation.
-  // Writes that arrive meanwhile are accepted and drained too.
+  // Writes that arrive meanwhile are accepted and drained too. A Drain while
+  // one runs joins it: every caller's `done` is called; the newest `progress`
+  // replaces the previous one.
   void Drain(std::function<void(std::uint64_t dirty_bytes)> progress,
              std::function<void(Status)> done);
 
@@ -303,7 +305,7 @@ class CacheTarget final : public BlockDevice {
   bool draining_ = false;
   bool drain_failed_ = false;
   std::function<void(std::uint64_t)> drain_progress_;
-  std::function<void(Status)> drain_done_;
+  std::vector<std::function<void(Status)>> drain_done_;
 
   CacheStats stats_;
   CacheMetadataSink* sink_ = nullptr;

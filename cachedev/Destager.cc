@@ -67,17 +67,12 @@ void CacheTarget::MaybeDestage() {
       // Watermark destage: only what brings the cache down to the low mark.
       take = std::min<std::size_t>(take, std::max<std::uint64_t>(1, queued - low_lines_));
     }
+    // One run of ascending adjacent lines per call: one origin write, one
+    // unit of the in-flight budget.
     next_scratch_.clear();
     order_->Next(take, &next_scratch_);
-    // Split into runs of ascending adjacent lines: one origin write each.
-    std::size_t i = 0;
-    while (i < next_scratch_.size()) {
-      std::size_t j = i + 1;
-      while (j < next_scratch_.size() && next_scratch_[j] == next_scratch_[j - 1] + 1) ++j;
-      std::vector<std::uint64_t> run(next_scratch_.begin() + i, next_scratch_.begin() + j);
-      StartDestage(run);
-      i = j;
-    }
+    if (next_scratch_.empty()) break;
+    StartDestage(next_scratch_);
   }
   ArmIdleTimer();
   CheckDrainDone();
@@ -289,11 +284,11 @@ void CacheTarget::ArmTokenTimer(Nanos at) {
 
 void CacheTarget::Drain(std::function<void(std::uint64_t)> progress,
                         std::function<void(Status)> done) {
+  if (!draining_) drain_failed_ = false;  // joining a drain keeps its failure
   draining_ = true;
-  drain_failed_ = false;
   destage_paused_ = false;
   drain_progress_ = std::move(progress);
-  drain_done_ = std::move(done);
+  drain_done_.push_back(std::move(done));
   MaybeDestage();
 }
 
@@ -304,9 +299,11 @@ void CacheTarget::CheckDrainDone() {
   const Status st = drain_failed_ ? Status::kIoError : Status::kOk;
   drain_progress_ = nullptr;
   engine().Post([done = std::move(drain_done_), st]() mutable {
-    if (done) done(st);
+    for (auto& d : done) {
+      if (d) d(st);
+    }
   });
-  drain_done_ = nullptr;
+  drain_done_.clear();
 }
 
 }  // namespace tierlab

@@ -22,10 +22,10 @@ class DestageOrder {
   virtual void MarkDirty(std::uint64_t line, std::int64_t now_ns) = 0;
   // `line` is clean again or gone (destaged, invalidated, discarded).
   virtual void Remove(std::uint64_t line) = 0;
-  // Appends up to `max_lines` lines to destage next to `out` and stops tracking
-  // them (the caller calls MarkDirty again if the write fails or the line is
-  // rewritten during destage). For `lba`, the lines form one run of ascending
-  // adjacent lines where possible.
+  // Appends one run of ascending adjacent lines (at most `max_lines`) to
+  // destage next to `out` and stops tracking them (the caller calls MarkDirty
+  // again if the write fails or the line is rewritten during destage). One
+  // call is one origin write, so the caller's in-flight budget holds.
   virtual void Next(std::size_t max_lines, std::vector<std::uint64_t>* out) = 0;
   // Dirty-since time of the oldest tracked line, or -1 when empty.
   virtual std::int64_t OldestDirtyNs() const = 0;

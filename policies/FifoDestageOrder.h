@@ -1,8 +1,9 @@
 #pragma once
 // `fifo` destage order: the line dirty longest goes first, which bounds the
 // age of dirty data (what a write-back cache needs for a recovery-point
-// promise). Next() hands out up to max_lines lines oldest first, whatever
-// their addresses. A rewrite of a tracked line keeps its original age.
+// promise). Next() hands out the oldest line and, after it, the next oldest
+// while they are adjacent ascending lines (up to max_lines): one run, one
+// origin write. A rewrite of a tracked line keeps its original age.
 
 #include "policies/DestageOrder.h"
 #include "policies/DirtyAgeQueue.h"

@@ -256,6 +256,37 @@ TEST(WriteThrottleTest, LargeWriteIsNotOvertakenBySmallOnes) {
   EXPECT_EQ(c->cache_stats().write_bypassed, 0u);
 }
 
+TEST(DestageBudgetTest, FifoDestageKeepsOriginWritesWithinTheBudget) {
+  // Scattered dirty lines in FIFO order are one-line runs; a destage pass used
+  // to start one origin write per run (up to destage_max_bytes worth, 256 of
+  // them) whatever destage_max_in_flight said.
+  SimEngine e;
+  CacheConfig cfg = WriteBack();
+  cfg.destage_order = "fifo";
+  cfg.destage_max_in_flight = 2;
+  constexpr std::uint64_t kLines = 64;
+  cfg.capacity_lines = kLines;
+  auto origin = std::make_unique<SerialDevice>(e, "origin", 64 * kMiB, 100 * kMicro);
+  SerialDevice* serial = origin.get();
+  std::vector<std::unique_ptr<BlockDevice>> caches;
+  caches.push_back(std::make_unique<RamDevice>(e, "c", kLines * cfg.line_size));
+  auto r = CacheTarget::Create(e, "cache", std::move(origin), std::move(caches), cfg);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  CacheTarget& c = **r;
+  auto data = Pattern(4 * kKiB, 4);
+  constexpr int kWrites = 200;
+  std::vector<Nanos> done(kWrites, -1);
+  for (int i = 0; i < kWrites; ++i) {
+    SubmitWrite(c, static_cast<std::uint64_t>(3 * i) * 4 * kKiB, 4 * kKiB, data.data(), &done[i]);
+  }
+  e.Run();
+  for (int i = 0; i < kWrites; ++i) ASSERT_GE(done[i], 0) << i;
+  const CacheStats s = c.cache_stats();
+  EXPECT_GE(s.destage_ops, static_cast<std::uint64_t>(kWrites) - kLines);
+  EXPECT_GT(serial->max_writes_in_flight(), 1u);  // the budget was used
+  EXPECT_LE(serial->max_writes_in_flight(), cfg.destage_max_in_flight);
+}
+
 TEST(WriteThrottleTest, LinesDestageCleanedAreReusedWhenTheOldestAreDirty) {
   // LBA destage cleans the lowest lines first; written in descending order,
   // those are the youngest for LRU, whose oldest lines all stay dirty. The

@@ -26,7 +26,9 @@ TEST(FifoDestageOrderTest, OldestFirstAndRewriteKeepsAge) {
   d.MarkDirty(50, 400);  // rewrite: still the oldest
   EXPECT_EQ(d.Size(), 3u);
   EXPECT_EQ(d.OldestDirtyNs(), 100);
-  EXPECT_EQ(Take(d, 2), (V{50, 10}));
+  EXPECT_EQ(Take(d, 2), (V{50}));  // one run per call: 10 is not adjacent
+  EXPECT_EQ(d.OldestDirtyNs(), 200);
+  EXPECT_EQ(Take(d, 2), (V{10}));
   EXPECT_EQ(d.OldestDirtyNs(), 300);
   EXPECT_EQ(Take(d, 5), (V{30}));
   EXPECT_EQ(d.OldestDirtyNs(), -1);
@@ -43,7 +45,21 @@ TEST(FifoDestageOrderTest, RemoveUpdatesOldestAndReDirtyIsYoung) {
   d.Remove(1);
   EXPECT_EQ(d.OldestDirtyNs(), 30);
   d.MarkDirty(0, 100);  // dirty again after being cleaned: now the youngest
-  EXPECT_EQ(Take(d, 10), (V{3, 4, 0}));
+  EXPECT_EQ(Take(d, 10), (V{3, 4}));  // adjacent and in age order: one run
+  EXPECT_EQ(Take(d, 10), (V{0}));
+}
+
+TEST(FifoDestageOrderTest, RunsFollowAgeOrderAndStopAtAGapOrTheLimit) {
+  FifoDestageOrder d;
+  // A sequential stream 100..104, then 7, then 105 written later.
+  for (std::uint64_t i = 0; i < 5; ++i) d.MarkDirty(100 + i, static_cast<std::int64_t>(i));
+  d.MarkDirty(7, 10);
+  d.MarkDirty(105, 20);
+  EXPECT_EQ(Take(d, 3), (V{100, 101, 102}));  // the limit
+  EXPECT_EQ(Take(d, 8), (V{103, 104}));       // 7 is next by age: the run ends
+  EXPECT_EQ(Take(d, 8), (V{7}));
+  EXPECT_EQ(Take(d, 8), (V{105}));
+  EXPECT_EQ(d.Size(), 0u);
 }
 
 TEST(FifoDestageOrderTest, ChurnKeepsOldestExact) {
