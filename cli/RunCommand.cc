@@ -98,21 +98,7 @@ int ReplayOne(const RunArgs& a, Engine& engine, const Volume& volume, TableForma
   if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
   const Profile p = ReplayProfile(std::filesystem::path(a.trace).filename().string(), ro, *r);
   nlohmann::json j = MakeRunJson(r->run, p, volume, RunMeta{a.real ? "real" : "sim", 0});
-  j["replay"] = {{"trace", a.trace},
-                 {"format", ToString((*reader)->format())},
-                 {"mode", a.replay_mode},
-                 {"iodepth", ro.iodepth},
-                 {"replay_time_scale", ro.time_scale_percent},
-                 {"replay_scale", ro.replay_scale},
-                 {"records", r->records},
-                 {"reads", r->reads},
-                 {"writes", r->writes},
-                 {"other", r->other},
-                 {"wrapped", r->wrapped},
-                 {"rejected", r->rejected},
-                 {"skipped", r->skipped},
-                 {"bad_records", r->bad_records},
-                 {"trace_duration_s", static_cast<double>(r->trace_duration) / 1e9}};
+  j["replay"] = ReplayToJson(a.trace, (*reader)->format(), ro, *r);
   if (r->bad_records > 0) {
     std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", a.trace.c_str(),
                  static_cast<unsigned long long>(r->bad_records));
