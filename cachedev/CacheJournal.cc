@@ -77,9 +77,12 @@ int OpenMeta(const std::string& path, int flags) {
   return fd;
 }
 
-bool ReadAt(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
+// pread/pwrite until `len` bytes have moved; false on an error or a short
+// file.
+template <typename Byte, typename Syscall>
+bool TransferAt(Syscall io, int fd, Byte* p, std::size_t len, std::uint64_t off) {
   while (len > 0) {
-    const ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
+    const ssize_t n = io(fd, p, len, static_cast<off_t>(off));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -89,16 +92,12 @@ bool ReadAt(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
   return true;
 }
 
+bool ReadAt(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
+  return TransferAt(::pread, fd, p, len, off);
+}
+
 bool WriteAt(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
-  while (len > 0) {
-    const ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    len -= static_cast<std::size_t>(n);
-    off += static_cast<std::uint64_t>(n);
-  }
-  return true;
+  return TransferAt(::pwrite, fd, p, len, off);
 }
 
 // One journal record applied to a line map and its checksums (replay,

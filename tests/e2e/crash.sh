@@ -24,7 +24,7 @@ echo "layout=$layout iterations=$iters seed=$seed"
 
 case "$layout" in
   one) write_layout "$WORK/layout.json" crash ;;
-  two) write_layout_two_caches "$WORK/layout.json" crash ;;
+  two) write_layout "$WORK/layout.json" crash 2 ;;
   *) fail "unknown layout $layout (one, two)" ;;
 esac
 "$TIERLAB_BIN" create "$WORK/layout.json" --name crash --dir "$WORK/vol" >/dev/null ||

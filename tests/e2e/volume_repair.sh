@@ -11,7 +11,7 @@
 source "$(dirname "$0")/lib/serve.bash"
 need python3 qemu-io
 
-write_layout_two_caches "$WORK/layout.json" vr
+write_layout "$WORK/layout.json" vr 2
 vol="$WORK/vol"
 "$TIERLAB_BIN" create "$WORK/layout.json" --name vr --dir "$vol" >/dev/null || fail "create"
 [[ -f "$vol/cache0.img" && -f "$vol/cache1.img" ]] || fail "create: two cache devices"

@@ -35,28 +35,15 @@ fail() {
 
 # A small write-back cached layout on files: cache capacity 8m of 4k lines,
 # low watermarks, so a few tens of MiB of I/O make it destage and evict.
-write_layout() {  # PATH [NAME]
+# CACHE_DEVICES (default 1) spreads the 16m of cache tier over that many
+# devices (slot s on device s mod N; device 1 holds a copy of the superblock).
+write_layout() {  # PATH [NAME] [CACHE_DEVICES]
+  local n=${3:-1}
   cat >"$1" <<JSON
 {
   "name": "${2:-e2e}",
   "tiers": [
-    {"name": "cache", "preset": "ssd-hk4e", "count": 1, "capacity": "16m"},
-    {"name": "capacity", "preset": "hdd-7200", "count": 1, "capacity": "64m"}
-  ],
-  "cache": {"tier": "cache", "write": "writeback", "line_size": "4k", "capacity": "8m",
-            "high_watermark": 20, "low_watermark": 10}
-}
-JSON
-}
-
-# The same cache spread over two cache devices (slot s on device s mod 2;
-# device 1 holds a copy of the superblock).
-write_layout_two_caches() {  # PATH [NAME]
-  cat >"$1" <<JSON
-{
-  "name": "${2:-e2e}",
-  "tiers": [
-    {"name": "cache", "preset": "ssd-hk4e", "count": 2, "capacity": "8m"},
+    {"name": "cache", "preset": "ssd-hk4e", "count": $n, "capacity": "$((16 / n))m"},
     {"name": "capacity", "preset": "hdd-7200", "count": 1, "capacity": "64m"}
   ],
   "cache": {"tier": "cache", "write": "writeback", "line_size": "4k", "capacity": "8m",
