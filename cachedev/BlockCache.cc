@@ -66,14 +66,8 @@ BlockCacheStats BlockCache::cache_stats() const {
 }
 
 void BlockCache::SubmitImpl(const IoRequest& req, IoCallback done) {
-  Op* op = free_ops_;
-  if (op == nullptr) {
-    all_ops_.push_back(std::make_unique<Op>());
-    op = all_ops_.back().get();
-    op->self = this;
-  } else {
-    free_ops_ = op->next;
-  }
+  Op* op = ops_.Reuse();
+  op->self = this;
   op->req = req;
   op->done = std::move(done);
   op->status = Status::kOk;
@@ -223,8 +217,7 @@ void BlockCache::Done(Op* op) {
   IoCallback done = std::move(op->done);
   const Status st = op->status;
   if (op->req.op != IoOp::kFlush) locks_.Release(op);
-  op->next = free_ops_;
-  free_ops_ = op;
+  ops_.Release(op);
   Finish(done, st);
 }
 

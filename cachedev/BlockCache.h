@@ -32,6 +32,7 @@
 #include "policies/ReplacementPolicy.h"
 #include "tiering/BlockDevice.h"
 #include "tiering/Expected.h"
+#include "tiering/ObjectPool.h"
 
 namespace tierlab {
 
@@ -95,7 +96,6 @@ class BlockCache final : public BlockDevice {
     IoCallback done;
     Status status = Status::kOk;
     bool all_hit = false;
-    Op* next = nullptr;
   };
 
   BlockCache(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
@@ -132,8 +132,7 @@ class BlockCache final : public BlockDevice {
   std::vector<std::byte> arena_;
   LineLocks locks_;
   std::vector<Nanos> busy_until_;
-  Op* free_ops_ = nullptr;
-  std::vector<std::unique_ptr<Op>> all_ops_;
+  ObjectPool<Op> ops_;
   BlockCacheStats stats_;
 };
 

@@ -230,14 +230,8 @@ void CacheTarget::ReapParked() {
 // ---- Requests ----------------------------------------------------------------
 
 CacheTarget::Op* CacheTarget::NewOp() {
-  Op* op = free_ops_;
-  if (op == nullptr) {
-    all_ops_.push_back(std::make_unique<Op>());
-    op = all_ops_.back().get();
-    op->self = this;
-  } else {
-    free_ops_ = op->next;
-  }
+  Op* op = ops_.Reuse();
+  op->self = this;
   op->next = nullptr;
   return op;
 }
@@ -253,8 +247,7 @@ void CacheTarget::FreeOp(Op* op) {
   op->no_throttle = false;
   op->counted_in_flight = false;
   op->done = nullptr;
-  op->next = free_ops_;
-  free_ops_ = op;
+  ops_.Release(op);
 }
 
 void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {

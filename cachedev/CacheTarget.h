@@ -46,6 +46,7 @@
 #include "tiering/AlignedBuffer.h"
 #include "tiering/BlockDevice.h"
 #include "tiering/Expected.h"
+#include "tiering/ObjectPool.h"
 
 namespace tierlab {
 
@@ -148,7 +149,7 @@ class CacheTarget final : public BlockDevice {
     std::vector<LinePlan> plan;
     std::vector<AlignedBuffer> bufs;
     std::vector<std::uint64_t> buf_base;  // volume offset of bufs[i][0]
-    Op* next = nullptr;                   // free list / throttle queue
+    Op* next = nullptr;                   // throttle queue
   };
   struct DestageOp : LockWaiter {
     CacheTarget* self = nullptr;
@@ -160,7 +161,7 @@ class CacheTarget final : public BlockDevice {
     std::uint64_t bytes = 0;
     std::uint32_t ops = 0;
     std::uint8_t phase = 0;     // 0 reading the cache, 1 writing the origin
-    DestageOp* next = nullptr;  // free list / origin-flush batch
+    DestageOp* next = nullptr;  // origin-flush batch
   };
 
   CacheTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
@@ -259,8 +260,7 @@ class CacheTarget final : public BlockDevice {
   LineLocks locks_;
   std::vector<Slot> parked_;
 
-  Op* free_ops_ = nullptr;
-  std::vector<std::unique_ptr<Op>> all_ops_;
+  ObjectPool<Op> ops_;
   // Writes waiting for space, admitted strictly in arrival order: only the
   // head replans (throttle_waking_ while its replan is pending), and a new
   // write that needs a slot queues behind them instead of overtaking.
@@ -279,8 +279,7 @@ class CacheTarget final : public BlockDevice {
   std::size_t wb_writes_in_flight_ = 0;  // write-back writes holding new slots
 
   // Destage state.
-  DestageOp* free_destage_ = nullptr;
-  std::vector<std::unique_ptr<DestageOp>> all_destage_;
+  ObjectPool<DestageOp> destage_ops_;
   std::uint32_t destage_in_flight_ = 0;
   std::uint64_t destaging_lines_ = 0;
   bool above_high_ = false;

@@ -17,14 +17,8 @@ constexpr std::size_t kMaxCleaned = 1 << 16;
 }  // namespace
 
 CacheTarget::DestageOp* CacheTarget::NewDestage() {
-  DestageOp* d = free_destage_;
-  if (d == nullptr) {
-    all_destage_.push_back(std::make_unique<DestageOp>());
-    d = all_destage_.back().get();
-    d->self = this;
-  } else {
-    free_destage_ = d->next;
-  }
+  DestageOp* d = destage_ops_.Reuse();
+  d->self = this;
   d->next = nullptr;
   d->lines.clear();
   d->slots.clear();
@@ -230,8 +224,7 @@ void CacheTarget::DestageDone(DestageOp* d, Status st) {
   destaging_lines_ -= d->lines.size();
   locks_.Release(d);
   d->buf = AlignedBuffer();
-  d->next = free_destage_;
-  free_destage_ = d;
+  destage_ops_.Release(d);
   if (draining_ && drain_progress_) drain_progress_(table_.dirty() * line_size_);
   WakeThrottled();
   MaybeDestage();

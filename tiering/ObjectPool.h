@@ -34,6 +34,18 @@ class ObjectPool {
     *t = T(std::forward<Args>(args)...);
     return t;
   }
+  // Returns a recycled object as it was released, so its buffers keep their
+  // capacity (the caller resets what it uses), or a new default-constructed
+  // one: for contexts whose steady state must not allocate at all.
+  T* Reuse() {
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<T>());
+      return all_.back().get();
+    }
+    T* t = free_.back();
+    free_.pop_back();
+    return t;
+  }
   void Release(T* t) { free_.push_back(t); }
   std::size_t outstanding() const { return all_.size() - free_.size(); }
 
