@@ -5,6 +5,7 @@
 #include "cachedev/CacheTarget.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "policies/PolicyRegistry.h"
@@ -272,7 +273,32 @@ void CacheTarget::Lock(Op* op, bool exclusive) {
   op->exclusive = exclusive;
   op->granted = &CacheTarget::OnGranted;
   op->locked = true;
-  if (locks_.Acquire(op)) Dispatch(op);
+  if (!locks_.Acquire(op)) return;
+  if (exclusive) {
+    Dispatch(op);
+  } else {
+    QueueRead(op);
+  }
+}
+
+void CacheTarget::QueueRead(Op* op) {
+  table_.PrefetchBucket(op->first);
+  read_batch_.push_back(op);
+  if (read_batch_.size() == 1) engine().Post([this] { DispatchReads(); });
+}
+
+void CacheTarget::DispatchReads() {
+  // Swap out first: a read queued while this batch runs starts a new batch.
+  read_batch_scratch_.swap(read_batch_);
+  const std::size_t n = read_batch_scratch_.size();
+  for (std::size_t base = 0; base < n; base += LineTable::kWarmBatch) {
+    const std::size_t m = std::min(LineTable::kWarmBatch, n - base);
+    std::array<std::uint64_t, LineTable::kWarmBatch> keys;
+    for (std::size_t i = 0; i < m; ++i) keys[i] = read_batch_scratch_[base + i]->first;
+    table_.WarmChains(keys.data(), m);
+    for (std::size_t i = 0; i < m; ++i) ReadLocked(read_batch_scratch_[base + i]);
+  }
+  read_batch_scratch_.clear();
 }
 
 void CacheTarget::OnGranted(LockWaiter* w) {

@@ -203,6 +203,11 @@ class CacheTarget final : public BlockDevice {
   void FreeOp(Op* op);
   void Lock(Op* op, bool exclusive);
   static void OnGranted(LockWaiter* w);
+  // Reads holding their locks wait here for one engine turn, then are
+  // dispatched together (DispatchReads) with their line-table lookups
+  // prefetched in two passes.
+  void QueueRead(Op* op);
+  void DispatchReads();
   void Dispatch(Op* op);
   // Releases the op's locks, recycles it and acknowledges the request.
   void Complete(Op* op);
@@ -261,6 +266,14 @@ class CacheTarget final : public BlockDevice {
   std::vector<Slot> parked_;
 
   ObjectPool<Op> ops_;
+  // Lookup batching. A hit at scale is bound by two dependent cache misses
+  // (bucket head, then slot word); reads submitted in one burst (an NBD
+  // receive, a queue-depth refill) are dispatched together on the next turn
+  // so those misses overlap, as DPDK's bulk hash lookups do for a packet
+  // burst. Only reads: they already hold their shared line locks, so the
+  // turn's delay cannot reorder them against a write to the same line.
+  std::vector<Op*> read_batch_;
+  std::vector<Op*> read_batch_scratch_;
   // Writes waiting for space, admitted strictly in arrival order: only the
   // head replans (throttle_waking_ while its replan is pending), and a new
   // write that needs a slot queues behind them instead of overtaking.

@@ -64,6 +64,30 @@ void LineTable::Remove(Slot s) {
   --resident_;
 }
 
+void LineTable::WarmChains(const std::uint64_t* keys, std::size_t n) const {
+  // Three chain positions cover ~85% of hits at load factor 2 (a resident
+  // key's position is 1 + Poisson(2) / 2 on average); Find walks the rest.
+  constexpr int kRounds = 3;
+  std::uint32_t cursor[kWarmBatch];
+  for (std::size_t base = 0; base < n; base += kWarmBatch) {
+    const std::size_t m = std::min(kWarmBatch, n - base);
+    for (std::size_t i = 0; i < m; ++i) {
+      cursor[i] = heads_[Bucket(keys[base + i])];
+      if (cursor[i] != kLink) __builtin_prefetch(&words_[cursor[i]]);
+    }
+    for (int round = 1; round < kRounds; ++round) {
+      for (std::size_t i = 0; i < m; ++i) {
+        if (cursor[i] == kLink) continue;
+        const std::uint64_t w = words_[cursor[i]];
+        cursor[i] = (w & kKeyMask) == keys[base + i]
+                        ? kLink
+                        : static_cast<std::uint32_t>((w >> kLinkShift) & kLink);
+        if (cursor[i] != kLink) __builtin_prefetch(&words_[cursor[i]]);
+      }
+    }
+  }
+}
+
 void LineTable::SetDirty(Slot s, bool dirty) {
   const bool was = Dirty(s);
   if (was == dirty) return;

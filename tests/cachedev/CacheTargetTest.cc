@@ -257,6 +257,59 @@ TEST(CacheTargetTest, PartialHitReadsSplitBetweenCacheAndOrigin) {
   EXPECT_TRUE(c->IsResident(1) && c->IsResident(3) && c->IsResident(4));
 }
 
+// Reads submitted in one burst are dispatched together on the next engine
+// turn (lookup batching, in chunks of LineTable::kWarmBatch). A burst of 200
+// hits spans several chunks; a write to a line submitted after a read of it in
+// the same burst must not overtake that read, though the read is dispatched a
+// turn later.
+TEST(CacheTargetTest, ReadBurstSpanningLookupBatchesSeesDataInSubmissionOrder) {
+  SimEngine e;
+  CacheConfig cfg;
+  cfg.line_size = 4 * kKiB;
+  cfg.with_data = true;
+  cfg.write_mode = WriteMode::kWriteThrough;
+  constexpr std::uint64_t kLines = 200;
+  auto c = MakeCache(e, cfg, 256, 4 * kMiB);
+  auto data = Pattern(kLines * 4 * kKiB, 7);
+  ASSERT_EQ(Io(e, c->origin(), IoOp::kWrite, 0, data.size(), data.data()), Status::kOk);
+  std::vector<std::byte> warm(4 * kKiB);
+  for (std::uint64_t l = 0; l < kLines; ++l) {
+    ASSERT_EQ(Io(e, *c, IoOp::kRead, l * 4 * kKiB, warm.size(), warm.data()), Status::kOk);
+  }
+  ASSERT_EQ(c->cache_stats().clean_lines, kLines);
+
+  const auto before = c->cache_stats();
+  auto fresh = Pattern(4 * kKiB, 8);
+  constexpr std::uint64_t kRewritten = 77;
+  std::vector<std::vector<std::byte>> out(kLines, std::vector<std::byte>(4 * kKiB));
+  std::vector<Status> st(kLines + 1, Status::kIoError);
+  for (std::uint64_t l = 0; l < kLines; ++l) {
+    IoRequest q;
+    q.op = IoOp::kRead;
+    q.offset = l * 4 * kKiB;
+    q.length = 4 * kKiB;
+    q.data = out[l].data();
+    c->Submit(q, [&st, l](Status s) { st[l] = s; });
+    if (l == kRewritten) {
+      IoRequest w;
+      w.op = IoOp::kWrite;
+      w.offset = kRewritten * 4 * kKiB;
+      w.length = 4 * kKiB;
+      w.data = fresh.data();
+      c->Submit(w, [&st](Status s) { st[kLines] = s; });
+    }
+  }
+  e.Run();
+  for (std::uint64_t l = 0; l <= kLines; ++l) ASSERT_EQ(st[l], Status::kOk) << l;
+  for (std::uint64_t l = 0; l < kLines; ++l) {
+    EXPECT_TRUE(std::equal(out[l].begin(), out[l].end(), data.begin() + l * 4 * kKiB)) << l;
+  }
+  EXPECT_EQ(c->cache_stats().read_hit_lines - before.read_hit_lines, kLines);
+  std::vector<std::byte> again(4 * kKiB);
+  ASSERT_EQ(Io(e, *c, IoOp::kRead, kRewritten * 4 * kKiB, again.size(), again.data()), Status::kOk);
+  EXPECT_EQ(again, fresh);
+}
+
 TEST(CacheTargetTest, ReadCacheOffNeverPromotes) {
   SimEngine e;
   CacheConfig cfg;
