@@ -252,6 +252,9 @@ void CacheTarget::FreeOp(Op* op) {
 }
 
 void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  // The line lookup's first miss starts now and overlaps the op and lock
+  // bookkeeping below (a single request gains nothing from batching).
+  if (req.op != IoOp::kFlush) table_.PrefetchBucket(req.offset / line_size_);
   last_foreground_ = engine().Now();
   Op* op = NewOp();
   op->req = req;
@@ -282,7 +285,6 @@ void CacheTarget::Lock(Op* op, bool exclusive) {
 }
 
 void CacheTarget::QueueRead(Op* op) {
-  table_.PrefetchBucket(op->first);
   read_batch_.push_back(op);
   if (read_batch_.size() == 1) engine().Post([this] { DispatchReads(); });
 }
