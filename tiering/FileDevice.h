@@ -43,6 +43,16 @@
 //               a discarded range reads back as zeros.
 // A read-only device completes writes and discards with kInvalid.
 //
+// Inline completion: on tmpfs and in buffered mode, reads and writes complete
+// inside io_submit (the kernel copies through the page cache synchronously).
+// Each turn the device sees whether everything it submitted had completed by
+// the time it reaped; while that holds, it submits reads and writes without
+// the eventfd, which saves a signal per request and an empty epoll wake-up
+// per turn. If such a request is still in the kernel when reaped, the device
+// goes back to the eventfd and signals it itself each turn until those
+// requests are reaped (a short busy poll, once per switch). Flushes always
+// carry the eventfd (the kernel runs them in a worker).
+//
 // Errors: a negative res from the kernel is converted with FromErrno at the
 // completion; a short transfer is kIoError. Nothing throws on the I/O path.
 //
@@ -107,6 +117,8 @@ class FileDevice final : public BlockDevice, private Poller {
   std::size_t waiting() const { return waiting_.size(); }
   // io_submit calls so far (each carries a batch).
   std::uint64_t submit_calls() const { return submit_calls_; }
+  // True while reads and writes go out without the eventfd (see above).
+  bool completes_inline() const { return inline_; }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -118,6 +130,7 @@ class FileDevice final : public BlockDevice, private Poller {
     IoCallback done;
     std::uint64_t expect = 0;  // bytes a read/write must transfer
     SlotKind kind = SlotKind::kRw;
+    bool blind = false;  // submitted without the eventfd
   };
   struct Waiting {
     IoRequest req;
@@ -164,6 +177,10 @@ class FileDevice final : public BlockDevice, private Poller {
   std::vector<Rejected> rejected_;  // refused by io_submit, delivered in Poll
   std::vector<io_event> events_;
   std::uint32_t in_kernel_ = 0;
+  std::uint32_t blind_in_kernel_ = 0;  // of in_kernel_, those without the eventfd
+  std::uint32_t syncs_in_kernel_ = 0;  // of in_kernel_, the flushes
+  bool inline_ = false;                // submit reads and writes without the eventfd
+  bool submitted_ = false;             // io_submit sent something since the last Poll
   std::uint64_t submit_calls_ = 0;
   RealEngine* real_engine_ = nullptr;
 };
