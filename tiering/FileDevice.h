@@ -43,6 +43,18 @@
 //               a discarded range reads back as zeros.
 // A read-only device completes writes and discards with kInvalid.
 //
+// Memory filesystems: a regular file on tmpfs or ramfs (e.g. /dev/shm) is
+// mapped (MAP_SHARED) when `map_memory_files` is set, and its reads and
+// writes become copies to and from the mapping, done in Poll() on the next
+// loop turn (never inside Submit). Such a file's data lives only in the page
+// cache either way, so this is exactly as durable as write(2) (a copy that
+// completed survives the process being killed; nothing survives a reboot),
+// and a FUA write needs nothing more. It saves the io_submit, the per-page
+// lookups and the aio bookkeeping; the copy itself remains. Flushes and
+// discards take the usual paths. Another process shrinking the file under a
+// mapped device makes it die of SIGBUS: the volume's files are its own
+// (lock file), so this is not guarded against.
+//
 // Inline completion: on tmpfs and in buffered mode, reads and writes complete
 // inside io_submit (the kernel copies through the page cache synchronously).
 // Each turn the device sees whether everything it submitted had completed by
@@ -89,6 +101,8 @@ struct FileDeviceOptions {
   // Requests in the kernel at once: 1..4096.
   std::uint32_t queue_depth = 32;
   bool read_only = false;
+  // Map regular files on tmpfs/ramfs instead of using libaio (see above).
+  bool map_memory_files = true;
 };
 
 class FileDevice final : public BlockDevice, private Poller {
@@ -119,6 +133,8 @@ class FileDevice final : public BlockDevice, private Poller {
   std::uint64_t submit_calls() const { return submit_calls_; }
   // True while reads and writes go out without the eventfd (see above).
   bool completes_inline() const { return inline_; }
+  // True if the file is on a memory filesystem and mapped (see above).
+  bool mapped() const { return map_ != nullptr; }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -157,6 +173,8 @@ class FileDevice final : public BlockDevice, private Poller {
   void Release(Slot* s, Status status);
   // Runs a synchronous discard or fdatasync and completes on the next turn.
   Status DiscardNow(const IoRequest& req);
+  // Copies the queued reads and writes of a mapped file and completes them.
+  int RunMapped();
 
   std::string path_;
   int fd_ = -1;
@@ -174,7 +192,10 @@ class FileDevice final : public BlockDevice, private Poller {
   std::vector<Slot*> free_;
   std::vector<iocb*> batch_;  // prepared, not yet io_submit'ted
   std::deque<Waiting> waiting_;
-  std::vector<Rejected> rejected_;  // refused by io_submit, delivered in Poll
+  std::byte* map_ = nullptr;         // the whole file, if mapped
+  std::vector<Waiting> mapped_;      // reads/writes queued for the next Poll
+  std::vector<Waiting> mapped_run_;  // those being completed now
+  std::vector<Rejected> rejected_;   // refused by io_submit, delivered in Poll
   std::vector<io_event> events_;
   std::uint32_t in_kernel_ = 0;
   std::uint32_t blind_in_kernel_ = 0;  // of in_kernel_, those without the eventfd

@@ -391,5 +391,84 @@ TEST(FileDeviceShmTest, RoundTripOnDevShm) {
   EXPECT_EQ(std::memcmp(w.data(), r.data(), w.size()), 0);
 }
 
+TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
+  std::error_code ec;
+  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
+  TempDir dir("/dev/shm");
+  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
+  RealEngine engine;
+  FileDeviceOptions o;
+  o.path = dir.File("mapped.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  auto dev = FileDevice::Open(engine, "shm", o);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  ASSERT_TRUE((*dev)->mapped());
+  AlignedBuffer w(2 * kBlock), r(2 * kBlock);
+  Fill(w, 23);
+  Status ws = Status::kShutdown;
+  int calls = 0;
+  (*dev)->Submit(IoRequest{IoOp::kWrite, kIoFua, 3 * kBlock, w.size(), w.data()}, [&](Status s) {
+    ws = s;
+    ++calls;
+  });
+  EXPECT_EQ(calls, 0) << "completed inside Submit";
+  engine.Run();
+  ASSERT_EQ(calls, 1);
+  EXPECT_EQ(ws, Status::kOk);
+  // The write is in the file, as pread sees it.
+  const int fd = open(o.path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  std::vector<std::byte> seen(w.size());
+  ASSERT_EQ(pread(fd, seen.data(), seen.size(), 3 * kBlock), static_cast<ssize_t>(seen.size()));
+  EXPECT_EQ(std::memcmp(seen.data(), w.data(), w.size()), 0);
+  // A pwrite to the file is what the device reads back.
+  Fill(w, 99);
+  ASSERT_EQ(pwrite(fd, w.data(), w.size(), 8 * kBlock), static_cast<ssize_t>(w.size()));
+  close(fd);
+  Status rs = Status::kShutdown;
+  (*dev)->Submit(IoRequest{IoOp::kRead, 0, 8 * kBlock, r.size(), r.data()},
+                 [&](Status s) { rs = s; });
+  engine.Run();
+  EXPECT_EQ(rs, Status::kOk);
+  EXPECT_EQ(std::memcmp(w.data(), r.data(), w.size()), 0);
+  // Flush and out-of-range requests keep their usual answers.
+  Status fl = Status::kShutdown, past = Status::kShutdown;
+  (*dev)->Submit(IoRequest{IoOp::kFlush}, [&](Status s) { fl = s; });
+  (*dev)->Submit(IoRequest{IoOp::kRead, 0, 1 << 20, kBlock, r.data()}, [&](Status s) { past = s; });
+  engine.Run();
+  EXPECT_EQ(fl, Status::kOk);
+  EXPECT_EQ(past, Status::kInvalid);
+}
+
+TEST(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
+  std::error_code ec;
+  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
+  TempDir dir("/dev/shm");
+  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
+  RealEngine engine;
+  FileDeviceOptions o;
+  o.path = dir.File("aio.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  o.map_memory_files = false;
+  auto dev = FileDevice::Open(engine, "shm", o);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  EXPECT_FALSE((*dev)->mapped());
+  AlignedBuffer w(kBlock), r(kBlock);
+  Fill(w, 42);
+  int ok = 0;
+  (*dev)->Submit(IoRequest{IoOp::kWrite, 0, 0, kBlock, w.data()},
+                 [&](Status s) { ok += s == Status::kOk; });
+  engine.Run();
+  EXPECT_TRUE((*dev)->completes_inline());
+  EXPECT_EQ((*dev)->submit_calls(), 1u);
+  (*dev)->Submit(IoRequest{IoOp::kRead, 0, 0, kBlock, r.data()},
+                 [&](Status s) { ok += s == Status::kOk; });
+  engine.Run();
+  EXPECT_EQ(ok, 2);
+  EXPECT_EQ(std::memcmp(w.data(), r.data(), kBlock), 0);
+}
+
 }  // namespace
 }  // namespace tierlab
