@@ -1,8 +1,10 @@
 #include "tiering/TimerQueue.h"
 
+#include <cassert>
+
 namespace tierlab {
 
-TimerId TimerQueue::Push(Nanos at, Task task) {
+TimerId TimerQueue::Push(Nanos at, Task&& task) {
   std::uint32_t slot;
   if (!free_.empty()) {
     slot = free_.back();
@@ -14,8 +16,13 @@ TimerId TimerQueue::Push(Nanos at, Task task) {
   Slot& s = slots_[slot];
   s.task = std::move(task);
   s.live = true;
-  heap_.push(Key{at, seq_++, slot, s.gen});
   ++live_;
+  if (run_size_ != 0 ? at == run_at_ : (heap_.empty() || at < heap_[0].at)) {
+    run_at_ = at;
+    RunPush(slot);
+  } else {
+    HeapPush(Key{at, seq_++, slot});
+  }
   return (static_cast<TimerId>(slot) << 32) | s.gen;
 }
 
@@ -27,41 +34,115 @@ bool TimerQueue::Cancel(TimerId id) {
   if (!s.live || s.gen != gen) return false;
   s.task.Reset();
   s.live = false;
+  ++s.gen;
   --live_;
-  // The slot is freed when its key surfaces, so the generation check holds.
+  // The slot is freed when its key surfaces, so no queued key ever refers to
+  // a reused slot.
+  ++dead_;
   return true;
 }
 
 void TimerQueue::DropDead() {
-  while (!heap_.empty()) {
-    const Key& k = heap_.top();
-    Slot& s = slots_[k.slot];
-    if (s.live && s.gen == k.gen) return;
-    if (s.gen == k.gen) {  // cancelled: release the slot now
-      ++s.gen;
-      free_.push_back(k.slot);
+  while (dead_ != 0) {
+    if (RunIsNext()) {
+      const std::uint32_t slot = run_[run_head_];
+      if (slots_[slot].live) return;
+      RunPopFront();
+      free_.push_back(slot);
+    } else {
+      const std::uint32_t slot = heap_[0].slot;
+      if (slots_[slot].live) return;
+      HeapPopFront();
+      free_.push_back(slot);
     }
-    heap_.pop();
+    --dead_;
   }
 }
 
 Nanos TimerQueue::NextDue() {
   DropDead();
-  return heap_.top().at;
+  return RunIsNext() ? run_at_ : heap_[0].at;
 }
 
 Task TimerQueue::Pop(Nanos* at) {
   DropDead();
-  const Key k = heap_.top();
-  heap_.pop();
-  Slot& s = slots_[k.slot];
+  std::uint32_t slot;
+  if (RunIsNext()) {
+    assert(heap_.empty() || heap_[0].at != run_at_);
+    *at = run_at_;
+    slot = RunPopFront();
+  } else {
+    *at = heap_[0].at;
+    slot = heap_[0].slot;
+    HeapPopFront();
+  }
+  Slot& s = slots_[slot];
   Task t = std::move(s.task);
+  FreeSlot(slot);
+  --live_;
+  return t;
+}
+
+void TimerQueue::FreeSlot(std::uint32_t slot) {
+  Slot& s = slots_[slot];
   s.live = false;
   ++s.gen;
-  free_.push_back(k.slot);
-  --live_;
-  *at = k.at;
-  return t;
+  free_.push_back(slot);
+}
+
+void TimerQueue::HeapPush(const Key& k) {
+  std::size_t i = heap_.size();
+  heap_.push_back(k);
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!Earlier(k, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = k;
+}
+
+void TimerQueue::HeapPopFront() {
+  const Key last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  // Sift the last key down from the root through the earliest child.
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t first = 4 * i + 1;
+    if (first >= n) break;
+    const std::size_t end = first + 4 < n ? first + 4 : n;
+    std::size_t best = first;
+    for (std::size_t c = first + 1; c < end; ++c) {
+      if (Earlier(heap_[c], heap_[best])) best = c;
+    }
+    if (!Earlier(heap_[best], last)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = last;
+}
+
+void TimerQueue::RunPush(std::uint32_t slot) {
+  if (run_size_ == run_.size()) {
+    // Grow the ring, unrolling it so the front is at index 0.
+    std::vector<std::uint32_t> bigger(run_.empty() ? 64 : run_.size() * 2);
+    for (std::size_t k = 0; k < run_size_; ++k) {
+      bigger[k] = run_[(run_head_ + k) & (run_.size() - 1)];
+    }
+    run_.swap(bigger);
+    run_head_ = 0;
+  }
+  run_[(run_head_ + run_size_) & (run_.size() - 1)] = slot;
+  ++run_size_;
+}
+
+std::uint32_t TimerQueue::RunPopFront() {
+  const std::uint32_t slot = run_[run_head_];
+  run_head_ = (run_head_ + 1) & (run_.size() - 1);
+  --run_size_;
+  return slot;
 }
 
 }  // namespace tierlab
