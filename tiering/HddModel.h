@@ -71,16 +71,39 @@ class HddModel final : public BlockDevice {
     IoCallback done;
     Nanos submitted = 0;
   };
-  // Seek + rotational wait for `req` if the actuator starts moving at `t`.
-  double PositioningNs(const IoRequest& req, Nanos t) const;
+  // A queued read or write: what NCQ's pick reads of it, kept small and
+  // beside its neighbours (the pick scans up to ncq_depth of them per start;
+  // the request and callback stay put in slab_ until it starts).
+  struct Queued {
+    std::uint64_t offset;
+    double angle;        // Frac(RevolutionsTo(offset)): fixed per request
+    double track_bytes;  // RateBytesPerNs(offset) * rev_ns_: fixed per request
+    Nanos submitted;
+    std::uint32_t slot;  // in slab_
+    bool write;
+  };
+  Queued MakeQueued(const IoRequest& req, Nanos submitted, std::uint32_t slot) const;
+  // Spindle angle (fraction of a revolution) at time t.
+  double AngleAt(double t) const;
+  // Seek + rotational wait for `q` if the actuator starts moving at `t`;
+  // `angle_t` = AngleAt(t).
+  double PositioningNs(const Queued& q, Nanos t, double angle_t) const;
+  // SeekNs() with the target's precomputed track size.
+  double SeekToNs(std::uint64_t from, const Queued& to) const;
   // Revolutions needed to read sequentially from byte 0 to `offset`; its
   // fractional part is the byte's angle on the platter.
   double RevolutionsTo(std::uint64_t offset) const;
-  std::size_t PickNext() const;
+  // Distance from the head beyond which a request cannot position faster
+  // than best_ns (for the pick's early rejection).
+  double SkipDistance(double best_ns, bool write) const;
+  // Index in queue_ of the request to start now; sets *positioning_ns to its
+  // PositioningNs(.., now) if it computed it, else to -1.
+  std::size_t PickNext(double* positioning_ns) const;
   void StartNext();
   void CompleteActive();
   void CompleteSide(std::uint32_t slot);
-  std::uint32_t ParkSide(const IoRequest& req, IoCallback done);
+  std::uint32_t Park(std::vector<Pending>& slab, std::vector<std::uint32_t>& free,
+                     const IoRequest& req, IoCallback done);
 
   std::uint64_t size_;
   std::uint32_t block_size_;
@@ -97,7 +120,11 @@ class HddModel final : public BlockDevice {
   std::uint64_t head_ = 0;  // byte just past the last transfer
   bool busy_ = false;
   Pending active_;
-  std::vector<Pending> queue_;  // oldest first
+  std::vector<Queued> queue_;  // oldest first
+  // Queued reads and writes (a slab with a free list: no allocation in the
+  // steady state).
+  std::vector<Pending> slab_;
+  std::vector<std::uint32_t> free_slab_;
 
   std::optional<SparseStore> store_;
   // Flushes and discards waiting for their fixed latency (with-data mode
