@@ -28,17 +28,35 @@ const char* ToString(IoOp op) {
   return "unknown";
 }
 
-Status ValidateRequest(const IoRequest& req, std::uint64_t size, std::uint32_t block_size,
-                       bool requires_data) {
+namespace {
+
+// ValidateRequest's checks, inlined into Submit. `requires_data()` is asked
+// only for a read or write without a buffer, so a timing-only stack makes one
+// virtual call less per submit of every layer.
+template <typename RequiresData>
+inline Status CheckRequest(const IoRequest& req, std::uint64_t size, std::uint32_t block_size,
+                           RequiresData requires_data) {
   if (req.op == IoOp::kFlush) return Status::kOk;
   if (req.op != IoOp::kRead && req.op != IoOp::kWrite && req.op != IoOp::kDiscard) {
     return Status::kInvalid;
   }
   if (req.length == 0 || block_size == 0) return Status::kInvalid;
-  if (req.offset % block_size != 0 || req.length % block_size != 0) return Status::kInvalid;
+  // Block sizes are powers of two in practice: a mask instead of two 64-bit
+  // divisions.
+  const bool misaligned = (block_size & (block_size - 1)) == 0
+                              ? ((req.offset | req.length) & (block_size - 1)) != 0
+                              : req.offset % block_size != 0 || req.length % block_size != 0;
+  if (misaligned) return Status::kInvalid;
   if (req.offset > size || req.length > size - req.offset) return Status::kInvalid;
-  if (requires_data && req.op != IoOp::kDiscard && req.data == nullptr) return Status::kInvalid;
+  if (req.data == nullptr && req.op != IoOp::kDiscard && requires_data()) return Status::kInvalid;
   return Status::kOk;
+}
+
+}  // namespace
+
+Status ValidateRequest(const IoRequest& req, std::uint64_t size, std::uint32_t block_size,
+                       bool requires_data) {
+  return CheckRequest(req, size, block_size, [requires_data] { return requires_data; });
 }
 
 BlockDevice::BlockDevice(Engine& engine, std::string name)
@@ -55,7 +73,7 @@ void BlockDevice::Advance() {
 }
 
 void BlockDevice::Submit(const IoRequest& req, IoCallback done) {
-  const Status st = ValidateRequest(req, Size(), BlockSize(), RequiresData());
+  const Status st = CheckRequest(req, Size(), BlockSize(), [this] { return RequiresData(); });
   if (st != Status::kOk) {
     ++stats_.errors;
     engine_.Post([done = std::move(done), st]() mutable { done(st); });
