@@ -235,9 +235,11 @@ void RealEngine::RunUntil(Nanos t) {
         }
       }
     }
-    if (timeout != 0 && now - m.last_work < m.spin) {
+    if (m.watch_count > 0 && timeout != 0 && now - m.last_work < m.spin) {
       // Recently busy: poll instead of sleeping, so a request that arrives
-      // within microseconds does not pay a sleep and a wake-up.
+      // within microseconds does not pay a sleep and a wake-up. Only loops
+      // that watch fds (servers) do this: a loop driving devices alone would
+      // burn CPU waiting for completions that take tens of microseconds.
       if (m.WaitAndDispatch(0) > 0) m.last_work = now;
       continue;
     }

@@ -14,9 +14,9 @@
 //      turn, e.g. one io_submit for all of them);
 //   3. Poll() every poller (reap completions, run their callbacks);
 //   4. if nothing ran, sleep in epoll_wait until the next timer, a watched fd,
-//      a poller's wake fd, or Wake(); run the ready fd callbacks. Within 20 us
-//      of the last turn that did work, the loop polls (epoll_wait with a zero
-//      timeout) instead of sleeping: a server whose client sends the next
+//      a poller's wake fd, or Wake(); run the ready fd callbacks. A loop that
+//      watches fds polls instead (epoll_wait with a zero timeout) within
+//      20 us of the last turn that did work: a server whose client sends the next
 //      request within microseconds then pays neither the sleep nor the
 //      wake-up (about 2 context switches per batch of requests). An idle loop
 //      sleeps at once, so the polling costs at most 20 us of CPU per idle

@@ -90,21 +90,36 @@ TEST(RealEngineTest, WakeFromAnotherThreadStopsALoopKeptAliveByAWatchedFd) {
 }
 
 TEST(RealEngineTest, LoopThatJustDidWorkPollsInsteadOfSleepingForAShortTimer) {
-  // A task runs, then a timer is due 5 us later: inside the 20 us polling
-  // window the loop should reach it without sleeping. A preempted thread may
-  // miss the window in one trial, so count the trials that never slept.
+  // A server loop (it watches an fd) runs a task, then a timer is due 5 us
+  // later: inside the 20 us polling window the loop should reach it without
+  // sleeping. A preempted thread may miss the window in one trial, so count
+  // the trials that never slept. A loop without fds sleeps as before.
   if (std::getenv("TIERLAB_SPIN_US") != nullptr) GTEST_SKIP() << "TIERLAB_SPIN_US is set";
   int without_sleep = 0;
+  int fdless_without_sleep = 0;
   for (int trial = 0; trial < 50; ++trial) {
     RealEngine e;
+    Pipe p;
+    ASSERT_TRUE(e.WatchFd(p.read_end(), EPOLLIN, [](std::uint32_t) {}));
     int ran = 0;
     e.Post([&] { ++ran; });
-    e.ScheduleAfter(5 * kMicro, [&] { ++ran; });
+    e.ScheduleAfter(5 * kMicro, [&] {
+      ++ran;
+      e.Stop();
+    });
     e.Run();
     EXPECT_EQ(ran, 2);
     if (e.sleeps() == 0) ++without_sleep;
+    e.UnwatchFd(p.read_end());
+
+    RealEngine f;
+    f.Post([] {});
+    f.ScheduleAfter(5 * kMicro, [] {});
+    f.Run();
+    if (f.sleeps() == 0) ++fdless_without_sleep;
   }
   EXPECT_GT(without_sleep, 0);
+  EXPECT_LT(fdless_without_sleep, 50);
 }
 
 TEST(RealEngineTest, WakeBeforeRunIsNotLost) {
