@@ -8,14 +8,8 @@ namespace tierlab {
 
 namespace {
 
-// Fractional part. Hot in NCQ's pick, and std::floor is a libm call on
-// baseline x86-64: truncation gives the same floor for any |x| < 2^52 (above
-// that every double is an integer).
 double Frac(double x) {
-  if (!(std::fabs(x) < 0x1p52)) return x - std::floor(x);
-  double f = static_cast<double>(static_cast<std::int64_t>(x));
-  if (f > x) f -= 1;
-  return x - f;
+  return x - std::floor(x);
 }
 
 // MB/s (10^6 B/s) to bytes per nanosecond.
