@@ -14,7 +14,8 @@
 namespace tierlab {
 namespace {
 
-void RunLayout(benchmark::State& state, const nlohmann::json& layout_json, const nlohmann::json& profile_json) {
+void RunLayout(benchmark::State& state, const nlohmann::json& layout_json,
+               const nlohmann::json& profile_json) {
   auto layout = ParseLayoutJson(layout_json, "bench");
   auto profile = ParseProfileJson(profile_json, "bench");
   if (!layout.ok() || !profile.ok()) {
@@ -39,7 +40,8 @@ void RunLayout(benchmark::State& state, const nlohmann::json& layout_json, const
 // One NVMe, 4k random read at QD32: the end-to-end target (>= 3M/s).
 void BM_RunNvme4kRandRead(benchmark::State& state) {
   RunLayout(state,
-            {{"name", "nvme1"}, {"tiers", {{{"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "64g"}}}}},
+            {{"name", "nvme1"},
+             {"tiers", {{{"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "64g"}}}}},
             {{"rw", "randread"}, {"bs", "4k"}, {"iodepth", 32}, {"number_ios", 2000000}});
 }
 BENCHMARK(BM_RunNvme4kRandRead)->Unit(benchmark::kMillisecond);
@@ -50,10 +52,28 @@ void BM_RunCachedNvmeOverHdd(benchmark::State& state) {
   nlohmann::json layout = *ExpandShorthand("nvme1+hdd4");
   layout["tiers"][0]["capacity"] = "4g";
   RunLayout(state, layout,
-            {{"rw", "randrw"}, {"rwmixread", 70}, {"bs", "4k"}, {"iodepth", 32}, {"size", "1g"},
+            {{"rw", "randrw"},
+             {"rwmixread", 70},
+             {"bs", "4k"},
+             {"iodepth", 32},
+             {"size", "1g"},
              {"number_ios", 1000000}});
 }
 BENCHMARK(BM_RunCachedNvmeOverHdd)->Unit(benchmark::kMillisecond);
+
+// One HDD model behind the runner, 4k 70/30 at QD32 on 256 MiB: a queue of up
+// to 32 requests for NCQ's pick to scan on every start (the HDD side of the
+// cached run, on its own).
+void BM_RunHddNcq(benchmark::State& state) {
+  RunLayout(state, *ExpandShorthand("hdd1"),
+            {{"rw", "randrw"},
+             {"rwmixread", 70},
+             {"bs", "4k"},
+             {"iodepth", 32},
+             {"size", "256m"},
+             {"number_ios", 200000}});
+}
+BENCHMARK(BM_RunHddNcq)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tierlab
