@@ -284,6 +284,16 @@ void CacheTarget::Lock(Op* op, bool exclusive) {
   }
 }
 
+void CacheTarget::PrefetchHint(std::uint64_t offset, int distance) {
+  if (offset >= Size()) return;
+  const std::uint64_t line = offset / line_size_;
+  if (distance >= 2) {
+    table_.PrefetchBucket(line);
+  } else {
+    table_.PrefetchChain(line);
+  }
+}
+
 void CacheTarget::QueueRead(Op* op) {
   read_batch_.push_back(op);
   if (read_batch_.size() == 1) engine().Post([this] { DispatchReads(); });

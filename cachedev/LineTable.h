@@ -64,6 +64,11 @@ class LineTable {
   // then runs from the CPU cache. Only reads the table.
   static constexpr std::size_t kWarmBatch = 32;
   void PrefetchBucket(std::uint64_t key) const { __builtin_prefetch(&heads_[Bucket(key)]); }
+  // The first word of the key's chain (reads the bucket head).
+  void PrefetchChain(std::uint64_t key) const {
+    const std::uint32_t s = heads_[Bucket(key)];
+    if (s != kLink) __builtin_prefetch(&words_[s]);
+  }
   void WarmChains(const std::uint64_t* keys, std::size_t n) const;
 
   // Takes a free slot (now reserved), or kNone if there is none.

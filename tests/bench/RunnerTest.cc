@@ -7,10 +7,12 @@
 
 #include "bench/RunReport.h"
 #include "bench/Runner.h"
+#include "bench/WorkloadGenerator.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/DevicePreset.h"
+#include "tiering/RamDevice.h"
 #include "tiering/RealEngine.h"
 #include "tiering/SimEngine.h"
 
@@ -147,6 +149,47 @@ TEST(RunnerTest, RealModeMovesRealBytesThroughFiles) {
   // The volume removed the files it created.
   EXPECT_TRUE(std::filesystem::is_empty(dir));
   std::filesystem::remove_all(dir);
+}
+
+// Records what the runner submits and hints, forwarding to a RAM device.
+class HintRecorder final : public BlockDevice {
+ public:
+  explicit HintRecorder(Engine& e) : BlockDevice(e, "rec"), inner_(e, "ram", 1ull << 30) {}
+  std::uint64_t Size() const override { return inner_.Size(); }
+  std::uint32_t BlockSize() const override { return inner_.BlockSize(); }
+  std::string Kind() const override { return "recorder"; }
+  void PrefetchHint(std::uint64_t offset, int distance) override {
+    (distance == 2 ? hinted2 : hinted1).push_back(offset);
+  }
+  std::vector<std::uint64_t> submitted, hinted1, hinted2;
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override {
+    submitted.push_back(req.offset);
+    inner_.Submit(req, std::move(done));
+  }
+
+ private:
+  RamDevice inner_;
+};
+
+// The runner draws requests two ahead to hint the stack: the requests and
+// their order must be the generator's, and each is hinted at distance 2, then
+// 1, before it is submitted.
+TEST(RunnerTest, HintsEachRequestTwoAheadWithoutChangingTheRequests) {
+  SimEngine e;
+  HintRecorder d(e);
+  const Profile p =
+      MakeProfile({{"iodepth", 4}, {"runtime", "0"}, {"number_ios", 200}, {"size", "256m"}});
+  MustRun(e, d, p);
+  auto g = WorkloadGenerator::Create(p, d.Size(), d.BlockSize(), 0);
+  ASSERT_TRUE(g.ok());
+  std::vector<std::uint64_t> seq;
+  for (int i = 0; i < 202; ++i) seq.push_back(g->Next().offset);
+  ASSERT_EQ(d.submitted.size(), 200u);
+  EXPECT_EQ(d.submitted, std::vector<std::uint64_t>(seq.begin(), seq.begin() + 200));
+  EXPECT_EQ(d.hinted1, std::vector<std::uint64_t>(seq.begin() + 1, seq.begin() + 201));
+  EXPECT_EQ(d.hinted2, std::vector<std::uint64_t>(seq.begin() + 2, seq.begin() + 202));
 }
 
 }  // namespace
