@@ -151,8 +151,8 @@ class Run {
     const NextIo io = j->ahead[0];
     j->ahead[0] = j->ahead[1];
     j->ahead[1] = j->gen.Next();
-    v_.PrefetchHint(j->ahead[1].offset, 2);
-    v_.PrefetchHint(j->ahead[0].offset, 1);
+    v_.PrefetchHint(j->ahead[1].op, j->ahead[1].offset, 2);
+    v_.PrefetchHint(j->ahead[0].op, j->ahead[0].offset, 1);
     return io;
   }
 

@@ -284,11 +284,12 @@ void CacheTarget::Lock(Op* op, bool exclusive) {
   }
 }
 
-void CacheTarget::PrefetchHint(std::uint64_t offset, int distance) {
+void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
   if (offset >= Size()) return;
   const std::uint64_t line = offset / line_size_;
   if (distance >= 2) {
     table_.PrefetchBucket(line);
+    if (op == IoOp::kWrite) order_->Prefetch(line);
   } else {
     table_.PrefetchChain(line);
   }

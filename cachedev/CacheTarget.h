@@ -100,9 +100,10 @@ class CacheTarget final : public BlockDevice {
   // The sink calls this when a commit made slots reusable: throttled writers
   // replan.
   void OnMetadataCommitted() { WakeThrottled(); }
-  // Distance 2: prefetch the line's bucket head; distance 1: read the head
+  // Distance 2: prefetch the line's bucket head (and, for a write, its entry
+  // in the destage order's dirty-line map); distance 1: read the head
   // (fetched by then) and prefetch the first slot word of its chain.
-  void PrefetchHint(std::uint64_t offset, int distance) override;
+  void PrefetchHint(IoOp op, std::uint64_t offset, int distance) override;
   // Internal queue state in one line, for diagnosing a stuck run.
   std::string DebugString() const;
 

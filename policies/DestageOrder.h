@@ -31,6 +31,9 @@ class DestageOrder {
   virtual std::int64_t OldestDirtyNs() const = 0;
   virtual std::size_t Size() const = 0;
   virtual std::string Name() const = 0;
+  // Brings what MarkDirty(line) will touch into the CPU cache (a hint for a
+  // write that is coming; no effect on the order).
+  virtual void Prefetch(std::uint64_t line) const {}
 };
 
 }  // namespace tierlab

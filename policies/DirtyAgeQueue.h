@@ -32,6 +32,10 @@ class DirtyAgeQueue {
   // False if `line` was not present.
   bool Remove(std::uint64_t line);
   bool Contains(std::uint64_t line) const { return FindIndex(line) != kNoIndex; }
+  // Prefetches the live-map slot Add/Remove/Contains(line) will probe first.
+  void Prefetch(std::uint64_t line) const {
+    if (!live_.empty()) __builtin_prefetch(&live_[Home(line)]);
+  }
 
   bool Empty() const { return live_size_ == 0; }
   std::size_t Size() const { return live_size_; }

@@ -18,6 +18,7 @@ class FifoDestageOrder final : public DestageOrder {
   std::int64_t OldestDirtyNs() const override { return ages_.Empty() ? -1 : ages_.FrontNs(); }
   std::size_t Size() const override { return ages_.Size(); }
   std::string Name() const override { return "fifo"; }
+  void Prefetch(std::uint64_t line) const override { ages_.Prefetch(line); }
 
  private:
   DirtyAgeQueue ages_;

@@ -30,6 +30,7 @@ class LbaDestageOrder final : public DestageOrder {
   std::int64_t OldestDirtyNs() const override { return ages_.Empty() ? -1 : ages_.FrontNs(); }
   std::size_t Size() const override { return sorted_.Size(); }
   std::string Name() const override { return "lba"; }
+  void Prefetch(std::uint64_t line) const override { ages_.Prefetch(line); }
 
   std::uint64_t Cursor() const { return cursor_; }
 

@@ -46,12 +46,12 @@ class BlockDevice {
   virtual std::vector<BlockDevice*> Children() const { return {}; }
   // A short type name for reports: "ram", "file", "nvme", "stripe", ...
   virtual std::string Kind() const = 0;
-  // A hint that a request at `offset` will be submitted `distance` requests
+  // A hint that request `op` at `offset` will be submitted `distance` requests
   // from now (1 or 2), so a layer can bring the metadata it will look up into
   // the CPU cache while the requests in between run: a software prefetch,
   // no I/O and no effect on any result. The simulated runner draws its
   // requests two ahead and hints them (bench/Runner.cc). Default: nothing.
-  virtual void PrefetchHint(std::uint64_t offset, int distance) {}
+  virtual void PrefetchHint(IoOp op, std::uint64_t offset, int distance) {}
 
   const std::string& name() const { return name_; }
   Engine& engine() const { return engine_; }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "bench/RunReport.h"
@@ -158,10 +159,12 @@ class HintRecorder final : public BlockDevice {
   std::uint64_t Size() const override { return inner_.Size(); }
   std::uint32_t BlockSize() const override { return inner_.BlockSize(); }
   std::string Kind() const override { return "recorder"; }
-  void PrefetchHint(std::uint64_t offset, int distance) override {
+  void PrefetchHint(IoOp op, std::uint64_t offset, int distance) override {
     (distance == 2 ? hinted2 : hinted1).push_back(offset);
+    if (distance == 2) hinted2_ops.push_back(op);
   }
   std::vector<std::uint64_t> submitted, hinted1, hinted2;
+  std::vector<IoOp> hinted2_ops;
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override {
@@ -179,17 +182,24 @@ class HintRecorder final : public BlockDevice {
 TEST(RunnerTest, HintsEachRequestTwoAheadWithoutChangingTheRequests) {
   SimEngine e;
   HintRecorder d(e);
-  const Profile p =
-      MakeProfile({{"iodepth", 4}, {"runtime", "0"}, {"number_ios", 200}, {"size", "256m"}});
+  const Profile p = MakeProfile(
+      {{"rw", "randrw"}, {"iodepth", 4}, {"runtime", "0"}, {"number_ios", 200}, {"size", "256m"}});
   MustRun(e, d, p);
   auto g = WorkloadGenerator::Create(p, d.Size(), d.BlockSize(), 0);
   ASSERT_TRUE(g.ok());
   std::vector<std::uint64_t> seq;
-  for (int i = 0; i < 202; ++i) seq.push_back(g->Next().offset);
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 202; ++i) {
+    const NextIo io = g->Next();
+    seq.push_back(io.offset);
+    ops.push_back(io.op);
+  }
   ASSERT_EQ(d.submitted.size(), 200u);
   EXPECT_EQ(d.submitted, std::vector<std::uint64_t>(seq.begin(), seq.begin() + 200));
   EXPECT_EQ(d.hinted1, std::vector<std::uint64_t>(seq.begin() + 1, seq.begin() + 201));
   EXPECT_EQ(d.hinted2, std::vector<std::uint64_t>(seq.begin() + 2, seq.begin() + 202));
+  EXPECT_EQ(d.hinted2_ops, std::vector<IoOp>(ops.begin() + 2, ops.begin() + 202));
+  EXPECT_NE(std::count(ops.begin(), ops.end(), IoOp::kWrite), 0);
 }
 
 }  // namespace
