@@ -308,7 +308,7 @@ void CacheTarget::DispatchReads() {
     const std::size_t m = std::min(LineTable::kWarmBatch, n - base);
     std::array<std::uint64_t, LineTable::kWarmBatch> keys;
     for (std::size_t i = 0; i < m; ++i) keys[i] = read_batch_scratch_[base + i]->first;
-    table_.WarmChains(keys.data(), m);
+    if (m > 1) table_.WarmChains(keys.data(), m);  // alone, Find does the same walk
     for (std::size_t i = 0; i < m; ++i) ReadLocked(read_batch_scratch_[base + i]);
   }
   read_batch_scratch_.clear();
