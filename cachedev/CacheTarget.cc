@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cassert>
 #include <cmath>
 
 #include "policies/PolicyRegistry.h"
@@ -110,10 +112,14 @@ CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<Block
       caches_(std::move(caches)),
       cfg_(cfg),
       line_size_(line_size),
+      line_shift_(std::countr_zero(line_size)),
+      cache_count_(static_cast<std::uint32_t>(caches_.size())),
+      size_(origin_->Size()),
       policy_(std::move(policy)),
       admission_(std::move(admission)),
       order_(std::move(order)),
       table_(capacity) {
+  assert(std::has_single_bit(line_size));  // CacheConfig::Validate
   cfg_.line_size = line_size;
   cfg_.capacity_lines = capacity;
   block_size_ = origin_->BlockSize();
@@ -254,7 +260,7 @@ void CacheTarget::FreeOp(Op* op) {
 void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   // The line lookup's first miss starts now and overlaps the op and lock
   // bookkeeping below (a single request gains nothing from batching).
-  if (req.op != IoOp::kFlush) table_.PrefetchBucket(req.offset / line_size_);
+  if (req.op != IoOp::kFlush) table_.PrefetchBucket(LineOf(req.offset));
   last_foreground_ = engine().Now();
   Op* op = NewOp();
   op->req = req;
@@ -271,8 +277,8 @@ void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
 }
 
 void CacheTarget::Lock(Op* op, bool exclusive) {
-  op->first = op->req.offset / line_size_;
-  op->last = (op->req.end() - 1) / line_size_;
+  op->first = LineOf(op->req.offset);
+  op->last = LineOf(op->req.end() - 1);
   op->exclusive = exclusive;
   op->granted = &CacheTarget::OnGranted;
   op->locked = true;
@@ -286,7 +292,7 @@ void CacheTarget::Lock(Op* op, bool exclusive) {
 
 void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
   if (offset >= Size()) return;
-  const std::uint64_t line = offset / line_size_;
+  const std::uint64_t line = LineOf(offset);
   if (distance >= 2) {
     table_.PrefetchBucket(line);
     if (op == IoOp::kWrite) order_->Prefetch(line);
