@@ -103,6 +103,11 @@ void LineLocks::Release(LockWaiter* w) {
         assert(e.readers > 0);
         --e.readers;
       }
+      if (e.head == nullptr) {
+        // Nobody waits (the common case): no grants to work out.
+        if (e.readers == 0 && !e.writer) EraseAt(i);
+        continue;
+      }
     }
     // Grant queued waiters that are now compatible, in FIFO order. Their
     // remaining lines are taken after this line is settled (taking them can
@@ -133,6 +138,7 @@ void LineLocks::Release(LockWaiter* w) {
       if (Continue(h)) ready_.push_back(h);
     }
   }
+  if (ready_.size() == ready_start) return;
   // Callbacks last, after the table is consistent.
   std::vector<LockWaiter*> ready(ready_.begin() + ready_start, ready_.end());
   ready_.resize(ready_start);
