@@ -122,8 +122,16 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   struct statfs fs;
   if (o.map_memory_files && !dev->is_block_device_ && fstatfs(fd, &fs) == 0 &&
       (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)) {
-    void* m =
-        mmap(nullptr, dev->size_, PROT_READ | (o.read_only ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
+    // A store through the mapping into a hole that tmpfs cannot back (full,
+    // or at its size limit) kills the process with SIGBUS, where pwrite
+    // returns ENOSPC. So a writable tmpfs file is mapped only once all of it
+    // is allocated; if that fails, libaio serves it and a full tmpfs stays an
+    // I/O error. ramfs has no limit (and no fallocate).
+    const bool backed = o.read_only || fs.f_type == RAMFS_MAGIC ||
+                        fallocate(fd, 0, 0, static_cast<off_t>(dev->size_)) == 0;
+    void* m = backed ? mmap(nullptr, dev->size_, PROT_READ | (o.read_only ? 0 : PROT_WRITE),
+                            MAP_SHARED, fd, 0)
+                     : MAP_FAILED;
     // If the kernel refuses, libaio serves the file as on any filesystem.
     if (m != MAP_FAILED) dev->map_ = static_cast<std::byte*>(m);
   }
@@ -219,6 +227,12 @@ void FileDevice::PrepSync(Slot* s) {
 }
 
 Status FileDevice::DiscardNow(const IoRequest& req) {
+  if (map_ != nullptr) {
+    // Zeroed in place instead of punched: a hole would let a later store
+    // through the mapping hit SIGBUS on a full tmpfs (see Open).
+    std::memset(map_ + req.offset, 0, req.length);
+    return Status::kOk;
+  }
   int rc;
   if (is_block_device_) {
     std::uint64_t range[2] = {req.offset, req.length};

@@ -50,8 +50,12 @@
 // cache either way, so this is exactly as durable as write(2) (a copy that
 // completed survives the process being killed; nothing survives a reboot),
 // and a FUA write needs nothing more. It saves the io_submit, the per-page
-// lookups and the aio bookkeeping; the copy itself remains. Flushes and
-// discards take the usual paths. Another process shrinking the file under a
+// lookups and the aio bookkeeping; the copy itself remains. A writable tmpfs
+// file is mapped only after all of it is allocated (fallocate), since a store
+// into a hole tmpfs cannot back is a SIGBUS where pwrite would return ENOSPC;
+// if the allocation fails, libaio serves the file. For the same reason a
+// discard zeroes the range in place instead of punching a hole. Flushes take
+// the usual path. Another process shrinking the file under a
 // mapped device makes it die of SIGBUS: the volume's files are its own
 // (lock file), so this is not guarded against.
 //

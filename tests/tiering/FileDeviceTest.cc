@@ -441,6 +441,47 @@ TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
   EXPECT_EQ(past, Status::kInvalid);
 }
 
+// A store through the mapping into a hole a full tmpfs cannot back would be a
+// SIGBUS: the mapped file is allocated in full when opened, and a discard
+// zeroes in place instead of punching a hole.
+TEST(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
+  std::error_code ec;
+  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
+  TempDir dir("/dev/shm");
+  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
+  RealEngine engine;
+  FileDeviceOptions o;
+  o.path = dir.File("reserved.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  auto dev = FileDevice::Open(engine, "shm", o);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  ASSERT_TRUE((*dev)->mapped());
+  auto allocated = [&] {
+    struct stat st {};
+    EXPECT_EQ(stat(o.path.c_str(), &st), 0);
+    return static_cast<std::uint64_t>(st.st_blocks) * 512;
+  };
+  EXPECT_GE(allocated(), o.size);
+  AlignedBuffer w(4 * kBlock), r(4 * kBlock);
+  Fill(w, 5);
+  Status ws = Status::kShutdown, ds = Status::kShutdown, rs = Status::kShutdown;
+  (*dev)->Submit(IoRequest{IoOp::kWrite, 0, 0, w.size(), w.data()}, [&](Status s) { ws = s; });
+  engine.Run();
+  (*dev)->Submit(IoRequest{IoOp::kDiscard, 0, kBlock, 2 * kBlock, nullptr},
+                 [&](Status s) { ds = s; });
+  engine.Run();
+  (*dev)->Submit(IoRequest{IoOp::kRead, 0, 0, r.size(), r.data()}, [&](Status s) { rs = s; });
+  engine.Run();
+  ASSERT_EQ(ws, Status::kOk);
+  ASSERT_EQ(ds, Status::kOk);
+  ASSERT_EQ(rs, Status::kOk);
+  EXPECT_EQ(std::memcmp(r.data(), w.data(), kBlock), 0);  // before the discard
+  for (std::size_t i = kBlock; i < 3 * kBlock; ++i) ASSERT_EQ(r.data()[i], std::byte{0}) << i;
+  EXPECT_EQ(std::memcmp(r.data() + 3 * kBlock, w.data() + 3 * kBlock, kBlock), 0);
+  EXPECT_GE(allocated(), o.size);  // no hole
+}
+
 TEST(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
   std::error_code ec;
   if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
