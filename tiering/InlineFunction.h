@@ -89,8 +89,13 @@ class InlineFunction<R(Args...), Capacity> {
         other.ops_->move(storage_, other.storage_);
       } else {
         // The whole buffer, a fixed size the compiler copies inline; the
-        // bytes past the callable are never read as a D.
+        // bytes past the callable are never read as a D. Copying those
+        // indeterminate bytes as unsigned char is defined, so GCC's
+        // maybe-uninitialized warning here is a false positive.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
         std::memcpy(storage_, other.storage_, Capacity);
+#pragma GCC diagnostic pop
       }
       ops_ = other.ops_;
       other.ops_ = nullptr;
