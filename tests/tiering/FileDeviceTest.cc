@@ -365,43 +365,47 @@ TEST_F(FileDeviceTest, BufferedDeviceLearnsToCompleteInlineAndStillDeliversEvery
   EXPECT_EQ(Do(**dev, IoOp::kFlush, 0, 0, nullptr), Status::kOk);
 }
 
-TEST(FileDeviceShmTest, RoundTripOnDevShm) {
-  std::error_code ec;
-  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
-  TempDir dir("/dev/shm");
-  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
-  RealEngine engine;
-  FileDeviceOptions o;
-  o.path = dir.File("shm.img").string();
-  o.create = true;
-  o.size = 4 << 20;
-  auto dev = FileDevice::Open(engine, "shm", o);
+// Tests on /dev/shm (tmpfs), where FileDevice maps files; skipped where
+// /dev/shm is missing or not writable.
+class FileDeviceShmTest : public ::testing::Test {
+ protected:
+  FileDeviceShmTest() : dir_("/dev/shm") {}
+  void SetUp() override {
+    if (!dir_.ok()) GTEST_SKIP() << "/dev/shm is missing or not writable";
+  }
+  FileDeviceOptions Options(const std::string& file, std::uint64_t size) const {
+    FileDeviceOptions o;
+    o.path = dir_.File(file).string();
+    o.create = true;
+    o.size = size;
+    return o;
+  }
+
+  TempDir dir_;
+  RealEngine engine_;
+};
+
+TEST_F(FileDeviceShmTest, RoundTripOnDevShm) {
+  FileDeviceOptions o = Options("shm.img", 4 << 20);
+  auto dev = FileDevice::Open(engine_, "shm", o);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   AlignedBuffer w(8 * kBlock), r(8 * kBlock);
   Fill(w, 11);
   Status ws = Status::kShutdown, rs = Status::kShutdown;
   (*dev)->Submit(IoRequest{IoOp::kWrite, 0, 64 * kBlock, w.size(), w.data()},
                  [&](Status s) { ws = s; });
-  engine.Run();
+  engine_.Run();
   (*dev)->Submit(IoRequest{IoOp::kRead, 0, 64 * kBlock, r.size(), r.data()},
                  [&](Status s) { rs = s; });
-  engine.Run();
+  engine_.Run();
   EXPECT_EQ(ws, Status::kOk);
   EXPECT_EQ(rs, Status::kOk);
   EXPECT_EQ(std::memcmp(w.data(), r.data(), w.size()), 0);
 }
 
-TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
-  std::error_code ec;
-  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
-  TempDir dir("/dev/shm");
-  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
-  RealEngine engine;
-  FileDeviceOptions o;
-  o.path = dir.File("mapped.img").string();
-  o.create = true;
-  o.size = 1 << 20;
-  auto dev = FileDevice::Open(engine, "shm", o);
+TEST_F(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
+  FileDeviceOptions o = Options("mapped.img", 1 << 20);
+  auto dev = FileDevice::Open(engine_, "shm", o);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   ASSERT_TRUE((*dev)->mapped());
   AlignedBuffer w(2 * kBlock), r(2 * kBlock);
@@ -413,7 +417,7 @@ TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
     ++calls;
   });
   EXPECT_EQ(calls, 0) << "completed inside Submit";
-  engine.Run();
+  engine_.Run();
   ASSERT_EQ(calls, 1);
   EXPECT_EQ(ws, Status::kOk);
   // The write is in the file, as pread sees it.
@@ -429,14 +433,14 @@ TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
   Status rs = Status::kShutdown;
   (*dev)->Submit(IoRequest{IoOp::kRead, 0, 8 * kBlock, r.size(), r.data()},
                  [&](Status s) { rs = s; });
-  engine.Run();
+  engine_.Run();
   EXPECT_EQ(rs, Status::kOk);
   EXPECT_EQ(std::memcmp(w.data(), r.data(), w.size()), 0);
   // Flush and out-of-range requests keep their usual answers.
   Status fl = Status::kShutdown, past = Status::kShutdown;
   (*dev)->Submit(IoRequest{IoOp::kFlush}, [&](Status s) { fl = s; });
   (*dev)->Submit(IoRequest{IoOp::kRead, 0, 1 << 20, kBlock, r.data()}, [&](Status s) { past = s; });
-  engine.Run();
+  engine_.Run();
   EXPECT_EQ(fl, Status::kOk);
   EXPECT_EQ(past, Status::kInvalid);
 }
@@ -444,17 +448,9 @@ TEST(FileDeviceShmTest, MemoryFileIsMappedAndCoherentWithTheFileBothWays) {
 // A store through the mapping into a hole a full tmpfs cannot back would be a
 // SIGBUS: the mapped file is allocated in full when opened, and a discard
 // zeroes in place instead of punching a hole.
-TEST(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
-  std::error_code ec;
-  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
-  TempDir dir("/dev/shm");
-  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
-  RealEngine engine;
-  FileDeviceOptions o;
-  o.path = dir.File("reserved.img").string();
-  o.create = true;
-  o.size = 1 << 20;
-  auto dev = FileDevice::Open(engine, "shm", o);
+TEST_F(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
+  FileDeviceOptions o = Options("reserved.img", 1 << 20);
+  auto dev = FileDevice::Open(engine_, "shm", o);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   ASSERT_TRUE((*dev)->mapped());
   auto allocated = [&] {
@@ -467,12 +463,12 @@ TEST(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
   Fill(w, 5);
   Status ws = Status::kShutdown, ds = Status::kShutdown, rs = Status::kShutdown;
   (*dev)->Submit(IoRequest{IoOp::kWrite, 0, 0, w.size(), w.data()}, [&](Status s) { ws = s; });
-  engine.Run();
+  engine_.Run();
   (*dev)->Submit(IoRequest{IoOp::kDiscard, 0, kBlock, 2 * kBlock, nullptr},
                  [&](Status s) { ds = s; });
-  engine.Run();
+  engine_.Run();
   (*dev)->Submit(IoRequest{IoOp::kRead, 0, 0, r.size(), r.data()}, [&](Status s) { rs = s; });
-  engine.Run();
+  engine_.Run();
   ASSERT_EQ(ws, Status::kOk);
   ASSERT_EQ(ds, Status::kOk);
   ASSERT_EQ(rs, Status::kOk);
@@ -482,18 +478,10 @@ TEST(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
   EXPECT_GE(allocated(), o.size);  // no hole
 }
 
-TEST(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
-  std::error_code ec;
-  if (!fs::is_directory("/dev/shm", ec)) GTEST_SKIP() << "/dev/shm does not exist";
-  TempDir dir("/dev/shm");
-  if (!dir.ok()) GTEST_SKIP() << "/dev/shm is not writable";
-  RealEngine engine;
-  FileDeviceOptions o;
-  o.path = dir.File("aio.img").string();
-  o.create = true;
-  o.size = 1 << 20;
+TEST_F(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
+  FileDeviceOptions o = Options("aio.img", 1 << 20);
   o.map_memory_files = false;
-  auto dev = FileDevice::Open(engine, "shm", o);
+  auto dev = FileDevice::Open(engine_, "shm", o);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   EXPECT_FALSE((*dev)->mapped());
   AlignedBuffer w(kBlock), r(kBlock);
@@ -501,12 +489,12 @@ TEST(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
   int ok = 0;
   (*dev)->Submit(IoRequest{IoOp::kWrite, 0, 0, kBlock, w.data()},
                  [&](Status s) { ok += s == Status::kOk; });
-  engine.Run();
+  engine_.Run();
   EXPECT_TRUE((*dev)->completes_inline());
   EXPECT_EQ((*dev)->submit_calls(), 1u);
   (*dev)->Submit(IoRequest{IoOp::kRead, 0, 0, kBlock, r.data()},
                  [&](Status s) { ok += s == Status::kOk; });
-  engine.Run();
+  engine_.Run();
   EXPECT_EQ(ok, 2);
   EXPECT_EQ(std::memcmp(w.data(), r.data(), kBlock), 0);
 }
