@@ -303,7 +303,7 @@ void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
 
 void CacheTarget::QueueRead(Op* op) {
   read_batch_.push_back(op);
-  if (read_batch_.size() == 1) engine().Post([this] { DispatchReads(); });
+  if (read_batch_.size() == 1) engine().Defer([this] { DispatchReads(); });
 }
 
 void CacheTarget::DispatchReads() {

@@ -215,9 +215,10 @@ class CacheTarget final : public BlockDevice {
   void FreeOp(Op* op);
   void Lock(Op* op, bool exclusive);
   static void OnGranted(LockWaiter* w);
-  // Reads holding their locks wait here for one engine turn, then are
-  // dispatched together (DispatchReads) with their line-table lookups
-  // prefetched in two passes.
+  // Reads holding their locks wait here until the engine finishes the
+  // callback that submitted them (Engine::Defer), then are dispatched
+  // together (DispatchReads) with their line-table lookups prefetched in two
+  // passes.
   void QueueRead(Op* op);
   void DispatchReads();
   void Dispatch(Op* op);
@@ -283,10 +284,10 @@ class CacheTarget final : public BlockDevice {
   ObjectPool<Op> ops_;
   // Lookup batching. A hit at scale is bound by two dependent cache misses
   // (bucket head, then slot word); reads submitted in one burst (an NBD
-  // receive, a queue-depth refill) are dispatched together on the next turn
-  // so those misses overlap, as DPDK's bulk hash lookups do for a packet
-  // burst. Only reads: they already hold their shared line locks, so the
-  // turn's delay cannot reorder them against a write to the same line.
+  // receive, a queue-depth refill) are dispatched together when that
+  // callback returns so those misses overlap, as DPDK's bulk hash lookups do
+  // for a packet burst. Only reads: they already hold their shared line
+  // locks, so the delay cannot reorder them against a write to the same line.
   std::vector<Op*> read_batch_;
   std::vector<Op*> read_batch_scratch_;
   // Writes waiting for space, admitted strictly in arrival order: only the

@@ -127,7 +127,7 @@ struct RealEngine::Impl {
   }
 };
 
-RealEngine::RealEngine() : impl_(std::make_unique<Impl>()) {
+RealEngine::RealEngine() : Engine(nullptr), impl_(std::make_unique<Impl>()) {
   impl_->epfd = epoll_create1(EPOLL_CLOEXEC);
   if (impl_->epfd < 0) Die("RealEngine: epoll_create1");
   impl_->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -146,7 +146,7 @@ RealEngine::~RealEngine() {
   close(impl_->epfd);
 }
 
-Nanos RealEngine::Now() const {
+Nanos RealEngine::ClockNow() const {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<Nanos>(ts.tv_sec) * kSecond + ts.tv_nsec;
@@ -186,6 +186,7 @@ void RealEngine::RunUntil(Nanos t) {
     }
     return false;
   };
+  RunDeferred();  // deferred before the loop ran
   while (!should_return()) {
     ++m.turns;
     int work = 0;
@@ -197,22 +198,28 @@ void RealEngine::RunUntil(Nanos t) {
     const Nanos horizon = std::min(now, t);
     while (!m.timers.Empty() && m.timers.NextDue() <= horizon) {
       Nanos at;
-      Task task = m.timers.Pop(&at);
-      task();
+      m.timers.RunNext(&at);
+      RunDeferred();
       ++work;
       if (m.stop) return;
     }
 
     // 2-3. Submit batched requests, then reap completions.
     for (std::size_t i = 0; i < m.pollers.size(); ++i) m.pollers[i]->Flush();
-    for (std::size_t i = 0; i < m.pollers.size(); ++i) work += m.pollers[i]->Poll();
+    for (std::size_t i = 0; i < m.pollers.size(); ++i) {
+      work += m.pollers[i]->Poll();
+      RunDeferred();
+    }
     if (m.stop) return;
     if (now >= t) return;
 
     if (work > 0) {
       m.last_work = now;
       // Busy: do not sleep, but do not starve sockets either.
-      if (m.watch_count > 0 && m.turns % kFdCheckEveryTurns == 0) m.WaitAndDispatch(0);
+      if (m.watch_count > 0 && m.turns % kFdCheckEveryTurns == 0) {
+        m.WaitAndDispatch(0);
+        RunDeferred();
+      }
       continue;
     }
 
@@ -241,10 +248,12 @@ void RealEngine::RunUntil(Nanos t) {
       // that watch fds (servers) do this: a loop driving devices alone would
       // burn CPU waiting for completions that take tens of microseconds.
       if (m.WaitAndDispatch(0) > 0) m.last_work = now;
+      RunDeferred();
       continue;
     }
     ++m.sleeps;
     if (m.WaitAndDispatch(timeout) > 0) m.last_work = Now();
+    RunDeferred();
   }
 }
 

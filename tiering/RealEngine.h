@@ -80,8 +80,6 @@ class RealEngine final : public Engine {
   RealEngine();
   ~RealEngine() override;
 
-  // CLOCK_MONOTONIC in nanoseconds.
-  Nanos Now() const override;
   TimerId ScheduleAt(Nanos at, Task task) override;
   bool Cancel(TimerId id) override;
   // Runs until Stop()/Wake() or idle (see the idle rule above).
@@ -118,6 +116,9 @@ class RealEngine final : public Engine {
   std::uint64_t sleeps() const;
 
  private:
+  // CLOCK_MONOTONIC in nanoseconds (what Now() returns).
+  Nanos ClockNow() const override;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

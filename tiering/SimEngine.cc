@@ -14,16 +14,15 @@ void SimEngine::Run() {
 
 void SimEngine::RunUntil(Nanos t) {
   stopped_ = false;
+  RunDeferred();  // deferred before the engine ran
   while (!stopped_ && !queue_.Empty()) {
     if (queue_.NextDue() > t) {
       now_ = t;
       return;
     }
-    Nanos at;
-    Task task = queue_.Pop(&at);
-    now_ = at;
     ++tasks_run_;
-    task();
+    queue_.RunNext(&now_);
+    RunDeferred();
   }
   // Idle until the deadline: simulated time still passes (a ramp or a
   // runtime limit may end on a quiet device).

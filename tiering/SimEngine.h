@@ -10,9 +10,8 @@ namespace tierlab {
 
 class SimEngine final : public Engine {
  public:
-  SimEngine() = default;
+  SimEngine() : Engine(&now_) {}
 
-  Nanos Now() const override { return now_; }
   TimerId ScheduleAt(Nanos at, Task task) override;
   bool Cancel(TimerId id) override { return queue_.Cancel(id); }
   void Run() override;
@@ -25,6 +24,8 @@ class SimEngine final : public Engine {
   std::size_t pending() const { return queue_.Size(); }
 
  private:
+  Nanos ClockNow() const override { return now_; }  // Now() reads now_ directly
+
   TimerQueue queue_;
   Nanos now_ = 0;
   std::uint64_t tasks_run_ = 0;

@@ -2,8 +2,9 @@
 // Pending tasks ordered by due time, FIFO among equal times. Shared by the
 // simulated and the real engine.
 //
-// Tasks live in a slab; the queues hold small keys, so reordering never moves
-// a task. Two queues:
+// Tasks live in a slab of fixed chunks; the queues hold small keys, so
+// reordering never moves a task, and a task runs where it lies (RunNext):
+// pushing more tasks meanwhile adds chunks but never moves one. Two queues:
 //  - a run of tasks all due at the same time that is not later than anything
 //    in the heap, in push order (a ring). Engine::Post() and completions at
 //    the current instant land here: about a third of the tasks of a cached
@@ -23,6 +24,7 @@
 // Threading: not thread-safe (one engine, one thread).
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tiering/Engine.h"
@@ -40,6 +42,10 @@ class TimerQueue {
   // Removes the earliest live task and returns it with its due time.
   // Requires !Empty().
   Task Pop(Nanos* at);
+  // Removes the earliest live task, sets *at to its due time and runs it in
+  // its slot (no move out); the task may push and cancel tasks, and cannot
+  // cancel itself. Requires !Empty().
+  void RunNext(Nanos* at);
 
  private:
   struct Key {
@@ -52,16 +58,31 @@ class TimerQueue {
     std::uint32_t gen = 0;  // bumped when the task runs or is cancelled
     bool live = false;
   };
-  static bool Earlier(const Key& a, const Key& b) {
-    return a.at != b.at ? a.at < b.at : a.seq < b.seq;
+  // (due time, push sequence) as one unsigned 128-bit number: the heap's
+  // comparisons become a compare and a subtract-with-borrow, with no branch
+  // to mispredict (sibling keys are unordered).
+  static unsigned __int128 Order(const Key& k) {
+    const auto at =
+        static_cast<std::uint64_t>(k.at) ^ (std::uint64_t{1} << 63);  // keeps sign order
+    return (static_cast<unsigned __int128>(at) << 64) | k.seq;
   }
+  static bool Earlier(const Key& a, const Key& b) { return Order(a) < Order(b); }
+  static constexpr std::uint32_t kChunkBits = 8;
+  static constexpr std::uint32_t kChunkMask = (1u << kChunkBits) - 1;
+  Slot& At(std::uint32_t slot) { return chunks_[slot >> kChunkBits][slot & kChunkMask]; }
+  const Slot& At(std::uint32_t slot) const {
+    return chunks_[slot >> kChunkBits][slot & kChunkMask];
+  }
+  std::uint32_t NewSlot();
+  // Takes the next live key off its queue and returns its slot, which stays
+  // out of the free list until the caller frees it.
+  std::uint32_t PopSlot(Nanos* at);
   // True if the next task comes from the run rather than the heap.
   bool RunIsNext() const { return run_size_ != 0 && (heap_.empty() || run_at_ < heap_[0].at); }
   void HeapPush(const Key& k);
   void HeapPopFront();
   void RunPush(std::uint32_t slot);
   std::uint32_t RunPopFront();
-  void FreeSlot(std::uint32_t slot);
   // Discards cancelled keys at the front until the next key is live.
   void DropDead();
 
@@ -72,7 +93,8 @@ class TimerQueue {
   std::size_t run_size_ = 0;
   Nanos run_at_ = 0;
 
-  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  std::uint32_t slot_count_ = 0;
   std::vector<std::uint32_t> free_;
   std::uint64_t seq_ = 0;
   std::size_t live_ = 0;

@@ -157,6 +157,49 @@ TEST(RealEngineTest, FdCallbackRunsAndMayUnwatchItselfThenRunEndsIdle) {
   EXPECT_EQ(got, (std::vector<char>{'a', 'b', 'c'}));
 }
 
+TEST(RealEngineTest, DeferredTasksRunAfterTheTimerTaskBeforeTheNextOne) {
+  RealEngine e;
+  std::vector<int> order;
+  e.ScheduleAt(0, [&] {
+    order.push_back(1);
+    e.Post([&] { order.push_back(4); });
+    e.Defer([&] {
+      order.push_back(2);
+      e.Defer([&] { order.push_back(3); });
+    });
+  });
+  e.ScheduleAt(0, [&] { order.push_back(10); });
+  e.Run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 10, 4}));
+}
+
+TEST(RealEngineTest, DeferredTasksRunAfterAnFdCallbackAndItsClockIsMonotonic) {
+  RealEngine e;
+  Pipe p;
+  std::vector<int> order;
+  const Nanos t0 = e.Now();
+  // Ends the test, failing, if the deferred task never runs.
+  const TimerId guard = e.ScheduleAfter(5 * kSecond, [&] {
+    ADD_FAILURE() << "the deferred task did not run";
+    e.UnwatchFd(p.read_end());
+  });
+  ASSERT_TRUE(e.WatchFd(p.read_end(), EPOLLIN, [&](std::uint32_t) {
+    char c;
+    while (read(p.read_end(), &c, 1) == 1) {
+    }
+    order.push_back(1);
+    e.Defer([&] {
+      order.push_back(2);
+      e.UnwatchFd(p.read_end());  // the loop then ends idle
+      e.Cancel(guard);
+    });
+  }));
+  p.Put('x');
+  e.Run();
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_GE(e.Now(), t0);
+}
+
 TEST(RealEngineTest, WatchTwiceAndModifyUnknownFail) {
   RealEngine e;
   Pipe p;

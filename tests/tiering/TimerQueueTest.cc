@@ -68,6 +68,62 @@ TEST(TimerQueueTest, CancelledTasksAreSkippedAndDestroyedAtOnce) {
 
 // Random pushes (many due at the front's time, as posts are), cancels and
 // pops, checked step by step against a std::map keyed by (time, push index).
+TEST(TimerQueueTest, RunNextRunsTheTaskInPlaceWhileItPushesManyMore) {
+  // The running task stays in its slot while it pushes enough tasks to add
+  // slab chunks; its captures must stay intact (ASan would see a move or a
+  // freed chunk here) and every pushed task must still come out in order.
+  TimerQueue q;
+  std::vector<int> ran;
+  struct Payload {
+    std::uint64_t words[8];
+  };
+  Payload p{};
+  for (int i = 0; i < 8; ++i) p.words[i] = 1000 + i;
+  q.Push(5, [&q, &ran, p] {
+    for (int i = 0; i < 2000; ++i) q.Push(10 + i % 3, [&ran, i] { ran.push_back(i); });
+    std::uint64_t sum = 0;
+    for (std::uint64_t w : p.words) sum += w;
+    ran.push_back(static_cast<int>(sum));  // 8 * 1000 + 28
+  });
+  Nanos at = -1;
+  q.RunNext(&at);
+  EXPECT_EQ(at, 5);
+  ASSERT_EQ(ran, (std::vector<int>{8028}));
+  ran.clear();
+  std::vector<Nanos> times;
+  while (!q.Empty()) {
+    q.RunNext(&at);
+    times.push_back(at);
+  }
+  ASSERT_EQ(ran.size(), 2000u);
+  EXPECT_TRUE(std::is_sorted(times.begin(), times.end()));
+  // Push order within each due time.
+  for (int r = 0; r < 3; ++r) {
+    std::vector<int> with_r;
+    for (int v : ran) {
+      if (v % 3 == r) with_r.push_back(v);
+    }
+    EXPECT_TRUE(std::is_sorted(with_r.begin(), with_r.end())) << r;
+  }
+}
+
+TEST(TimerQueueTest, ARunningTaskCannotCancelItselfAndItsSlotIsReusedAfter) {
+  TimerQueue q;
+  TimerId self = 0;
+  bool cancelled = true;
+  self = q.Push(1, [&] { cancelled = q.Cancel(self); });
+  Nanos at;
+  q.RunNext(&at);
+  EXPECT_FALSE(cancelled);
+  EXPECT_TRUE(q.Empty());
+  int ran = 0;
+  const TimerId next = q.Push(2, [&] { ++ran; });
+  EXPECT_NE(next, self);         // same slot, new generation
+  EXPECT_FALSE(q.Cancel(self));  // the old id stays dead
+  q.RunNext(&at);
+  EXPECT_EQ(ran, 1);
+}
+
 TEST(TimerQueueTest, MatchesAReferenceOrderUnderRandomOperations) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     TimerQueue q;
