@@ -10,15 +10,6 @@ constexpr int kExact = 1 << LatencyHistogram::kSubBucketBits;       // 128
 constexpr int kHalf = 1 << (LatencyHistogram::kSubBucketBits - 1);  // 64
 }  // namespace
 
-int LatencyHistogram::BucketIndex(std::uint64_t v) {
-  if (v < static_cast<std::uint64_t>(kExact)) return static_cast<int>(v);
-  if (v >= kMaxTrackable) return kBucketCount - 1;
-  const int msb = 63 - std::countl_zero(v);      // >= kSubBucketBits
-  const int shift = msb - (kSubBucketBits - 1);  // >= 1
-  const int sub = static_cast<int>(v >> shift);  // in [64, 128)
-  return kExact + (shift - 1) * kHalf + (sub - kHalf);
-}
-
 std::uint64_t LatencyHistogram::BucketLow(int index) {
   if (index < kExact) return static_cast<std::uint64_t>(index);
   const int shift = (index - kExact) / kHalf + 1;

@@ -11,7 +11,9 @@
 //
 // Not thread-safe: keep one per job and Merge() them when reporting.
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 
@@ -34,8 +36,17 @@ class LatencyHistogram {
 
   LatencyHistogram() { Reset(); }
 
-  // Negative values (a clock that went backwards) count as 0.
-  void Record(std::int64_t nanos) { RecordN(nanos, 1); }
+  // Negative values (a clock that went backwards) count as 0. Record is
+  // inline: a run records every I/O.
+  void Record(std::int64_t nanos) {
+    const std::uint64_t v = nanos < 0 ? 0 : static_cast<std::uint64_t>(nanos);
+    ++buckets_[BucketIndex(v)];
+    ++count_;
+    min_ = std::min(min_, v);
+    max_ = std::max(max_, v);
+    sum_ += v;
+    sum_sq_ += static_cast<unsigned __int128>(v) * v;
+  }
   void RecordN(std::int64_t nanos, std::uint64_t count);
 
   // Adds every sample of `other`; the result equals recording both streams.
@@ -58,7 +69,16 @@ class LatencyHistogram {
   void Percentiles(std::span<const double> ps, std::span<std::uint64_t> out) const;
 
   // Bucket geometry, exposed for tests and exporters.
-  static int BucketIndex(std::uint64_t v);
+  static int BucketIndex(std::uint64_t v) {
+    constexpr int kExact = 1 << kSubBucketBits;       // 128
+    constexpr int kHalf = 1 << (kSubBucketBits - 1);  // 64
+    if (v < static_cast<std::uint64_t>(kExact)) return static_cast<int>(v);
+    if (v >= kMaxTrackable) return kBucketCount - 1;
+    const int msb = 63 - std::countl_zero(v);      // >= kSubBucketBits
+    const int shift = msb - (kSubBucketBits - 1);  // >= 1
+    const int sub = static_cast<int>(v >> shift);  // in [64, 128)
+    return kExact + (shift - 1) * kHalf + (sub - kHalf);
+  }
   static std::uint64_t BucketLow(int index);   // smallest value in the bucket
   static std::uint64_t BucketHigh(int index);  // largest value in the bucket
 

@@ -21,23 +21,18 @@ double OpStats::BandwidthBytesPerSec(Nanos window) const {
   return window > 0 ? static_cast<double>(bytes) * kSecond / static_cast<double>(window) : 0.0;
 }
 
-void OpMetrics::Record(IoOp op, std::uint64_t length, Nanos latency) {
-  if (op == IoOp::kRead) read_.Record(length, latency);
-  if (op == IoOp::kWrite) write_.Record(length, latency);
-  complete_.Record(length, latency);
-}
-
-void OpMetrics::RecordError(IoOp op) {
-  if (op == IoOp::kRead) ++read_.errors;
-  if (op == IoOp::kWrite) ++write_.errors;
-  ++complete_.errors;
+OpStats OpMetrics::complete() const {
+  OpStats c = read_;
+  c.Merge(write_);
+  c.Merge(other_);
+  return c;
 }
 
 void OpMetrics::Merge(const OpMetrics& other) {
   const bool mine_empty = window() == 0, theirs_empty = other.window() == 0;
   read_.Merge(other.read_);
   write_.Merge(other.write_);
-  complete_.Merge(other.complete_);
+  other_.Merge(other.other_);
   if (mine_empty) {
     start_ = other.start_, end_ = other.end_;
   } else if (!theirs_empty) {
@@ -49,7 +44,7 @@ void OpMetrics::Merge(const OpMetrics& other) {
 void OpMetrics::Reset() {
   read_ = OpStats{};
   write_ = OpStats{};
-  complete_ = OpStats{};
+  other_ = OpStats{};
   start_ = end_ = 0;
 }
 
@@ -75,7 +70,7 @@ nlohmann::json OpMetrics::ToJson() const {
   };
   return {{"read", one(read_)},
           {"write", one(write_)},
-          {"complete", one(complete_)},
+          {"complete", one(complete())},
           {"window_ns", window()}};
 }
 

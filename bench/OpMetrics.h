@@ -33,10 +33,13 @@ struct OpStats {
 
 class OpMetrics {
  public:
-  // Reads and writes go to their own stats and to complete(); flush and
-  // discard only to complete().
-  void Record(IoOp op, std::uint64_t length, Nanos latency);
-  void RecordError(IoOp op);
+  // Reads and writes go to their own stats; complete() sums them with flush
+  // and discard. (Summed when asked, not recorded twice: one histogram update
+  // per I/O is a measurable part of a simulated run.)
+  void Record(IoOp op, std::uint64_t length, Nanos latency) {
+    StatsFor(op).Record(length, latency);
+  }
+  void RecordError(IoOp op) { ++StatsFor(op).errors; }
 
   // The measured window [start, end) on the engine clock.
   void SetWindow(Nanos start, Nanos end) { start_ = start, end_ = end; }
@@ -44,7 +47,7 @@ class OpMetrics {
 
   const OpStats& read() const { return read_; }
   const OpStats& write() const { return write_; }
-  const OpStats& complete() const { return complete_; }
+  OpStats complete() const;
 
   // Sums the stats; the window becomes the union [min start, max end], which
   // is right for jobs that ran concurrently.
@@ -58,7 +61,11 @@ class OpMetrics {
   nlohmann::json ToJson() const;
 
  private:
-  OpStats read_, write_, complete_;
+  OpStats& StatsFor(IoOp op) {
+    return op == IoOp::kRead ? read_ : op == IoOp::kWrite ? write_ : other_;
+  }
+
+  OpStats read_, write_, other_;  // other_: flush and discard
   Nanos start_ = 0, end_ = 0;
 };
 

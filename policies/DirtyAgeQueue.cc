@@ -29,7 +29,7 @@ void DirtyAgeQueue::EraseAt(std::size_t i) {
 }
 
 void DirtyAgeQueue::Grow() {
-  std::vector<Slot> old = std::move(live_);
+  auto old = std::move(live_);
   live_.assign(old.size() * 2, Slot{});
   mask_ = live_.size() - 1;
   for (const Slot& s : old) {

@@ -21,6 +21,8 @@
 #include <deque>
 #include <vector>
 
+#include "policies/HugePageAllocator.h"
+
 namespace tierlab {
 
 class DirtyAgeQueue {
@@ -72,7 +74,9 @@ class DirtyAgeQueue {
   void Grow();
 
   std::deque<Entry> queue_;
-  std::vector<Slot> live_;  // line -> seq of its entry
+  // line -> seq of its entry. Huge pages once large: a write-back run adds
+  // its dirty lines at random, and the table doubles while they pile up.
+  std::vector<Slot, HugePageAllocator<Slot>> live_;
   std::size_t mask_ = 0;
   std::size_t live_size_ = 0;
   std::uint64_t next_seq_ = 0;

@@ -62,18 +62,14 @@ Status ValidateRequest(const IoRequest& req, std::uint64_t size, std::uint32_t b
 BlockDevice::BlockDevice(Engine& engine, std::string name)
     : engine_(engine), name_(std::move(name)), last_change_(engine.Now()) {}
 
-void BlockDevice::Advance() {
-  const Nanos now = engine_.Now();
-  const Nanos dt = now - last_change_;
-  if (in_flight_ > 0 && dt > 0) {
-    stats_.busy_ns += dt;
-    stats_.qd_integral_ns += static_cast<double>(in_flight_) * static_cast<double>(dt);
-  }
-  last_change_ = now;
-}
-
 void BlockDevice::Submit(const IoRequest& req, IoCallback done) {
-  const Status st = CheckRequest(req, Size(), BlockSize(), [this] { return RequiresData(); });
+  if (!geometry_read_) {
+    checked_size_ = Size();
+    checked_block_size_ = BlockSize();
+    geometry_read_ = true;
+  }
+  const Status st =
+      CheckRequest(req, checked_size_, checked_block_size_, [this] { return RequiresData(); });
   if (st != Status::kOk) {
     ++stats_.errors;
     engine_.Post([done = std::move(done), st]() mutable { done(st); });
@@ -98,13 +94,6 @@ void BlockDevice::Submit(const IoRequest& req, IoCallback done) {
   ++in_flight_;
   stats_.max_queue_depth = std::max(stats_.max_queue_depth, in_flight_);
   SubmitImpl(req, std::move(done));
-}
-
-void BlockDevice::Finish(IoCallback& done, Status status) {
-  Advance();
-  --in_flight_;
-  if (status != Status::kOk) ++stats_.errors;
-  done(status);
 }
 
 void BlockDevice::FinishAsync(IoCallback done, Status status) {

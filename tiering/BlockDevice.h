@@ -34,7 +34,8 @@ class BlockDevice {
 
   void Submit(const IoRequest& req, IoCallback done);
 
-  // Capacity in bytes; a multiple of BlockSize().
+  // Capacity in bytes; a multiple of BlockSize(). Size and block size are
+  // fixed once the device takes its first request (Submit reads them once).
   virtual std::uint64_t Size() const = 0;
   // Logical block size in bytes: offsets and lengths of reads, writes and
   // discards must be multiples of it.
@@ -64,19 +65,38 @@ class BlockDevice {
 
   // Completes a request that SubmitImpl accepted: updates accounting, then
   // runs the callback. Call from engine tasks, not from inside SubmitImpl.
-  void Finish(IoCallback& done, Status status);
+  void Finish(IoCallback& done, Status status) {
+    Advance();
+    --in_flight_;
+    if (status != Status::kOk) ++stats_.errors;
+    done(status);
+  }
   // Completes `done` with `status` on the next engine turn (for errors found
   // inside SubmitImpl).
   void FinishAsync(IoCallback done, Status status);
 
  private:
-  void Advance();
+  // Busy time and the queue-depth integral up to now.
+  void Advance() {
+    const Nanos now = engine_.Now();
+    const Nanos dt = now - last_change_;
+    if (in_flight_ > 0 && dt > 0) {
+      stats_.busy_ns += dt;
+      stats_.qd_integral_ns += static_cast<double>(in_flight_) * static_cast<double>(dt);
+    }
+    last_change_ = now;
+  }
 
   Engine& engine_;
   std::string name_;
   DeviceStats stats_;
   std::uint32_t in_flight_ = 0;
   Nanos last_change_ = 0;
+  // Size() and BlockSize(), read at the first Submit: two virtual calls less
+  // per request and layer.
+  bool geometry_read_ = false;
+  std::uint32_t checked_block_size_ = 0;
+  std::uint64_t checked_size_ = 0;
 };
 
 // Checks a request against a device's geometry; kOk if it may be submitted.
