@@ -5,18 +5,9 @@ namespace tierlab {
 void LruPolicy::ApplyTouches() {
   const std::size_t n = pending_count_;
   pending_count_ = 0;
-  if (n > 1) {
-    // The slots' own links were prefetched by Touch(); fetch their neighbours'
-    // too before the first move needs them.
-    for (std::size_t i = 0; i < n; ++i) {
-      const Slot s = pending_[i];
-      if (!list_.Linked(s)) continue;
-      const Slot p = list_.Prev(s);
-      const Slot q = list_.Next(s);
-      if (p != SlotLists::kNil) list_.Prefetch(p);
-      if (q != SlotLists::kNil) list_.Prefetch(q);
-    }
-  }
+  // Touch() prefetched every slot's links and all but the last one's
+  // neighbours' links.
+  if (n > 1) PrefetchNeighbours(pending_[n - 1]);
   for (std::size_t i = 0; i < n; ++i) {
     const Slot s = pending_[i];
     if (list_.Linked(s)) list_.MoveToBack(0, 0, s);

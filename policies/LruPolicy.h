@@ -6,9 +6,10 @@
 // kEvictScanLimit rejections.
 //
 // Touches are batched (lists of at least kBatchMinCapacity slots): Touch()
-// records the slot and prefetches its links; the recorded moves to the MRU
-// end are applied, in order, when the batch is full or before any other
-// operation (Insert, Remove, Evict). Since nothing can observe the list
+// records the slot and prefetches its links (and, the previous touch's links
+// having arrived meanwhile, that slot's neighbours' links); the recorded
+// moves to the MRU end are applied, in order, when the batch is full or
+// before any other operation (Insert, Remove, Evict). Since nothing can observe the list
 // between those points, the policy is exactly LRU; the batch only lets the
 // cache misses of up to kTouchBatch moves overlap instead of running one after
 // another (the hit path of a cache with millions of lines).
@@ -36,6 +37,10 @@ class LruPolicy final : public ReplacementPolicy {
   void Insert(Slot s, LineKey key) override;
   void Touch(Slot s) override {
     list_.Prefetch(s);
+    // The previous touch's links were prefetched a request ago and have
+    // arrived by now: fetch its neighbours' links too, so the move to the
+    // MRU end finds all three in the cache (they are what it stalls on).
+    if (pending_count_ != 0) PrefetchNeighbours(pending_[pending_count_ - 1]);
     pending_[pending_count_++] = s;
     if (pending_count_ == batch_) ApplyTouches();
   }
@@ -49,6 +54,13 @@ class LruPolicy final : public ReplacementPolicy {
  private:
   // Applies the recorded touches in order.
   void ApplyTouches();
+  void PrefetchNeighbours(Slot s) const {
+    if (!list_.Linked(s)) return;
+    const Slot p = list_.Prev(s);
+    const Slot q = list_.Next(s);
+    if (p != SlotLists::kNil) list_.Prefetch(p);
+    if (q != SlotLists::kNil) list_.Prefetch(q);
+  }
 
   SlotLists list_;  // front = least recently used
   std::array<Slot, kTouchBatch> pending_;
