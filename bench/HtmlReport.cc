@@ -226,8 +226,11 @@ std::string RenderHtmlReport(const nlohmann::json& results, const ReportOptions&
   std::vector<std::string> categories, series_names;
   auto category_of = [&](const CellGroup& g) {
     std::string s;
-    for (const auto& k : row_keys)
-      s += (s.empty() ? "" : " ") + (k == "layout" ? "" : k + "=") + g.Key(k);
+    for (const auto& k : row_keys) {
+      if (!s.empty()) s += ' ';
+      if (k != "layout") s += k + '=';
+      s += g.Key(k);
+    }
     return s;
   };
   for (const auto& g : groups) {

@@ -245,7 +245,10 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
     }
     row.push_back(FormatStat(r.metric, r.base));
     row.push_back(FormatStat(r.metric, r.next));
-    row.push_back((r.delta >= 0 ? "+" : "") + Fixed(100 * r.delta, 1) + "%");
+    std::string change = r.delta >= 0 ? "+" : "";
+    change += Fixed(100 * r.delta, 1);
+    change += '%';
+    row.push_back(std::move(change));
     row.push_back(std::string(ToString(r.verdict)));
     t.rows.push_back(std::move(row));
   }

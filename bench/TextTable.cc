@@ -80,8 +80,12 @@ std::string TextTable::Render(TableStyle style) const {
   if (md) {
     o << "|";
     for (std::size_t i = 0; i < w.size(); ++i) {
-      o << (i < label_columns ? " :" + std::string(w[i] - 1, '-') + " |"
-                              : " " + std::string(w[i] - 1, '-') + ": |");
+      const std::string dashes(w[i] - 1, '-');
+      if (i < label_columns) {
+        o << " :" << dashes << " |";
+      } else {
+        o << " " << dashes << ": |";
+      }
     }
     o << "\n";
   }

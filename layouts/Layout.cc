@@ -278,7 +278,7 @@ Expected<nlohmann::json> ReadJsonFile(std::string_view path) {
     in.clear();
     in.seekg(0);
     try {
-      (void)nlohmann::json::parse(in, nullptr, true, true);
+      [[maybe_unused]] const auto unused = nlohmann::json::parse(in, nullptr, true, true);
     } catch (const nlohmann::json::parse_error& e) {
       return MakeError(p + ": invalid JSON: " + std::string(e.what()));
     }

@@ -237,7 +237,9 @@ Expected<void> SetJsonPath(nlohmann::json& doc, std::string_view field,
                        " out of range (" + walked + " has " + std::to_string(it->size()) +
                        " entries)");
     }
-    walked += "[" + std::to_string(s.index) + "]";
+    walked += '[';
+    walked += std::to_string(s.index);
+    walked += ']';
     if (last) {
       (*it)[s.index] = value;
       return {};

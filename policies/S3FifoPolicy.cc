@@ -6,10 +6,10 @@ namespace tierlab {
 
 S3FifoPolicy::S3FifoPolicy(std::size_t capacity)
     : small_target_(std::max<std::size_t>(1, capacity / 10)),
+      ghost_target_(std::max<std::size_t>(1, capacity - capacity / 10)),
       lists_(capacity, 2),
       keys_(capacity, 0),
       state_(capacity, 0),
-      ghost_target_(std::max<std::size_t>(1, capacity - capacity / 10)),
       ghost_(ghost_target_ + 1) {}
 
 void S3FifoPolicy::Insert(Slot s, LineKey key) {

@@ -6,10 +6,10 @@ namespace tierlab {
 
 TwoQPolicy::TwoQPolicy(std::size_t capacity)
     : kin_(std::max<std::size_t>(1, capacity / 4)),
+      kout_(std::max<std::size_t>(1, capacity / 2)),
       lists_(capacity, 2),
       keys_(capacity, 0),
       queue_(capacity, 0),
-      kout_(std::max<std::size_t>(1, capacity / 2)),
       a1out_(kout_ + 1) {}
 
 void TwoQPolicy::Insert(Slot s, LineKey key) {

@@ -91,8 +91,9 @@ TEST(LatencyHistogramTest, BucketsAreAtMostOneSixtyFourthWide) {
     const auto lo = LatencyHistogram::BucketLow(idx), hi = LatencyHistogram::BucketHigh(idx);
     ASSERT_LE(lo, v);
     ASSERT_GE(hi, v);
-    if (v >= 128)
+    if (v >= 128) {
       ASSERT_LE(static_cast<double>(hi - lo + 1) / static_cast<double>(lo), 1.0 / 64 + 1e-12);
+    }
   }
   EXPECT_EQ(LatencyHistogram::BucketIndex(LatencyHistogram::kMaxTrackable - 1),
             LatencyHistogram::kBucketCount - 1);

@@ -176,7 +176,9 @@ TEST(TraceProfileTest, RunnerReplaysTheTraceOfACell) {
   auto m = ExpandMatrix(*spec);
   ASSERT_TRUE(m.ok()) << m.error().message;
   ASSERT_EQ(m->cells.size(), 1u);
-  auto r = RunMatrix(*m, MatrixRunOptions{.jobs = 1});
+  MatrixRunOptions one_job;
+  one_job.jobs = 1;
+  auto r = RunMatrix(*m, one_job);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const nlohmann::json& cell = r->at("cells").at(0);
   const nlohmann::json& replay = cell.at("replay");
@@ -195,7 +197,7 @@ TEST(TraceProfileTest, RunnerReplaysTheTraceOfACell) {
   EXPECT_EQ(cell.at("profile_name"), "hm");
 
   // The same matrix gives the same bytes (nothing depends on wall time).
-  auto again = RunMatrix(*m, MatrixRunOptions{.jobs = 1});
+  auto again = RunMatrix(*m, one_job);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->dump(), r->dump());
 }

@@ -192,7 +192,9 @@ TEST_F(CacheJournalTest, IntactDataVerifiesThroughJournalAndCheckpoint) {
   // Part of one sector (where the devices take writes below 4 KiB).
   const std::uint64_t bs = target_->BlockSize();
   const bool partial = bs < 4096;
-  if (partial) ASSERT_EQ(WriteLine(6, 2, bs, bs), Status::kOk);
+  if (partial) {
+    ASSERT_EQ(WriteLine(6, 2, bs, bs), Status::kOk);
+  }
   ASSERT_EQ(WriteLine(20, 1, 8192, 4096), Status::kOk);  // a new line, read-filled
   ASSERT_EQ(Do(IoOp::kFlush, 0, 0, nullptr), Status::kOk);
   Crash();  // recovery replays the journal

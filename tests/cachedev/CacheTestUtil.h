@@ -18,6 +18,14 @@
 
 namespace tierlab::cachetest {
 
+// "c0", "c1", ...: appended piece by piece, since GCC 12 reports a bogus
+// -Wrestrict for `"literal" + std::string` (GCC bug 105329).
+inline std::string DeviceName(const char* prefix, int i) {
+  std::string s = prefix;
+  s += std::to_string(i);
+  return s;
+}
+
 inline constexpr std::uint64_t kKiB = 1024;
 inline constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -98,8 +106,7 @@ inline std::unique_ptr<CacheTarget> MakeJitterCache(Engine& e, CacheConfig cfg, 
   std::vector<std::unique_ptr<BlockDevice>> caches;
   const std::uint64_t per_dev = (lines + ndev - 1) / ndev * cfg.line_size + cfg.metadata_reserve;
   for (int i = 0; i < ndev; ++i) {
-    caches.push_back(
-        std::make_unique<JitterDevice>(e, "c" + std::to_string(i), per_dev, seed * 31 + i));
+    caches.push_back(std::make_unique<JitterDevice>(e, DeviceName("c", i), per_dev, seed * 31 + i));
   }
   cfg.capacity_lines = lines;
   auto origin =
@@ -114,7 +121,7 @@ inline std::unique_ptr<CacheTarget> MakeCache(Engine& e, CacheConfig cfg, std::u
   std::vector<std::unique_ptr<BlockDevice>> caches;
   const std::uint64_t per_dev = (lines + ndev - 1) / ndev * cfg.line_size + cfg.metadata_reserve;
   for (int i = 0; i < ndev; ++i) {
-    caches.push_back(std::make_unique<RamDevice>(e, "c" + std::to_string(i), per_dev));
+    caches.push_back(std::make_unique<RamDevice>(e, DeviceName("c", i), per_dev));
   }
   cfg.capacity_lines = lines;
   auto origin = std::make_unique<RamDevice>(e, "origin", origin_size);

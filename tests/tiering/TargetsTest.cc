@@ -105,8 +105,8 @@ TEST(TargetsTest, VerifyOnStripeAndMirrorAndNested) {
   // stripe of mirrors (RAID10) behind a delay
   std::vector<std::unique_ptr<BlockDevice>> legs;
   for (int i = 0; i < 2; ++i) {
-    legs.push_back(
-        std::make_unique<MirrorTarget>(e, "m" + std::to_string(i), Rams(e, 2, 2 * kMiB)));
+    legs.push_back(std::make_unique<MirrorTarget>(e, std::string("m").append(std::to_string(i)),
+                                                  Rams(e, 2, 2 * kMiB)));
   }
   auto raid10 = std::make_unique<StripeTarget>(e, "raid10", std::move(legs), 16 * 1024);
   DelayTarget delayed(e, "delay", std::move(raid10), DelayConfig{50 * kMicro, 80 * kMicro, 0});

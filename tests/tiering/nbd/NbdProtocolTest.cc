@@ -255,7 +255,9 @@ TEST(NbdProtocolTest, TruncatedAndCorruptedInputNeverCrashes) {
       m[i] ^= std::byte{0xff};
       (void)ParseInfoRequest(View(m));
       auto r = ParseRequestHeader(View(m));
-      if (i < 4) EXPECT_FALSE(r.ok());  // the magic
+      if (i < 4) {
+        EXPECT_FALSE(r.ok());  // the magic
+      }
     }
   }
 }
