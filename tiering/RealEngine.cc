@@ -36,6 +36,22 @@ std::uint64_t Pack(std::uint32_t tag, int fd) {
   return (static_cast<std::uint64_t>(tag) << 32) | static_cast<std::uint32_t>(fd);
 }
 
+// TIERLAB_SPIN_US: a whole number of microseconds, at most a second. A bad
+// value is reported (one line) and the default kept, rather than read as 0.
+Nanos ParseSpinUs(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long us = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || us < 0 || us > 1'000'000) {
+    std::fprintf(stderr,
+                 "tierlab: TIERLAB_SPIN_US='%s' is not a whole number of microseconds in "
+                 "[0, 1000000]; using %lld\n",
+                 text, static_cast<long long>(kSpinAfterWork / kMicro));
+    return kSpinAfterWork;
+  }
+  return static_cast<Nanos>(us) * kMicro;
+}
+
 [[noreturn]] void Die(const char* what) {
   std::perror(what);
   std::abort();
@@ -136,9 +152,7 @@ RealEngine::RealEngine() : Engine(nullptr), impl_(std::make_unique<Impl>()) {
   ev.events = EPOLLIN;
   ev.data.u64 = Pack(kInternalTag, impl_->wakefd);
   if (epoll_ctl(impl_->epfd, EPOLL_CTL_ADD, impl_->wakefd, &ev) != 0) Die("RealEngine: epoll_ctl");
-  if (const char* e = std::getenv("TIERLAB_SPIN_US")) {
-    impl_->spin = std::max<Nanos>(0, std::atoll(e)) * kMicro;
-  }
+  if (const char* e = std::getenv("TIERLAB_SPIN_US")) impl_->spin = ParseSpinUs(e);
 }
 
 RealEngine::~RealEngine() {

@@ -21,7 +21,8 @@
 //      wake-up (about 2 context switches per batch of requests). An idle loop
 //      sleeps at once, so the polling costs at most 20 us of CPU per idle
 //      gap. The environment variable TIERLAB_SPIN_US (read by the
-//      constructor) sets the window in microseconds; 0 turns polling off.
+//      constructor) sets the window in microseconds; 0 turns polling off; a
+//      malformed value is reported on stderr and the default kept.
 // While the loop stays busy, watched fds are still checked (non-blocking)
 // every few turns, so sockets are not starved by a stream of completions.
 //

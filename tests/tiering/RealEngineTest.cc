@@ -200,6 +200,23 @@ TEST(RealEngineTest, DeferredTasksRunAfterAnFdCallbackAndItsClockIsMonotonic) {
   EXPECT_GE(e.Now(), t0);
 }
 
+TEST(RealEngineTest, MalformedSpinWindowIsReportedAndTheDefaultKept) {
+  if (std::getenv("TIERLAB_SPIN_US") != nullptr) GTEST_SKIP() << "TIERLAB_SPIN_US is set";
+  for (const char* bad : {"abc", "20us", "-5", "", "99999999999999999999"}) {
+    ASSERT_EQ(setenv("TIERLAB_SPIN_US", bad, 1), 0);
+    testing::internal::CaptureStderr();
+    { RealEngine e; }
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("TIERLAB_SPIN_US='" + std::string(bad) + "'"), std::string::npos) << err;
+    EXPECT_NE(err.find("using 20"), std::string::npos) << err;
+  }
+  ASSERT_EQ(setenv("TIERLAB_SPIN_US", "0", 1), 0);
+  testing::internal::CaptureStderr();
+  { RealEngine e; }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // a valid value is silent
+  unsetenv("TIERLAB_SPIN_US");
+}
+
 TEST(RealEngineTest, WatchTwiceAndModifyUnknownFail) {
   RealEngine e;
   Pipe p;
