@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "bench/ProfileLoader.h"
 #include "bench/RunReport.h"
 #include "bench/Runner.h"
+#include "bench/TraceProfile.h"
 #include "bench/TraceReplay.h"
 #include "bench/trace/TraceFactory.h"
 #include "cli/Commands.h"
@@ -73,39 +75,72 @@ class ProgressLine {
   std::chrono::steady_clock::time_point t0_;
 };
 
-// One trace replay on the built volume; appends the formatted result to *out.
-int ReplayOne(const RunArgs& a, Engine& engine, const Volume& volume, TableFormat fmt,
-              std::string* out) {
-  TraceOptions to;
+// A trace replay: what `--trace` and its options, or a trace profile file
+// given to `--profile` (bench/TraceProfile.h), ask for.
+struct ReplaySpec {
+  std::string name;   // the profile's name in the results
+  std::string trace;  // as given (reported)
+  std::string path;   // where it is opened
+  TraceOptions trace_options;
+  ReplayOptions replay;
+};
+
+// The replay that --trace and its options describe; exit code on bad options.
+Expected<ReplaySpec> ReplayFromArgs(const RunArgs& a) {
+  ReplaySpec spec;
+  spec.name = std::filesystem::path(a.trace).filename().string();
+  spec.trace = spec.path = a.trace;
   auto tf = ParseTraceFormat(a.trace_format);
-  if (!tf) return Fail("unknown trace format '" + a.trace_format + "'", kExitUsage);
-  to.format = *tf;
-  to.skip_bad = a.skip_bad;
+  if (!tf) return MakeError("unknown trace format '" + a.trace_format + "'", kExitUsage);
+  spec.trace_options.format = *tf;
+  spec.trace_options.skip_bad = a.skip_bad;
   auto mode = ParseReplayMode(a.replay_mode);
-  if (!mode.ok()) return Fail(mode.error().message, kExitUsage);
-  if (a.wrap && a.reject) return Fail("--wrap and --reject are exclusive", kExitUsage);
-  ReplayOptions ro;
+  if (!mode.ok()) return MakeError(mode.error().message, kExitUsage);
+  if (a.wrap && a.reject) return MakeError("--wrap and --reject are exclusive", kExitUsage);
+  ReplayOptions& ro = spec.replay;
   ro.mode = *mode;
   ro.iodepth = a.iodepth != 0 ? a.iodepth : (*mode == ReplayMode::kOpen ? 256 : 1);
   ro.time_scale_percent = a.replay_time_scale;
   ro.replay_scale = a.replay_scale;
   ro.reject_past_end = a.reject;
-  auto reader = OpenTrace(a.trace, to);
+  return spec;
+}
+
+// `--profile file.json` naming a trace profile: nothing if it is not one.
+// Its trace is relative to the file, as in a matrix.
+Expected<std::optional<ReplaySpec>> ReplayFromProfileFile(const std::string& file) {
+  if (!file.ends_with(".json") || !std::filesystem::is_regular_file(file)) {
+    return std::optional<ReplaySpec>();
+  }
+  auto j = ReadJsonFile(file);
+  if (!j.ok() || !IsTraceProfileJson(*j)) return std::optional<ReplaySpec>();
+  const std::string source = std::filesystem::path(file).filename().string();
+  auto t = ParseTraceProfileJson(*j, source, std::filesystem::path(file).parent_path().string());
+  if (!t.ok()) return t.error();
+  return std::optional<ReplaySpec>(
+      ReplaySpec{t->name, t->trace, t->path, t->trace_options, t->replay});
+}
+
+// One trace replay on the built volume; appends the formatted result to *out.
+int ReplayOne(const ReplaySpec& spec, bool real, Engine& engine, const Volume& volume,
+              TableFormat fmt, std::string* out) {
+  auto reader = OpenTrace(spec.path, spec.trace_options);
   if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
+  ReplayOptions ro = spec.replay;
   ProgressLine progress;
   ro.run.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
   auto r = ReplayTrace(engine, volume.top(), **reader, ro);
   if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
-  const Profile p = ReplayProfile(std::filesystem::path(a.trace).filename().string(), ro, *r);
-  nlohmann::json j = MakeRunJson(r->run, p, volume, RunMeta{a.real ? "real" : "sim", 0});
-  j["replay"] = ReplayToJson(a.trace, (*reader)->format(), ro, *r);
+  const Profile p = ReplayProfile(spec.name, ro, *r);
+  nlohmann::json j = MakeRunJson(r->run, p, volume, RunMeta{real ? "real" : "sim", 0});
+  j["replay"] = ReplayToJson(spec.trace, (*reader)->format(), ro, *r);
   if (r->bad_records > 0) {
-    std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", a.trace.c_str(),
+    std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", spec.trace.c_str(),
                  static_cast<unsigned long long>(r->bad_records));
   }
   if (r->rejected > 0) {
     std::fprintf(stderr, "tierlab: %s: rejected %llu record(s) past the end of the volume\n",
-                 a.trace.c_str(), static_cast<unsigned long long>(r->rejected));
+                 spec.trace.c_str(), static_cast<unsigned long long>(r->rejected));
   }
   *out += FormatRun(j, fmt);
   const auto& job = j["jobs"][0];
@@ -123,8 +158,19 @@ int RunOne(const RunArgs& a) {
                                     ? ParseLayoutJson(DefaultLayoutJson(), "default layout")
                                     : LoadLayout(a.layout);
   if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
-  auto profiles = a.trace.empty() ? LoadProfiles(a.profile, a.ignore_unknown)
-                                  : Expected<std::vector<Profile>>(std::vector<Profile>{});
+  // The workload: --trace, a trace profile file, or fio-style profiles.
+  std::optional<ReplaySpec> replay;
+  if (!a.trace.empty()) {
+    auto spec = ReplayFromArgs(a);
+    if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
+    replay = std::move(*spec);
+  } else {
+    auto spec = ReplayFromProfileFile(a.profile);
+    if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
+    replay = std::move(*spec);
+  }
+  auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown)
+                          : Expected<std::vector<Profile>>(std::vector<Profile>{});
   if (!profiles.ok()) return Fail(profiles.error().message, profiles.error().exit_code);
 
   std::unique_ptr<Engine> engine;
@@ -154,8 +200,8 @@ int RunOne(const RunArgs& a) {
   {
     auto volume = BuildVolume(*engine, *layout, bo);
     if (!volume.ok()) return Fail(volume.error().message, volume.error().exit_code);
-    if (!a.trace.empty()) code = ReplayOne(a, *engine, *volume, *fmt, &out);
-    if (!a.trace.empty() && out.empty()) return code;
+    if (replay) code = ReplayOne(*replay, a.real, *engine, *volume, *fmt, &out);
+    if (replay && out.empty()) return code;
     for (Profile p : *profiles) {
       if (a.seed_set) p.randseed = a.seed;
       ProgressLine progress;
@@ -189,7 +235,8 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--layout,-l", args->layout,
                   "Layout: a JSON file or a shorthand such as nvme2+hdd4 (default: nvme2+hdd4)");
   run->add_option("--profile,-p", args->profile,
-                  "Profile: a builtin name, a profile JSON file or a fio job file")
+                  "Profile: a builtin name, a profile JSON file (a trace profile replays its "
+                  "trace) or a fio job file")
       ->capture_default_str();
   run->add_flag("--sim", args->sim, "Simulated time on device models (default)");
   run->add_flag("--real", args->real,

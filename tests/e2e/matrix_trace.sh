@@ -51,8 +51,8 @@ python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sy
 test "$(wc -l < report.csv)" -eq 9 || fail "report rows: $(wc -l < report.csv)"
 
 # A trace profile in its own JSON file, named by the matrix like a profile
-# file; its trace path is relative to that file. tierlab run --profile says
-# what it is instead of "unknown key trace".
+# file; its trace path is relative to that file. tierlab run --profile
+# replays it the same way, from any directory.
 mkdir -p profiles
 cp "$src/tests/data/traces/msr-cambridge1-sample.csv" profiles/
 cat > profiles/hm.json <<'JSON'
@@ -64,10 +64,26 @@ JSON
 "$bin" matrix by-file.json -q -o by-file-results.json > /dev/null
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"]; assert len(c)==1 and c[0]["replay"]["records"]==100 and c[0]["profile_name"]=="hm-file", c[0]["replay"]' \
   by-file-results.json || fail "trace profile file"
+(cd / && "$bin" run --profile "$OLDPWD/profiles/hm.json" --layout nvme1+hdd2 --format json) \
+  > run-file.json || fail "run --profile trace json: exit $?"
+python3 - run-file.json by-file-results.json <<'PY' || fail "run --profile trace json results"
+import json, sys
+run = json.load(open(sys.argv[1])); cell = json.load(open(sys.argv[2]))["cells"][0]
+assert run["profile"]["name"] == "hm-file", run["profile"]
+assert run["replay"]["records"] == 100, run["replay"]
+# The same replay as the matrix cell, I/O for I/O.
+for k in ("reads", "writes", "records", "trace"):
+    assert run["replay"][k] == cell["replay"][k], (k, run["replay"][k], cell["replay"][k])
+for op in ("read", "write"):
+    assert run["jobs"][0][op]["total_ios"] == cell["jobs"][0][op]["total_ios"], op
+PY
+# A bad key in it: exit 2, naming the file and the key.
+echo '{"trace": "msr-cambridge1-sample.csv", "replay_mode": "sideways"}' > profiles/bad.json
 set +e
-"$bin" run --profile profiles/hm.json --layout nvme1+hdd2 2> err.txt; rc=$?
+"$bin" run --profile profiles/bad.json --layout nvme1+hdd2 2> err.txt; rc=$?
 set -e
-[ $rc -eq 2 ] && grep -q 'trace profile' err.txt || fail "run --profile trace json: $rc $(cat err.txt)"
+[ $rc -eq 2 ] && grep -q 'bad.json' err.txt && grep -q 'replay_mode' err.txt ||
+  fail "run --profile bad trace json: $rc $(cat err.txt)"
 
 # Bad input: exit 2, the message names the matrix entry or the axis.
 cat > missing.json <<'JSON'
