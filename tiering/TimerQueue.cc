@@ -67,7 +67,7 @@ Nanos TimerQueue::NextDue() {
   return RunIsNext() ? run_at_ : heap_[0].at;
 }
 
-std::uint32_t TimerQueue::PopSlot(Nanos* at) {
+void TimerQueue::RunNext(Nanos* at) {
   DropDead();
   std::uint32_t slot;
   if (RunIsNext()) {
@@ -83,21 +83,10 @@ std::uint32_t TimerQueue::PopSlot(Nanos* at) {
   s.live = false;
   ++s.gen;  // a Cancel from now on finds the task gone
   --live_;
-  return slot;
-}
-
-Task TimerQueue::Pop(Nanos* at) {
-  const std::uint32_t slot = PopSlot(at);
-  Task t = std::move(At(slot).task);
-  free_.push_back(slot);
-  return t;
-}
-
-void TimerQueue::RunNext(Nanos* at) {
-  const std::uint32_t slot = PopSlot(at);
-  Task& t = At(slot).task;  // chunks never move, so this stays valid
-  t();
-  t.Reset();
+  // Run in place: chunks never move, so the slot stays valid while the task
+  // pushes more, and it is off the free list until the task returns.
+  s.task();
+  s.task.Reset();
   free_.push_back(slot);
 }
 

@@ -39,9 +39,6 @@ class TimerQueue {
   std::size_t Size() const { return live_; }
   // Due time of the earliest live task. Requires !Empty().
   Nanos NextDue();
-  // Removes the earliest live task and returns it with its due time.
-  // Requires !Empty().
-  Task Pop(Nanos* at);
   // Removes the earliest live task, sets *at to its due time and runs it in
   // its slot (no move out); the task may push and cancel tasks, and cannot
   // cancel itself. Requires !Empty().
@@ -74,9 +71,6 @@ class TimerQueue {
     return chunks_[slot >> kChunkBits][slot & kChunkMask];
   }
   std::uint32_t NewSlot();
-  // Takes the next live key off its queue and returns its slot, which stays
-  // out of the free list until the caller frees it.
-  std::uint32_t PopSlot(Nanos* at);
   // True if the next task comes from the run rather than the heap.
   bool RunIsNext() const { return run_size_ != 0 && (heap_.empty() || run_at_ < heap_[0].at); }
   void HeapPush(const Key& k);
