@@ -16,7 +16,7 @@ void RegisterCommands(CLI::App& app, CommandResult& result);
 void RegisterRunCommand(CLI::App& app, CommandResult& result);
 void RegisterInfoCommands(CLI::App& app, CommandResult& result);  // profiles, presets, layout show
 void RegisterServeCommand(CLI::App& app, CommandResult& result);
-// create, status, flush, check, destroy
+// create, status, flush, check, destroy, reidentify
 void RegisterVolumeCommands(CLI::App& app, CommandResult& result);
 void RegisterMatrixCommand(CLI::App& app, CommandResult& result);  // matrix, merge
 void RegisterReportCommand(CLI::App& app, CommandResult& result);

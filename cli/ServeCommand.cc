@@ -8,10 +8,16 @@
 // loses the dirty lines' mapping at exit unless the cache was flushed (the
 // server destages everything before it exits, see --no-drain).
 
+#include <netdb.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -69,7 +75,82 @@ Status SubmitAndWait(RealEngine& engine, BlockDevice& dev, IoOp op) {
   return result;
 }
 
+// The endpoint, checked before a volume's recovery (which can take a while)
+// so that a typo, a missing directory or a port in use fails at once. The
+// real bind is NbdServer::Listen's, once the device exists; this repeats
+// only what it would refuse.
+Expected<void> CheckEndpoint(const std::string& spec) {
+  auto ep = ParseNbdEndpoint(spec);
+  if (!ep.ok()) return MakeError("--nbd: " + ep.error().message, kExitUsage);
+  if (ep->kind == NbdEndpoint::Kind::kUnix) {
+    const std::filesystem::path path(ep->path);
+    std::string dir = path.parent_path().string();
+    if (dir.empty()) dir = ".";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      return MakeError("--nbd: " + ep->path + ": no directory " + dir, kExitUsage);
+    }
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+      return MakeError(
+          "--nbd: " + ep->path + ": cannot create a socket in " + dir + ": " + std::strerror(errno),
+          kExitUsage);
+    }
+    struct stat st {};
+    if (::lstat(ep->path.c_str(), &st) != 0) return {};
+    if (!S_ISSOCK(st.st_mode)) {
+      return MakeError("--nbd: " + ep->path + " exists and is not a socket", kExitIo);
+    }
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, ep->path.data(), ep->path.size());
+    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const bool live =
+        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    if (probe >= 0) ::close(probe);
+    if (live) return MakeError("--nbd: " + ep->path + ": a server is already listening", kExitIo);
+    return {};
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  const std::string port = std::to_string(ep->port);
+  if (const int rc = ::getaddrinfo(ep->host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+    return MakeError("--nbd: cannot resolve '" + ep->host + "': " + gai_strerror(rc), kExitUsage);
+  }
+  std::string error;
+  bool bound = false;
+  for (addrinfo* ai = res; ai != nullptr && !bound; ai = ai->ai_next) {
+    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    bound = ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    if (!bound) error = std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  if (!bound) {
+    return MakeError("--nbd: bind " + ep->host + ":" + port + ": " + error, kExitIo);
+  }
+  return {};
+}
+
+void InstallSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGUSR1, &sa, nullptr);  // `tierlab flush V`: destage everything
+  signal(SIGPIPE, SIG_IGN);
+}
+
 int Serve(const ServeArgs& a) {
+  // From the start: a `tierlab flush` during recovery (SIGUSR1) must not
+  // kill the server, and SIGINT then stops it once the volume is open.
+  InstallSignalHandlers();
   RealEngine engine;
   std::optional<Volume> plain;
   std::unique_ptr<OpenedVolume> opened;
@@ -82,13 +163,15 @@ int Serve(const ServeArgs& a) {
   if (auto dir = ResolveVolumeDir(a.target); dir.ok()) {
     auto info = ReadVolumeInfo(*dir);
     if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
-    auto v = OpenVolume(engine, *info);
+    if (endpoint.empty()) endpoint = "unix:" + (std::filesystem::path(*dir) / "nbd.sock").string();
+    if (auto r = CheckEndpoint(endpoint); !r.ok())
+      return Fail(r.error().message, r.error().exit_code);
+    auto v = OpenVolume(engine, *info, "serve");
     if (!v.ok()) return Fail(v.error().message, v.error().exit_code);
     opened = std::move(v.value());
     top = &opened->top();
     cache = opened->cache();
     name = info->name;
-    if (endpoint.empty()) endpoint = "unix:" + (std::filesystem::path(*dir) / "nbd.sock").string();
     status_path = (std::filesystem::path(*dir) / "serve.json").string();
     const RecoveryReport& rr = opened->recovery();
     std::fprintf(stderr,
@@ -103,6 +186,9 @@ int Serve(const ServeArgs& a) {
   } else {
     auto layout = LoadLayout(a.target);
     if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
+    if (endpoint.empty()) endpoint = "unix:tierlab-" + layout->name + ".sock";
+    if (auto r = CheckEndpoint(endpoint); !r.ok())
+      return Fail(r.error().message, r.error().exit_code);
     std::error_code ec;
     std::filesystem::create_directories(a.dir, ec);
     BuildOptions bo;
@@ -115,7 +201,6 @@ int Serve(const ServeArgs& a) {
     top = &plain->top();
     cache = plain->cache();
     name = layout->name;
-    if (endpoint.empty()) endpoint = "unix:tierlab-" + name + ".sock";
     for (const auto& f : plain->created_files())
       std::fprintf(stderr, "tierlab: created %s\n", f.c_str());
   }
@@ -127,13 +212,6 @@ int Serve(const ServeArgs& a) {
   if (!server.ok()) return Fail(server.error().message, server.error().exit_code);
 
   g_engine = &engine;
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGUSR1, &sa, nullptr);  // `tierlab flush V`: destage everything
-  signal(SIGPIPE, SIG_IGN);
 
   std::printf("serving %s (%llu bytes) on %s\n", name.c_str(),
               static_cast<unsigned long long>(top->Size()), (*server)->endpoint().c_str());
@@ -143,11 +221,22 @@ int Serve(const ServeArgs& a) {
   const Nanos interval = static_cast<Nanos>(a.status_interval * kSecond);
   std::uint64_t drains_completed = 0;
   bool draining = false;
+  // Bumped on every write: `tierlab flush` sees the server making progress.
+  std::uint64_t status_seq = 0;
+  bool status_failed = false;
   auto write_status = [&] {
     if (status_path.empty() || !opened) return;
-    WriteServeStatus(status_path, *opened, endpoint,
-                     {{"drains_completed", drains_completed}, {"draining", draining}});
+    auto r = WriteServeStatus(status_path, *opened, endpoint,
+                              {{"drains_completed", drains_completed},
+                               {"draining", draining},
+                               {"status_seq", ++status_seq}});
+    if (!r.ok() && !status_failed) {
+      std::fprintf(stderr, "tierlab: warning: %s (the previous status is kept)\n",
+                   r.error().message.c_str());
+    }
+    status_failed = !r.ok();
   };
+  Nanos last_progress_status = 0;
   TimerId status_timer = 0;
   std::function<void()> tick = [&] {
     write_status();
@@ -162,7 +251,14 @@ int Serve(const ServeArgs& a) {
       if (cache != nullptr && !draining) {
         draining = true;
         write_status();
-        cache->Drain(nullptr, [&](Status st) {
+        // Progress into serve.json at most twice a second, whatever the
+        // status interval: `tierlab flush` waits on it.
+        auto on_progress = [&](std::uint64_t) {
+          if (engine.Now() - last_progress_status < 500 * kMilli) return;
+          last_progress_status = engine.Now();
+          write_status();
+        };
+        cache->Drain(on_progress, [&](Status st) {
           // Commit the clean state too, so status and a crash see it.
           IoRequest f;
           f.op = IoOp::kFlush;

@@ -1,12 +1,18 @@
-// Volume management: tierlab create / status / flush / check / destroy.
+// Volume management: tierlab create / status / flush / check / destroy /
+// reidentify.
 // The volume format and the durability contract: docs/DURABILITY.md.
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "cli/Commands.h"
@@ -32,10 +38,36 @@ std::string Age(std::uint64_t ns) {
   return b;
 }
 
+// Bytes of a file or block device, 0 if it cannot be opened.
 std::uint64_t FileSize(const std::string& p) {
-  std::error_code ec;
-  const auto s = fs::file_size(p, ec);
-  return ec ? 0 : s;
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  ::close(fd);
+  return end < 0 ? 0 : static_cast<std::uint64_t>(end);
+}
+
+const char* PlaceName(VolumePlace p) {
+  switch (p) {
+    case VolumePlace::kHome: return "home";
+    case VolumePlace::kMoved: return "moved";
+    case VolumePlace::kCopy: return "copy";
+  }
+  return "?";
+}
+
+std::string Who(const VolumeUser& u) {
+  std::string s = u.pid > 0 ? "pid " + std::to_string(u.pid) : std::string("another process");
+  if (!u.command.empty()) s += " (" + u.command + ")";
+  return s;
+}
+
+// serve.json, if it is the live status of server `pid`.
+std::optional<nlohmann::json> LiveStatus(const VolumeInfo& info, int pid) {
+  if (pid <= 0) return std::nullopt;
+  auto j = ReadJsonFile((fs::path(info.dir) / "serve.json").string());
+  if (!j.ok() || !j->is_object() || j->value("pid", 0) != pid) return std::nullopt;
+  return *j;
 }
 
 // ---- create ------------------------------------------------------------------
@@ -79,8 +111,16 @@ int StatusCmd(const StatusArgs& a) {
   j["uuid"] = info->uuid;
   j["dir"] = info->dir;
   j["layout"] = info->layout;
-  const int pid = VolumeServerPid(*info);
-  j["served_by_pid"] = pid;
+  // The lock says whether the volume is in use; serve.json only adds live
+  // counters (it is written once the server listens, never by flush).
+  const VolumeUser user = VolumeLockHolder(*info);
+  const int pid = user.locked && user.command == "serve" && user.pid > 0 ? user.pid : 0;
+  const std::optional<nlohmann::json> live = LiveStatus(*info, pid);
+  j["served_by_pid"] = live ? pid : 0;
+  j["in_use"] = user.locked;
+  j["in_use_by"] = {{"pid", user.pid}, {"command", user.command}};
+  j["place"] = PlaceName(info->place);
+  j["recorded_dir"] = info->recorded_dir;
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& p : info->all_paths) {
     std::error_code ec;
@@ -102,10 +142,7 @@ int StatusCmd(const StatusArgs& a) {
       j["metadata"] = {{"error", m.error().message}};
     }
   }
-  if (pid != 0) {
-    auto live = ReadJsonFile((fs::path(info->dir) / "serve.json").string());
-    if (live.ok()) j["live"] = *live;
-  }
+  if (live) j["live"] = *live;
   if (a.format == "json") {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
@@ -113,11 +150,24 @@ int StatusCmd(const StatusArgs& a) {
   if (a.format != "table") return Fail("--format: table or json", kExitUsage);
   std::printf("volume      %s\nuuid        %s\ndir         %s\n", info->name.c_str(),
               info->uuid.c_str(), info->dir.c_str());
-  if (pid != 0) {
+  if (live) {
     std::printf("state       served by pid %d on %s\n", pid,
-                j.contains("live") ? j["live"].value("endpoint", "?").c_str() : "?");
+                (*live).value("endpoint", std::string("?")).c_str());
+  } else if (user.locked && user.command == "serve") {
+    std::printf("state       opening: %s is recovering it, not serving yet\n", Who(user).c_str());
+  } else if (user.locked) {
+    std::printf("state       in use by %s\n", Who(user).c_str());
   } else {
     std::printf("state       closed\n");
+  }
+  if (info->place == VolumePlace::kCopy) {
+    std::printf(
+        "place       COPY of the volume in %s (same uuid): tierlab reidentify %s gives it "
+        "its own\n",
+        info->recorded_dir.c_str(), info->dir.c_str());
+  } else if (info->place == VolumePlace::kMoved) {
+    std::printf("place       moved from %s (recorded at the next open)\n",
+                info->recorded_dir.c_str());
   }
   if (j.contains("metadata")) {
     const auto& m = j["metadata"];
@@ -190,33 +240,90 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-int FlushServed(const VolumeInfo& info, int pid) {
-  const std::string path = (fs::path(info.dir) / "serve.json").string();
-  auto before = ReadJsonFile(path);
-  const std::uint64_t start = before.ok() ? before->value("drains_completed", 0ull) : 0;
+// What moves in a live process: its CPU time (utime + stime, in clock
+// ticks) and its state letter (R, S, D, T for stopped...), from
+// /proc/PID/stat. Empty state if the process is gone.
+struct ProcessSample {
+  char state = 0;
+  unsigned long long cpu = 0;
+};
+ProcessSample SampleProcess(int pid) {
+  ProcessSample p;
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return p;
+  char buf[1024];
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  // "pid (comm) S ppid ...": comm may hold spaces and parentheses.
+  const char* close = std::strrchr(buf, ')');
+  if (close == nullptr) return p;
+  unsigned long long utime = 0, stime = 0;
+  if (std::sscanf(close + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &p.state,
+                  &utime, &stime) == 3) {
+    p.cpu = utime + stime;
+  }
+  return p;
+}
+
+// Asks server `pid` to destage everything (SIGUSR1) and waits until its
+// serve.json counts one more completed drain. Gives up when the server
+// shows no progress (no status update, no CPU time) for `stall_timeout`
+// seconds: a stopped or hung server is reported, never waited on forever.
+int FlushServed(const VolumeInfo& info, int pid, double stall_timeout) {
+  using Clock = std::chrono::steady_clock;
+  auto before = LiveStatus(info, pid);
+  const std::uint64_t start = before ? before->value("drains_completed", 0ull) : 0;
+  if (!before) {
+    std::fprintf(stderr, "tierlab: the server (pid %d) is still opening the volume; waiting\n",
+                 pid);
+  }
   if (::kill(pid, SIGUSR1) != 0)
     return Fail("cannot signal the server (pid " + std::to_string(pid) + ")", kExitIo);
   Progress progress;
+  std::uint64_t seq = before ? before->value("status_seq", 0ull) : 0;
+  ProcessSample last = SampleProcess(pid);
+  Clock::time_point last_change = Clock::now();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto j = ReadJsonFile(path);
-    if (!j.ok()) {
-      if (VolumeServerPid(info) == 0) return Fail("the server exited during the flush", kExitIo);
-      continue;
+    if (VolumeServerPid(info) != pid) return Fail("the server exited during the flush", kExitIo);
+    auto j = LiveStatus(info, pid);
+    bool moved = false;
+    if (j) {
+      if (j->contains("cache")) progress.Show((*j)["cache"].value("dirty_bytes", 0ull));
+      if (j->value("drains_completed", 0ull) > start) break;
+      const std::uint64_t s = j->value("status_seq", 0ull);
+      moved = s != seq;
+      seq = s;
     }
-    if (j->contains("cache")) progress.Show((*j)["cache"].value("dirty_bytes", 0ull));
-    if (j->value("drains_completed", 0ull) > start) break;
+    const ProcessSample now = SampleProcess(pid);
+    moved = moved || now.cpu != last.cpu;
+    last = now;
+    if (moved) {
+      last_change = Clock::now();
+    } else if (std::chrono::duration<double>(Clock::now() - last_change).count() >= stall_timeout) {
+      char what[160];
+      std::snprintf(what, sizeof what,
+                    "the server (pid %d) is not making progress: no status update and no CPU "
+                    "time for %.1f s%s; the volume was not flushed",
+                    pid, stall_timeout,
+                    now.state == 'T' || now.state == 't' ? " (the process is stopped)" : "");
+      return Fail(what, kExitIo);
+    }
   }
   std::printf("flushed volume %s (served by pid %d)\n", info.name.c_str(), pid);
   return kExitOk;
 }
 
-int FlushCmd(const std::string& v) {
+int FlushCmd(const std::string& v, double stall_timeout) {
   auto info = Find(v);
   if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
-  if (const int pid = VolumeServerPid(*info); pid != 0) return FlushServed(*info, pid);
+  if (const VolumeUser u = VolumeLockHolder(*info); u.locked) {
+    if (u.command == "serve" && u.pid > 0) return FlushServed(*info, u.pid, stall_timeout);
+    return Fail("volume " + info->name + " is in use by " + Who(u), kExitCheckFailed);
+  }
   RealEngine engine;
-  auto opened = OpenVolume(engine, *info);
+  auto opened = OpenVolume(engine, *info, "flush");
   if (!opened.ok()) return Fail(opened.error().message, opened.error().exit_code);
   CacheTarget* cache = (*opened)->cache();
   int code = kExitOk;
@@ -255,24 +362,59 @@ int CheckCmd(const std::string& v, bool repair) {
   auto info = Find(v);
   if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
   std::vector<std::string> problems;
-  const int pid = VolumeServerPid(*info);
-  if (pid != 0) {
-    if (repair)
-      return Fail("volume is served by pid " + std::to_string(pid) + "; stop it first", 1);
-    std::printf("note: served by pid %d; checking the last committed state\n", pid);
+  // --repair rewrites metadata: it holds the volume lock and shared locks on
+  // the devices for its whole run, so nothing opens the volume or a device
+  // meanwhile. A plain check only reads, and reports what is committed.
+  FileLock lock;
+  std::vector<FileLock> device_locks;
+  if (repair) {
+    if (auto r = RequireOwnPlace(*info); !r.ok()) return Fail(r.error().message, kExitCheckFailed);
+    auto l = LockVolume(*info, "check --repair");
+    if (!l.ok()) return Fail(l.error().message + "; stop it first", l.error().exit_code);
+    lock = std::move(l.value());
+    auto d = LockVolumeDevices(*info);
+    if (!d.ok()) return Fail(d.error().message, d.error().exit_code);
+    device_locks = std::move(d.value());
+    if (info->place_stale) {
+      if (auto r = RecordVolumePlace(*info); !r.ok()) return Fail(r.error().message, kExitIo);
+    }
+  } else {
+    if (const VolumeUser u = VolumeLockHolder(*info); u.locked) {
+      std::printf("note: in use by %s; checking the last committed state\n", Who(u).c_str());
+    }
+    if (info->place == VolumePlace::kCopy) {
+      std::printf(
+          "note: this directory is a copy of the volume in %s (same uuid); its own files "
+          "are checked\n",
+          info->recorded_dir.c_str());
+    }
   }
   auto layout = ParseLayoutJson(info->layout, info->dir + "/volume.json");
   if (!layout.ok()) return Fail(layout.error().message, 1);
-  for (const auto& t : layout->tiers) {
-    for (const auto& p : t.paths) {
-      std::error_code ec;
-      if (!fs::exists(p, ec)) {
-        problems.push_back(p + ": missing");
-      } else if (t.capacity != 0 && FileSize(p) != 0 && FileSize(p) < t.capacity &&
-                 fs::is_regular_file(p, ec)) {
-        problems.push_back(p + ": " + std::to_string(FileSize(p)) + " bytes, expected " +
-                           std::to_string(t.capacity));
-      }
+  // Every device: there, a file or block device, as long as it was made.
+  std::vector<std::uint64_t> expected = info->device_bytes;
+  if (expected.size() != info->all_paths.size()) {
+    expected.clear();  // an older volume.json: the tiers' capacities
+    for (const auto& t : layout->tiers) {
+      for (std::size_t i = 0; i < t.paths.size(); ++i) expected.push_back(t.capacity);
+    }
+  }
+  for (std::size_t k = 0; k < info->all_paths.size(); ++k) {
+    const std::string& p = info->all_paths[k];
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      problems.push_back(p + ": " +
+                         (errno == ENOENT ? std::string("missing") : std::strerror(errno)));
+      continue;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+      problems.push_back(p + ": not a regular file or block device");
+      continue;
+    }
+    const std::uint64_t bytes = FileSize(p);
+    if (k < expected.size() && bytes < expected[k]) {
+      problems.push_back(p + ": " + std::to_string(bytes) + " bytes, expected " +
+                         std::to_string(expected[k]) + " (truncated?)");
     }
   }
   std::optional<RecoveredMetadata> meta;
@@ -424,9 +566,11 @@ int CheckCmd(const std::string& v, bool repair) {
 int DestroyCmd(const std::string& v, bool force) {
   auto info = Find(v);
   if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
-  if (const int pid = VolumeServerPid(*info); pid != 0) {
-    return Fail("volume " + info->name + " is served by pid " + std::to_string(pid), 1);
-  }
+  // Held to the end: nothing opens the volume or a device while it goes.
+  auto lock = LockVolume(*info, "destroy");
+  if (!lock.ok()) return Fail(lock.error().message, lock.error().exit_code);
+  auto device_locks = LockVolumeDevices(*info);
+  if (!device_locks.ok()) return Fail(device_locks.error().message, device_locks.error().exit_code);
   if (!info->cache_paths.empty() && !force) {
     auto m = ReadVolumeMetadata(*info);
     if (!m.ok()) {
@@ -440,13 +584,33 @@ int DestroyCmd(const std::string& v, bool force) {
                   1);
     }
   }
-  std::error_code ec;
-  for (const auto& f : info->created_files) fs::remove(f, ec);
-  for (const char* f : {"volume.json", "lock", "serve.json", "nbd.sock"}) {
-    fs::remove(fs::path(info->dir) / f, ec);
+  const DestroyReport r = RemoveVolumeFiles(*info);
+  for (const auto& f : r.wiped) std::printf("wiped the superblock of %s\n", f.c_str());
+  for (const auto& f : r.kept) std::printf("kept %s\n", f.c_str());
+  if (!r.errors.empty()) {
+    for (const auto& e : r.errors) std::fprintf(stderr, "tierlab: %s\n", e.c_str());
+    return Fail("volume " + info->name + " not destroyed (" + std::to_string(r.errors.size()) +
+                    " file(s) could not be removed; volume.json kept, run destroy again)",
+                kExitIo);
   }
-  fs::remove(info->dir, ec);  // only if empty: files the user put there stay
   std::printf("destroyed volume %s\n", info->name.c_str());
+  return kExitOk;
+}
+
+// ---- reidentify --------------------------------------------------------------
+
+struct ReidentifyArgs {
+  std::string volume;
+  std::string name;
+};
+
+int ReidentifyCmd(const ReidentifyArgs& a) {
+  auto info = Find(a.volume);
+  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  auto next = ReidentifyVolume(*info, a.name);
+  if (!next.ok()) return Fail(next.error().message, next.error().exit_code);
+  std::printf("volume %s in %s: new uuid %s (was %s)\n", next->name.c_str(), next->dir.c_str(),
+              next->uuid.c_str(), info->uuid.c_str());
   return kExitOk;
 }
 
@@ -471,9 +635,15 @@ void RegisterVolumeCommands(CLI::App& app, CommandResult& result) {
   }
   {
     auto v = std::make_shared<std::string>();
+    auto stall = std::make_shared<double>(30.0);
     CLI::App* c = app.add_subcommand("flush", "Destage every dirty line of a volume to capacity");
     c->add_option("volume", *v, "Volume name or directory")->required();
-    c->callback([v, &result] { result.exit_code = FlushCmd(*v); });
+    c->add_option("--stall-timeout", *stall,
+                  "Served volume: give up when the server shows no progress for this many "
+                  "seconds")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    c->callback([v, stall, &result] { result.exit_code = FlushCmd(*v, *stall); });
   }
   {
     auto v = std::make_shared<std::string>();
@@ -491,6 +661,14 @@ void RegisterVolumeCommands(CLI::App& app, CommandResult& result) {
     c->add_option("volume", *v, "Volume name or directory")->required();
     c->add_flag("--force", *force, "Destroy even with dirty lines (their data is lost)");
     c->callback([v, force, &result] { result.exit_code = DestroyCmd(*v, *force); });
+  }
+  {
+    auto a = std::make_shared<ReidentifyArgs>();
+    CLI::App* c = app.add_subcommand(
+        "reidentify", "Give a copied volume directory a new UUID (and name) of its own");
+    c->add_option("volume", a->volume, "Volume name or directory")->required();
+    c->add_option("--name", a->name, "New volume name (default: keep it)");
+    c->callback([a, &result] { result.exit_code = ReidentifyCmd(*a); });
   }
 }
 

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <filesystem>
-#include <fstream>
+
+#include "layouts/AtomicFile.h"
 
 namespace tierlab::cli {
 
@@ -37,8 +37,8 @@ nlohmann::json CacheStatsJson(const CacheStats& s) {
   return j;
 }
 
-void WriteServeStatus(const std::string& path, const OpenedVolume& v, const std::string& endpoint,
-                      const nlohmann::json& extra) {
+Expected<void> WriteServeStatus(const std::string& path, const OpenedVolume& v,
+                                const std::string& endpoint, const nlohmann::json& extra) {
   nlohmann::json j = extra;
   j["pid"] = static_cast<int>(getpid());
   j["endpoint"] = endpoint;
@@ -53,14 +53,9 @@ void WriteServeStatus(const std::string& path, const OpenedVolume& v, const std:
                     {"bytes_written", jn->journal_bytes_written()},
                     {"data_checksum_errors", jn->data_errors()}};
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << j.dump() << "\n";
-    if (!f) return;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
+  // Checked, not synced (AtomicFile.h): a failed write keeps the last good
+  // status, and the server's event loop never waits for an fsync.
+  return WriteFileAtomically(path, j.dump() + "\n", /*durable=*/false);
 }
 
 }  // namespace tierlab::cli

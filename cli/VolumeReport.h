@@ -13,8 +13,9 @@ namespace tierlab::cli {
 
 nlohmann::json CacheStatsJson(const CacheStats& s);
 
-// Writes serve.json atomically (temp file + rename). `extra` is merged in.
-void WriteServeStatus(const std::string& path, const OpenedVolume& v, const std::string& endpoint,
-                      const nlohmann::json& extra);
+// Writes serve.json atomically (AtomicFile.h: checked, not synced). `extra`
+// is merged in. On failure the previous serve.json is kept.
+Expected<void> WriteServeStatus(const std::string& path, const OpenedVolume& v,
+                                const std::string& endpoint, const nlohmann::json& extra);
 
 }  // namespace tierlab::cli

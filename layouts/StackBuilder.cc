@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "cachedev/SuperblockLabel.h"
 #include "layouts/BlockCacheSpec.h"
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
@@ -31,10 +32,33 @@ std::uint64_t DeviceCapacity(const TierSpec& t) {
   return t.capacity != 0 ? t.capacity : t.preset.capacity_bytes;
 }
 
-Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(Engine& engine, const LayoutSpec& l,
-                                                                std::size_t tier_index,
-                                                                const BuildOptions& o,
-                                                                std::vector<std::string>* created) {
+// What a device must hold at its start before the stack may use it.
+FileDeviceOptions::HeadCheck DeviceOwnerCheck(const std::string& path, const BuildOptions& o,
+                                              bool cache_tier) {
+  if (o.volume && !cache_tier) return nullptr;  // capacity devices carry no label
+  const std::optional<VolumeUuid> want =
+      o.volume ? std::optional<VolumeUuid>(o.volume->uuid) : std::nullopt;
+  return [path, want](const std::byte* head, std::size_t n) -> Expected<void> {
+    const std::optional<VolumeUuid> label = SuperblockLabel(head, n);
+    if (!want) {
+      if (!label) return {};
+      return MakeError(path + ": belongs to tierlab volume " + FormatUuid(*label) +
+                           " (it starts with its superblock): use it through that volume, or "
+                           "`tierlab destroy` the volume to free it",
+                       kExitCheckFailed);
+    }
+    if (label == want) return {};
+    return MakeError(path +
+                         (label ? ": holds the superblock of volume " + FormatUuid(*label)
+                                : std::string(": has no tierlab superblock")) +
+                         ", not this volume's (" + FormatUuid(*want) + "); run tierlab check",
+                     kExitCheckFailed);
+  };
+}
+
+Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
+    Engine& engine, const LayoutSpec& l, std::size_t tier_index, bool cache_tier,
+    std::size_t first_device, const BuildOptions& o, std::vector<std::string>* created) {
   const TierSpec& t = l.tiers[tier_index];
   std::vector<std::unique_ptr<BlockDevice>> devs;
   for (std::uint32_t i = 0; i < t.count; ++i) {
@@ -50,7 +74,17 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(Engine& engine, 
     auto* real = dynamic_cast<RealEngine*>(&engine);
     if (real == nullptr) return MakeError("real mode needs a real engine", kExitIo);
     FileDeviceOptions fo;
-    if (!t.paths.empty()) {
+    if (o.volume) {
+      // An existing volume's device: used as it is, never created or grown.
+      if (t.paths.empty())
+        return MakeError(l.source + ": tiers[" + std::to_string(tier_index) +
+                         "]: a volume's tier without paths");
+      fo.path = t.paths[i];
+      const std::size_t k = first_device + i;
+      fo.min_size = k < o.volume->min_bytes.size() && o.volume->min_bytes[k] != 0
+                        ? o.volume->min_bytes[k]
+                        : t.capacity;
+    } else if (!t.paths.empty()) {
       fo.path = t.paths[i];
       fo.create = t.capacity != 0;
       fo.size = t.capacity;
@@ -63,10 +97,12 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(Engine& engine, 
       fo.size = DeviceCapacity(t);
       if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);
     }
+    fo.check_head = DeviceOwnerCheck(fo.path, o, cache_tier);
     auto d = FileDevice::Open(*real, name, fo);
     if (!d.ok()) {
       return MakeError(
-          l.source + ": tiers[" + std::to_string(tier_index) + "]: " + d.error().message, kExitIo);
+          l.source + ": tiers[" + std::to_string(tier_index) + "]: " + d.error().message,
+          d.error().exit_code);
     }
     devs.push_back(std::move(d.value()));
   }
@@ -115,8 +151,10 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
 
   std::vector<std::unique_ptr<BlockDevice>> cache_devices;
   std::vector<std::unique_ptr<BlockDevice>> capacity_stacks;
+  std::size_t first_device = 0;
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
-    auto devs = MakeDevices(engine, l, i, o, &v.created_files_);
+    auto devs = MakeDevices(engine, l, i, i == cache_tier, first_device, o, &v.created_files_);
+    first_device += l.tiers[i].count;
     if (!devs.ok()) return devs.error();
     TierView view;
     view.name = l.tiers[i].name;

@@ -8,14 +8,23 @@
 // In simulation each device is a model of its preset (timing-only unless
 // with_data). In real mode each device is a FileDevice on the tier's `paths`,
 // or on a sparse file created in `temp_dir` (removed by the Volume unless
-// keep_files).
+// keep_files). Each FileDevice locks its file for as long as the Volume
+// lives (FileDevice.h).
+//
+// Whose devices: a device that starts with a tierlab superblock belongs to
+// a volume (SuperblockLabel.h) and is refused unless the stack is opened as
+// that volume (BuildOptions::volume), so neither a plain layout
+// (`serve L.json`, `run --real`) nor `create` writes over a volume's
+// metadata.
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cachedev/BlockCache.h"
+#include "cachedev/CacheJournal.h"
 #include "cachedev/CacheTarget.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/Layout.h"
@@ -35,6 +44,16 @@ struct BuildOptions {
   // (CacheConfig::metadata_reserve; VolumeStore.h sets it).
   std::uint64_t metadata_reserve = 0;
   std::uint64_t seed = 1;
+  // Real mode, opening an existing volume: its cache devices must carry its
+  // UUID, no device is created or extended, and one shorter than recorded
+  // (`min_bytes`, per device in tier order; 0 or missing: the tier's
+  // capacity) is an error. Unset: every device with a tierlab superblock is
+  // refused.
+  struct ExistingVolume {
+    VolumeUuid uuid{};
+    std::vector<std::uint64_t> min_bytes;
+  };
+  std::optional<ExistingVolume> volume;
 };
 
 struct TierView {
@@ -74,7 +93,8 @@ class Volume {
 };
 
 // Errors name the layout source and field; exit code 2 for configuration
-// problems, 3 for devices that cannot be opened.
+// problems and paths that are not files, 1 for a device in use or of
+// another volume, 3 for devices that cannot be opened.
 Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& layout, const BuildOptions& options);
 
 }  // namespace tierlab

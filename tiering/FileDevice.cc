@@ -11,9 +11,13 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "tiering/AlignedBuffer.h"
+#include "tiering/FileLock.h"
 
 namespace tierlab {
 namespace {
@@ -79,14 +83,20 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   }
   if (fd < 0) {
     const int e = errno;
-    return MakeError(
-        path + ": cannot open: " + Errno(e),
-        e == ENOENT || e == EACCES || e == EISDIR || e == ENOTDIR ? kExitUsage : kExitIo);
+    return MakeError(path + ": cannot open: " + Errno(e), OpenErrorExitCode(e));
   }
   dev->fd_ = fd;
 
   struct stat st;
   if (fstat(fd, &st) != 0) return MakeError(path + ": fstat: " + Errno(errno), kExitIo);
+  if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+    return MakeError(path + ": not a regular file or block device");
+  }
+  // Before anything is read or changed: one user per file.
+  if (auto r = LockWholeFile(fd, path, o.read_only ? LockMode::kShared : LockMode::kExclusive);
+      !r.ok()) {
+    return r.error();
+  }
   std::uint64_t bytes = 0;
   if (S_ISBLK(st.st_mode)) {
     dev->is_block_device_ = true;
@@ -98,8 +108,29 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
       return MakeError(path + ": BLKGETSIZE64: " + Errno(errno), kExitIo);
     }
     dev->block_size_ = static_cast<std::uint32_t>(lbs);
-  } else if (S_ISREG(st.st_mode)) {
+  } else {
     bytes = static_cast<std::uint64_t>(st.st_size);
+    dev->block_size_ = 4096;
+  }
+  if (bytes < o.min_size) {
+    return MakeError(path + ": " + std::to_string(bytes) + " bytes, shorter than the " +
+                         std::to_string(o.min_size) + " it must have (truncated?)",
+                     kExitCheckFailed);
+  }
+  if (o.check_head) {
+    const std::size_t want = std::max<std::size_t>(4096, dev->block_size_);
+    AlignedBuffer head(want, want);
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(want, bytes));
+    std::size_t got = 0;
+    if (n > 0) {
+      // Whole blocks for O_DIRECT; a file's short tail comes back short.
+      const ssize_t r = pread(fd, head.data(), want, 0);
+      if (r < 0) return MakeError(path + ": reading the first block: " + Errno(errno), kExitIo);
+      got = std::min(n, static_cast<std::size_t>(r));
+    }
+    if (auto r = o.check_head(head.data(), got); !r.ok()) return r.error();
+  }
+  if (!dev->is_block_device_) {
     if (o.create && o.size > bytes) {
       if (ftruncate(fd, static_cast<off_t>(o.size)) != 0) {
         return MakeError(
@@ -108,9 +139,6 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
       }
       bytes = o.size;
     }
-    dev->block_size_ = 4096;
-  } else {
-    return MakeError(path + ": not a regular file or block device");
   }
   dev->size_ = bytes - bytes % dev->block_size_;
   if (dev->size_ == 0) {

@@ -56,8 +56,8 @@
 // if the allocation fails, libaio serves the file. For the same reason a
 // discard zeroes the range in place instead of punching a hole. Flushes take
 // the usual path. Another process shrinking the file under a
-// mapped device makes it die of SIGBUS: the volume's files are its own
-// (lock file), so this is not guarded against.
+// mapped device makes it die of SIGBUS: tierlab processes keep off a file a
+// device holds (the lock below), other programs are not guarded against.
 //
 // Inline completion: on tmpfs and in buffered mode, reads and writes complete
 // inside io_submit (the kernel copies through the page cache synchronously).
@@ -72,6 +72,15 @@
 // Errors: a negative res from the kernel is converted with FromErrno at the
 // completion; a short transfer is kIoError. Nothing throws on the I/O path.
 //
+// Exclusive use: Open locks the whole file (FileLock.h: an OFD lock,
+// exclusive, shared for a read-only device) before it reads or changes
+// anything, and holds it until the device is destroyed. A file another
+// device (in this process or another) holds is refused, so two servers, a
+// server and a benchmark, or a layout naming one file twice never write the
+// same file. `check_head` then sees the device's first bytes before anything
+// is written, which is how the layers above keep a plain layout off a
+// volume's devices (StackBuilder.h).
+//
 // Ownership and threading: owns its descriptor and AIO context. Engine thread
 // only. Destroy it with nothing in flight: the destructor waits for requests
 // already in the kernel (io_destroy does) but their callbacks never run, and
@@ -79,8 +88,10 @@
 
 #include <libaio.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +109,14 @@ struct FileDeviceOptions {
   // existing data is kept, a longer file is never shortened).
   bool create = false;
   std::uint64_t size = 0;
+  // Refuse a device shorter than this (exit 1): an existing volume's device
+  // is never grown back, a short one is an error (`tierlab check`).
+  std::uint64_t min_size = 0;
+  // Called once the device is open and locked, before it is extended or
+  // written, with its first bytes (4 KiB or one logical block, fewer for a
+  // shorter file, none for an empty one): an error refuses the open.
+  using HeadCheck = std::function<Expected<void>(const std::byte* head, std::size_t n)>;
+  HeadCheck check_head;
   // O_DIRECT. If the filesystem refuses it (EINVAL at open), the device falls
   // back to buffered I/O, prints one warning line on stderr and reports
   // buffered() == true.
@@ -113,9 +132,11 @@ class FileDevice final : public BlockDevice, private Poller {
  public:
   // Opens the file or block device and registers with `engine` (which must
   // outlive the device). Errors name the path: a missing file, a path that is
-  // neither a regular file nor a block device, a device smaller than one block
-  // (a zero-length file is refused here rather than failing every I/O), a bad
-  // queue depth, or an AIO context the kernel refuses (aio-max-nr).
+  // neither a regular file nor a block device (exit 2), a file locked by
+  // another user (exit 1), a device shorter than `min_size` (exit 1) or
+  // smaller than one block (a zero-length file is refused here rather than
+  // failing every I/O), what `check_head` refuses, a bad queue depth, or an
+  // AIO context the kernel refuses (aio-max-nr).
   static Expected<std::unique_ptr<FileDevice>> Open(RealEngine& engine, std::string name,
                                                     const FileDeviceOptions& options);
   ~FileDevice() override;

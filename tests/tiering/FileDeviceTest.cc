@@ -289,6 +289,66 @@ TEST_F(FileDeviceTest, BadOptionsAndNonFilesAreRefused) {
   EXPECT_NE(dev.error().message.find(d.path), std::string::npos);
 }
 
+TEST_F(FileDeviceTest, FileOfAnOpenDeviceIsRefusedToASecondOneUntilItCloses) {
+  auto first = Make(1 << 20);
+  ASSERT_NE(first, nullptr);
+  FileDeviceOptions o;
+  o.path = dir_.File("dev.img").string();
+  auto second = FileDevice::Open(engine_, "second", o);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().exit_code, kExitCheckFailed);
+  EXPECT_EQ(second.error().message, o.path + ": in use by another process (locked)");
+  o.read_only = true;  // a reader is kept out of a written file too
+  EXPECT_FALSE(FileDevice::Open(engine_, "reader", o).ok());
+  first.reset();
+  EXPECT_TRUE(FileDevice::Open(engine_, "reader", o).ok());
+}
+
+TEST_F(FileDeviceTest, DeviceShorterThanItsMinimumIsRefusedAndNotGrown) {
+  { ASSERT_NE(Make(1 << 20), nullptr); }
+  FileDeviceOptions o;
+  o.path = dir_.File("dev.img").string();
+  o.min_size = 2 << 20;
+  auto dev = FileDevice::Open(engine_, "short", o);
+  ASSERT_FALSE(dev.ok());
+  EXPECT_EQ(dev.error().exit_code, kExitCheckFailed);
+  EXPECT_NE(dev.error().message.find(o.path + ": 1048576 bytes, shorter than the 2097152"),
+            std::string::npos)
+      << dev.error().message;
+  EXPECT_EQ(fs::file_size(o.path), 1u << 20);
+  o.min_size = 1 << 20;
+  EXPECT_TRUE(FileDevice::Open(engine_, "exact", o).ok());
+}
+
+TEST_F(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
+  const std::string path = dir_.File("head.img").string();
+  {
+    const int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, "TLVOLSB1", 8), 8);
+    ASSERT_EQ(ftruncate(fd, kBlock), 0);
+    close(fd);
+  }
+  FileDeviceOptions o;
+  o.path = path;
+  o.create = true;
+  o.size = 1 << 20;
+  std::string seen;
+  o.check_head = [&](const std::byte* head, std::size_t n) -> Expected<void> {
+    seen.assign(reinterpret_cast<const char*>(head), n);
+    return MakeError("refused", kExitCheckFailed);
+  };
+  auto dev = FileDevice::Open(engine_, "head", o);
+  ASSERT_FALSE(dev.ok());
+  EXPECT_EQ(dev.error().message, "refused");
+  ASSERT_EQ(seen.size(), kBlock);
+  EXPECT_EQ(seen.substr(0, 8), "TLVOLSB1");
+  EXPECT_EQ(fs::file_size(path), kBlock);  // refused before the extension
+  o.check_head = [](const std::byte*, std::size_t) -> Expected<void> { return {}; };
+  ASSERT_TRUE(FileDevice::Open(engine_, "head", o).ok());
+  EXPECT_EQ(fs::file_size(path), 1u << 20);
+}
+
 TEST_F(FileDeviceTest, ReadOnlyDeviceRefusesWritesAndDiscardsButReads) {
   { ASSERT_NE(Make(1 << 20), nullptr); }
   FileDeviceOptions o;
