@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
+#include "cachedev/CacheConfig.h"
 #include "cachedev/CacheTarget.h"
+#include "cachedev/LineTable.h"
 #include "tiering/Crc32c.h"
 
 namespace tierlab {
@@ -22,6 +25,10 @@ constexpr char kJbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'J', 'B', '1'};
 // checkpoint).
 constexpr std::uint32_t kVersion = 2;
 constexpr std::uint64_t kMiB = 1 << 20;
+// Generations and sequence numbers above this are not trusted: far beyond
+// what any volume reaches (one generation per open or full ring), far from
+// wrapping around.
+constexpr std::uint64_t kMaxCounter = 1ull << 62;
 
 std::uint64_t RoundUp(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;
@@ -77,12 +84,10 @@ int OpenMeta(const std::string& path, int flags) {
   return fd;
 }
 
-// pread/pwrite until `len` bytes have moved; false on an error or a short
-// file.
-template <typename Byte, typename Syscall>
-bool TransferAt(Syscall io, int fd, Byte* p, std::size_t len, std::uint64_t off) {
+// pwrite until `len` bytes have moved; false on an error.
+bool WriteAt(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
   while (len > 0) {
-    const ssize_t n = io(fd, p, len, static_cast<off_t>(off));
+    const ssize_t n = ::pwrite(fd, p, len, static_cast<off_t>(off));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -92,12 +97,49 @@ bool TransferAt(Syscall io, int fd, Byte* p, std::size_t len, std::uint64_t off)
   return true;
 }
 
-bool ReadAt(int fd, std::byte* p, std::size_t len, std::uint64_t off) {
-  return TransferAt(::pread, fd, p, len, off);
+// Size of a file or block device (st_size is 0 for block devices).
+std::uint64_t FileBytes(int fd) {
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  return end < 0 ? 0 : static_cast<std::uint64_t>(end);
 }
 
-bool WriteAt(int fd, const std::byte* p, std::size_t len, std::uint64_t off) {
-  return TransferAt(::pwrite, fd, p, len, off);
+std::uint64_t PathBytes(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const std::uint64_t n = FileBytes(fd);
+  ::close(fd);
+  return n;
+}
+
+// Checked before a region's buffer is allocated: the sizes come from the
+// superblock, and a device too small for them is damage (exit 1).
+Expected<void> NeedBytes(int fd, const std::string& path, const char* what, std::uint64_t end) {
+  const std::uint64_t have = FileBytes(fd);
+  if (have >= end) return {};
+  return MakeError(path + ": " + what + ": file is " + std::to_string(have) + " bytes, needs " +
+                       std::to_string(end),
+                   1);
+}
+
+// pread of [off, off + len). At the end of the file pread returns 0 and
+// leaves errno alone, so a short file is reported by its size.
+Expected<void> ReadRegion(int fd, const std::string& path, const char* what, std::byte* p,
+                          std::size_t len, std::uint64_t off) {
+  if (auto r = NeedBytes(fd, path, what, off + len); !r.ok()) return r;
+  const std::uint64_t end = off + len;
+  while (len > 0) {
+    const ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return MakeError(Errno(path, what), kExitIo);
+    if (n == 0) {  // shrunk meanwhile
+      if (auto r = NeedBytes(fd, path, what, end); !r.ok()) return r;
+      return MakeError(path + ": " + what + ": end of file before byte " + std::to_string(end), 1);
+    }
+    p += n;
+    len -= static_cast<std::size_t>(n);
+    off += static_cast<std::uint64_t>(n);
+  }
+  return {};
 }
 
 // One journal record applied to a line map and its checksums (replay,
@@ -154,38 +196,128 @@ struct CheckpointView {
   bool clean = false;
   bool valid = false;
   bool present = false;  // the magic is there (a torn or corrupt copy, not an unused one)
+  bool crc_ok = false;
   std::uint64_t generation = 0;
   std::uint64_t next_seq = 0;
+  // Why a copy whose checksum matches is not trusted (empty: it is).
+  std::string defect;
 };
 
+const char* CopyName(int copy) {
+  return copy == 0 ? "A" : "B";
+}
+
+// Copy `copy` (0: A, 1: B) of a checkpoint. A checksum that matches is not
+// enough: every header field must be one this volume could have written.
 CheckpointView DecodeCheckpoint(const std::byte* p, const MetadataGeometry& g,
-                                const VolumeUuid& uuid) {
+                                const VolumeUuid& uuid, int copy) {
   CheckpointView v;
   if (std::memcmp(p, kCpMagic, 8) != 0) return v;
   v.present = true;
   if (Get<std::uint32_t>(p, kCrcOff) != CrcSkipping(p, g.checkpoint_bytes, kCrcOff)) return v;
-  if (Get<std::uint32_t>(p, 12) != kVersion || std::memcmp(p + 16, uuid.data(), 16) != 0 ||
-      Get<std::uint64_t>(p, 48) != g.slots) {
-    return v;
+  v.crc_ok = true;
+  const std::uint64_t generation = Get<std::uint64_t>(p, 32);
+  const std::uint64_t next_seq = Get<std::uint64_t>(p, 40);
+  const std::uint64_t slots = Get<std::uint64_t>(p, 48);
+  const std::uint64_t dirty_count = Get<std::uint64_t>(p, 56);
+  const std::uint64_t flags = Get<std::uint64_t>(p, 64);
+  VolumeUuid other{};
+  std::memcpy(other.data(), p + 16, 16);
+  if (Get<std::uint32_t>(p, 12) != kVersion) {
+    v.defect = "version " + std::to_string(Get<std::uint32_t>(p, 12));
+  } else if (other != uuid) {
+    v.defect = "uuid " + FormatUuid(other) + " is not the superblock's";
+  } else if (slots != g.slots) {
+    v.defect = "slots " + std::to_string(slots) + ", the superblock has " + std::to_string(g.slots);
+  } else if (generation > kMaxCounter || generation % 2 != static_cast<std::uint64_t>(copy)) {
+    v.defect = "generation " + std::to_string(generation) + " cannot be in copy " + CopyName(copy) +
+               " (A holds even generations, B odd ones)";
+  } else if (next_seq == 0 || next_seq > kMaxCounter) {
+    v.defect = "next_seq " + std::to_string(next_seq) + " out of range";
+  } else if ((flags & ~kCheckpointClean) != 0) {
+    v.defect = "flags " + std::to_string(flags) + " has unknown bits";
+  } else {
+    std::uint64_t n = 0;
+    for (std::uint64_t s = 0; s < g.slots; ++s) {
+      n += Get<std::uint32_t>(p, MetadataGeometry::kBlock + s * 4) != kNotDirty;
+    }
+    if (n != dirty_count) {
+      v.defect = "dirty_count " + std::to_string(dirty_count) + ", but its line map holds " +
+                 std::to_string(n) + " dirty lines";
+    }
   }
+  if (!v.defect.empty()) return v;
   v.valid = true;
-  v.generation = Get<std::uint64_t>(p, 32);
-  v.next_seq = Get<std::uint64_t>(p, 40);
-  v.clean = (Get<std::uint64_t>(p, 64) & kCheckpointClean) != 0;
+  v.generation = generation;
+  v.next_seq = next_seq;
+  v.clean = (flags & kCheckpointClean) != 0;
   return v;
 }
 
-// Journal block: header as above with count = records, a = seq, b = generation.
+// Journal block: header as above with count = records, a = seq,
+// b = generation, c = the first seq of the commit that wrote it, and at 56
+// the commit's block count (both 0 in blocks written before they existed).
 void EncodeBlock(std::byte* p, const VolumeUuid& uuid, std::uint64_t seq, std::uint64_t generation,
-                 const void* recs, std::size_t n) {
+                 std::uint64_t commit_first, std::uint64_t commit_blocks, const void* recs,
+                 std::size_t n) {
   std::memset(p, 0, MetadataGeometry::kBlock);
   std::memcpy(p, kJbMagic, 8);
   Put<std::uint32_t>(p, 12, static_cast<std::uint32_t>(n));
   std::memcpy(p + 16, uuid.data(), 16);
   Put<std::uint64_t>(p, 32, seq);
   Put<std::uint64_t>(p, 40, generation);
+  Put<std::uint64_t>(p, 48, commit_first);
+  Put<std::uint64_t>(p, 56, commit_blocks);
   std::memcpy(p + 64, recs, n * MetadataGeometry::kRecordBytes);
   Put<std::uint32_t>(p, kCrcOff, CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff));
+}
+
+struct BlockView {
+  bool magic = false;
+  bool crc_ok = false;
+  bool ours = false;  // magic, checksum, this volume's uuid, a record count that fits
+  std::uint32_t count = 0;
+  std::uint64_t seq = 0;
+  std::uint64_t generation = 0;
+  std::uint64_t commit_first = 0;  // 0: not recorded
+  std::uint64_t commit_blocks = 0;
+};
+
+BlockView DecodeBlock(const std::byte* p, const VolumeUuid& uuid) {
+  BlockView b;
+  b.magic = std::memcmp(p, kJbMagic, 8) == 0;
+  if (!b.magic) return b;
+  b.crc_ok = Get<std::uint32_t>(p, kCrcOff) == CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff);
+  b.count = Get<std::uint32_t>(p, 12);
+  b.seq = Get<std::uint64_t>(p, 32);
+  b.generation = Get<std::uint64_t>(p, 40);
+  b.commit_first = Get<std::uint64_t>(p, 48);
+  b.commit_blocks = Get<std::uint64_t>(p, 56);
+  b.ours = b.crc_ok && std::memcmp(p + 16, uuid.data(), 16) == 0 &&
+           b.count <= MetadataGeometry::kRecordsPerBlock && b.generation <= kMaxCounter;
+  return b;
+}
+
+// "12, 40-47, 90" for sorted, distinct values; at most `max_runs` runs.
+std::string FormatRuns(const std::vector<std::uint32_t>& v, std::size_t max_runs = 12) {
+  std::string s;
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    if (runs++ == max_runs) {
+      s += ", ...";
+      break;
+    }
+    if (!s.empty()) s += ", ";
+    s += std::to_string(v[i]);
+    if (j > i) {
+      s += '-';
+      s += std::to_string(v[j]);
+    }
+    i = j + 1;
+  }
+  return s;
 }
 
 }  // namespace
@@ -291,8 +423,9 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
   AlignedBuffer b(MetadataGeometry::kSuperblockBytes);
   const std::byte* p = b.data();
-  if (!ReadAt(fd.get(), b.data(), b.size(), 0)) {
-    return MakeError(Errno(path, "reading the superblock"), kExitIo);
+  if (auto r = ReadRegion(fd.get(), path, "reading the superblock", b.data(), b.size(), 0);
+      !r.ok()) {
+    return r.error();
   }
   if (std::memcmp(p, kSbMagic, 8) != 0) {
     return MakeError(path + ": no tierlab superblock (bad magic)", 1);
@@ -321,17 +454,108 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   sb.created_unix = Get<std::uint64_t>(p, 104);
   const std::uint32_t len = Get<std::uint32_t>(p, 112);
   g.sector_bytes = Get<std::uint32_t>(p, 116);
+  // The checksum matches; now every field must be one tierlab writes, before
+  // anything is sized by it.
+  auto bad = [&](const char* field, const std::string& what) {
+    return MakeError(path + ": superblock " + field + ": " + what, 1);
+  };
+  if (!std::has_single_bit(g.line_size) || g.line_size < CacheConfig::kMinLineSize ||
+      g.line_size > CacheConfig::kMaxLineSize) {
+    return bad("line_size", std::to_string(g.line_size) + " is not a power of two in [" +
+                                std::to_string(CacheConfig::kMinLineSize) + ", " +
+                                std::to_string(CacheConfig::kMaxLineSize) + "]");
+  }
+  if (g.slots == 0 || g.slots > LineTable::kMaxSlots) {
+    return bad("slots", std::to_string(g.slots) + " is not in [1, " +
+                            std::to_string(LineTable::kMaxSlots) + "]");
+  }
+  if (sb.device_count == 0) return bad("device_count", "0 (a volume has at least one)");
+  if (sb.device_index >= sb.device_count) {
+    return bad("device_index", std::to_string(sb.device_index) + " is not below device_count " +
+                                   std::to_string(sb.device_count));
+  }
+  const std::uint64_t origin_lines =
+      sb.origin_bytes / g.line_size + (sb.origin_bytes % g.line_size != 0 ? 1 : 0);
+  if (sb.origin_bytes == 0 || origin_lines > LineTable::kMaxKey) {
+    return bad("origin_bytes", std::to_string(sb.origin_bytes) + " is not in [1, " +
+                                   std::to_string(LineTable::kMaxKey) + " lines of " +
+                                   std::to_string(g.line_size) + " bytes]");
+  }
   const MetadataGeometry want = MetadataGeometry::For(g.line_size, g.slots);
-  if (g.line_size == 0 || want.sector_bytes != g.sector_bytes ||
-      g.line_size % g.sector_bytes != 0 || want.reserve != g.reserve ||
-      want.checkpoint_offset != g.checkpoint_offset ||
-      want.checkpoint_bytes != g.checkpoint_bytes || want.journal_offset != g.journal_offset ||
-      want.journal_bytes != g.journal_bytes ||
-      len > MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock) {
-    return MakeError(path + ": superblock geometry is inconsistent", 1);
+  const std::pair<const char*, std::pair<std::uint64_t, std::uint64_t>> geometry[] = {
+      {"sector_bytes", {g.sector_bytes, want.sector_bytes}},
+      {"reserve", {g.reserve, want.reserve}},
+      {"checkpoint_offset", {g.checkpoint_offset, want.checkpoint_offset}},
+      {"checkpoint_bytes", {g.checkpoint_bytes, want.checkpoint_bytes}},
+      {"journal_offset", {g.journal_offset, want.journal_offset}},
+      {"journal_bytes", {g.journal_bytes, want.journal_bytes}},
+  };
+  for (const auto& [field, v] : geometry) {
+    if (v.first != v.second) {
+      return bad(field, std::to_string(v.first) + ", but " + std::to_string(g.slots) +
+                            " slots of " + std::to_string(g.line_size) + " bytes need " +
+                            std::to_string(v.second));
+    }
+  }
+  if (len > MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock) {
+    return bad("layout length",
+               std::to_string(len) + " bytes exceed " +
+                   std::to_string(MetadataGeometry::kSuperblockBytes - MetadataGeometry::kBlock));
   }
   sb.layout_json.assign(reinterpret_cast<const char*>(p + MetadataGeometry::kBlock), len);
   return sb;
+}
+
+Expected<void> CheckSuperblockAgainstDevices(const Superblock& sb,
+                                             const std::vector<std::string>& cache_paths,
+                                             const std::vector<std::string>& origin_paths) {
+  if (cache_paths.empty()) return MakeError("no cache device to check", 2);
+  auto bad = [&](const char* field, const std::string& what) {
+    return MakeError(cache_paths[0] + ": superblock " + field + ": " + what, 1);
+  };
+  if (sb.device_count != cache_paths.size()) {
+    return bad("device_count", std::to_string(sb.device_count) + ", but the volume has " +
+                                   std::to_string(cache_paths.size()) + " cache device(s)");
+  }
+  if (sb.device_index != 0) {
+    return bad("device_index",
+               std::to_string(sb.device_index) + " on the first cache device (a copy of another?)");
+  }
+  const MetadataGeometry& g = sb.geo;
+  std::uint64_t lines = 0;
+  std::uint64_t total = 0;
+  bool known = true;
+  for (std::size_t i = 0; i < cache_paths.size(); ++i) {
+    const std::uint64_t n = PathBytes(cache_paths[i]);
+    known = known && n != 0;
+    lines += n / g.line_size;
+    total += n;
+    if (i == 0 && n != 0 && n < g.reserve) {
+      return MakeError(cache_paths[0] + ": the metadata area: file is " + std::to_string(n) +
+                           " bytes, needs " + std::to_string(g.reserve) +
+                           " (superblock reserve for " + std::to_string(g.slots) + " slots of " +
+                           std::to_string(g.line_size) + " bytes)",
+                       1);
+    }
+  }
+  if (known && g.slots > lines) {
+    return bad("slots", std::to_string(g.slots) + " lines of " + std::to_string(g.line_size) +
+                            " bytes need " + std::to_string(g.slots * g.line_size) +
+                            " bytes, the cache devices hold " + std::to_string(total) +
+                            " (a truncated device or a damaged superblock)");
+  }
+  std::uint64_t origin = 0;
+  known = !origin_paths.empty();
+  for (const auto& p : origin_paths) {
+    const std::uint64_t n = PathBytes(p);
+    known = known && n != 0;
+    origin += n;
+  }
+  if (known && sb.origin_bytes > origin) {
+    return bad("origin_bytes", std::to_string(sb.origin_bytes) + " exceeds the " +
+                                   std::to_string(origin) + " bytes of the capacity devices");
+  }
+  return {};
 }
 
 Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
@@ -352,86 +576,296 @@ Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
   return {};
 }
 
-Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto sb = ReadSuperblock(path);
-  if (!sb.ok()) return sb.error();
-  RecoveredMetadata m;
-  m.sb = std::move(sb.value());
-  m.report.superblock_ok = true;
-  const MetadataGeometry& g = m.sb.geo;
-  Fd fd(OpenMeta(path, O_RDONLY));
-  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+namespace {
 
-  // Both checkpoint copies; the valid one with the highest generation wins.
-  AlignedBuffer cps(2 * g.checkpoint_bytes);
-  if (!ReadAt(fd.get(), cps.data(), cps.size(), g.checkpoint_offset)) {
-    return MakeError(Errno(path, "reading the checkpoints"), kExitIo);
+// What is wrong with the block found where journal block `seq` should be.
+std::string DescribeDamage(const BlockView& b, std::uint64_t seq, std::uint64_t generation) {
+  if (!b.magic) return "no journal block there (bad magic)";
+  if (!b.crc_ok) return "checksum mismatch";
+  if (!b.ours) return "not a block of this volume (uuid or record count)";
+  if (b.seq != seq || b.generation != generation) {
+    return "it holds block " + std::to_string(b.seq) + " of generation " +
+           std::to_string(b.generation) + " instead (a lost write)";
   }
-  CheckpointView v[2];
-  int use = -1;
-  for (int c = 0; c < 2; ++c) {
-    v[c] = DecodeCheckpoint(cps.data() + c * g.checkpoint_bytes, g, m.sb.uuid);
-    m.report.checkpoint_ok[c] = v[c].valid;
-    if (v[c].valid && (use < 0 || v[c].generation > v[use].generation)) use = c;
-  }
-  if (use < 0)
-    return MakeError(path + ": no valid checkpoint (both copies fail their checksum)", 1);
-  const int other = 1 - use;
-  if (v[other].present && !v[other].valid) {
-    m.report.notes.push_back("checkpoint " + std::string(other == 0 ? "A" : "B") +
-                             ": checksum mismatch (a checkpoint write interrupted by a crash); "
-                             "the other copy is used");
-  }
-  m.generation = v[use].generation;
-  m.next_seq = v[use].next_seq;
-  m.report.checkpoint_generation = m.generation;
-  const std::byte* body = cps.data() + use * g.checkpoint_bytes + MetadataGeometry::kBlock;
-  const std::uint64_t spl = g.sectors_per_line();
-  m.dirty.resize(g.slots);
-  std::memcpy(m.dirty.data(), body, g.slots * 4);
-  m.crc.resize(g.slots * spl);
-  std::memcpy(m.crc.data(), body + g.slots * 4, g.slots * spl * 4);
+  return "unreadable";
+}
 
-  // Journal replay.
-  const std::uint64_t nblocks = g.journal_blocks();
-  AlignedBuffer ring(g.journal_bytes);
-  if (!ReadAt(fd.get(), ring.data(), ring.size(), g.journal_offset)) {
-    return MakeError(Errno(path, "reading the journal"), kExitIo);
-  }
-  for (std::uint64_t k = 0; k < nblocks; ++k) {
-    const std::uint64_t seq = m.next_seq;
-    const std::byte* p = ring.data() + (seq % nblocks) * MetadataGeometry::kBlock;
-    if (std::memcmp(p, kJbMagic, 8) != 0 ||
-        Get<std::uint32_t>(p, kCrcOff) != CrcSkipping(p, MetadataGeometry::kBlock, kCrcOff) ||
-        std::memcmp(p + 16, m.sb.uuid.data(), 16) != 0 || Get<std::uint64_t>(p, 32) != seq ||
-        Get<std::uint64_t>(p, 40) != m.generation ||
-        Get<std::uint32_t>(p, 12) > MetadataGeometry::kRecordsPerBlock) {
-      break;  // the end of the journal (or a torn tail: never acknowledged)
+// Replays the journal ring over the checkpoint state in `m`, and tells a
+// torn tail from damage (CacheJournal.h):
+//   * replay: blocks seq = m.next_seq, +1, ... of m.generation while each
+//     is there;
+//   * blocks of the same generation after the end, from a *later* commit:
+//     the blocks before them are damaged; they are reported and the later
+//     blocks applied;
+//   * blocks of the same commit only: the last commit, torn or damaged (a
+//     note; not replayed, as a torn commit);
+//   * blocks of a newer generation: the newer checkpoint is unusable; its
+//     journal is applied on top;
+// and, where it had to salvage past damage, marks the slots no later record
+// names as unproven.
+class JournalReplay {
+ public:
+  // `ring`: the journal area; `lost_map`: the line map of the other
+  // checkpoint copy (as it reads), whose lines are at risk if it turns out
+  // to have been the newest; `volume_lines`: 0 unchecked.
+  JournalReplay(RecoveredMetadata& m, const std::byte* ring, const std::byte* lost_map,
+                std::uint64_t volume_lines)
+      : m_(m),
+        g_(m.sb.geo),
+        ring_(ring),
+        lost_map_(lost_map),
+        volume_lines_(volume_lines),
+        nblocks_(g_.journal_blocks()),
+        start_(m.next_seq),
+        views_(nblocks_) {
+    for (std::uint64_t pos = 0; pos < nblocks_; ++pos) {
+      views_[pos] = DecodeBlock(ring_ + pos * MetadataGeometry::kBlock, m.sb.uuid);
     }
-    const std::uint32_t n = Get<std::uint32_t>(p, 12);
+  }
+
+  // Returns the number of blocks of a newer generation than the checkpoint's.
+  std::uint64_t Run() {
+    std::uint64_t end = start_;
+    while (end - start_ < nblocks_ && InJournal(end)) Apply(end++, false);
+
+    std::vector<std::uint64_t> later;  // this generation's blocks after `end`
+    std::uint64_t newer = 0, newest = 0;
+    for (std::uint64_t pos = 0; pos < nblocks_; ++pos) {
+      const BlockView& b = views_[pos];
+      if (!b.ours) continue;
+      m_.highest_generation = std::max(m_.highest_generation, b.generation);
+      if (b.generation > m_.generation) {
+        ++newer;
+        newest = std::max(newest, b.generation);
+      } else if (b.generation == m_.generation && b.seq > end && b.seq - start_ < nblocks_ &&
+                 b.seq % nblocks_ == pos) {
+        later.push_back(b.seq);
+      }
+    }
+    std::sort(later.begin(), later.end());
+    // Commits run one at a time, each writing its blocks at once: a block of
+    // a later commit on the device means every commit before it completed
+    // (and was acknowledged). A block without its commit's first seq (older
+    // format) counts as a commit of its own.
+    std::uint64_t last_start = end;
+    for (std::uint64_t s : later) {
+      const BlockView& b = views_[s % nblocks_];
+      last_start = std::max(last_start,
+                            b.commit_first >= start_ && b.commit_first <= s ? b.commit_first : s);
+    }
+    if (last_start > end) {
+      SalvageDamage(end, later, last_start);
+    } else if (!later.empty()) {
+      m_.report.notes.push_back(
+          "journal block " + std::to_string(end) + ": " +
+          DescribeDamage(views_[end % nblocks_], end, m_.generation) + ", and blocks up to " +
+          std::to_string(later.back()) +
+          " of the same commit are valid: the last commit, torn by a crash (never acknowledged) "
+          "or damaged; it is not replayed");
+    } else if (const BlockView& tail = views_[end % nblocks_]; tail.magic && !tail.crc_ok) {
+      m_.report.notes.push_back(
+          "journal block " + std::to_string(end) + " (ring position " +
+          std::to_string(end % nblocks_) +
+          "): checksum mismatch where the journal ends: the last commit, torn by a crash (never "
+          "acknowledged) or damaged; nothing after it tells which, so it is not replayed");
+    }
+    if (newer > 0) {
+      // Blocks of generation G are written only once checkpoint G is durable.
+      m_.report.problems.push_back(
+          "journal: " + std::to_string(newer) + " block(s) of generation " +
+          std::to_string(newest) + ", newer than the checkpoint used (generation " +
+          std::to_string(m_.generation) +
+          "): the newer checkpoint was complete and is now unusable; its journal is applied "
+          "on top, and lines at risk are those of the other copy as it reads");
+      SalvageNewerGenerations();
+    }
+    m_.clean = m_.clean && m_.report.journal_blocks == 0 && later.empty() && newer == 0;
+    if (salvaged_) MarkUnproven();
+    return newer;
+  }
+
+ private:
+  const std::byte* Block(std::uint64_t seq) const {
+    return ring_ + (seq % nblocks_) * MetadataGeometry::kBlock;
+  }
+  bool InJournal(std::uint64_t seq) const {
+    const BlockView& b = views_[seq % nblocks_];
+    return b.ours && b.generation == m_.generation && b.seq == seq;
+  }
+
+  void Apply(std::uint64_t seq, bool after_gap) {
+    const std::byte* p = Block(seq);
+    const std::uint32_t n = views_[seq % nblocks_].count;
+    const std::uint64_t spl = g_.sectors_per_line();
     for (std::uint32_t r = 0; r < n; ++r) {
       const std::size_t at = 64 + r * MetadataGeometry::kRecordBytes;
       const std::uint32_t slot = Get<std::uint32_t>(p, at);
       const std::uint32_t line = Get<std::uint32_t>(p, at + 4);
       const std::uint32_t sector = Get<std::uint32_t>(p, at + 8);
       const std::uint32_t crc = Get<std::uint32_t>(p, at + 12);
-      if (slot >= g.slots || (sector != kNoSector && sector >= spl)) {
-        m.report.problems.push_back("journal block " + std::to_string(seq) + ": slot " +
-                                    std::to_string(slot) + " or sector " + std::to_string(sector) +
-                                    " out of range");
+      if (slot >= g_.slots || (sector != kNoSector && sector >= spl)) {
+        m_.report.problems.push_back("journal block " + std::to_string(seq) + ": slot " +
+                                     std::to_string(slot) + " or sector " + std::to_string(sector) +
+                                     " out of range");
         continue;
       }
-      ApplyRecord(slot, line, sector, crc, spl, m.dirty, m.crc);
+      ApplyRecord(slot, line, sector, crc, spl, m_.dirty, m_.crc);
+      if (after_gap) touched_[slot] = 1;
     }
-    ++m.report.journal_blocks;
-    m.report.journal_records += n;
-    ++m.next_seq;
+    ++m_.report.journal_blocks;
+    m_.report.journal_records += n;
+    m_.next_seq = std::max(m_.next_seq, seq + 1);
   }
 
-  // Consistency of the result.
+  // The dirty lines a block names, as far as its records can be read.
+  std::vector<std::uint32_t> LinesNamed(const std::byte* p, std::uint32_t count) const {
+    std::vector<std::uint32_t> lines;
+    const std::uint32_t n = std::min<std::uint32_t>(
+        count, static_cast<std::uint32_t>(MetadataGeometry::kRecordsPerBlock));
+    for (std::uint32_t r = 0; r < n; ++r) {
+      const std::size_t at = 64 + r * MetadataGeometry::kRecordBytes;
+      const std::uint32_t slot = Get<std::uint32_t>(p, at);
+      const std::uint32_t line = Get<std::uint32_t>(p, at + 4);
+      if (slot < g_.slots && line != kNotDirty && (volume_lines_ == 0 || line < volume_lines_)) {
+        lines.push_back(line);
+      }
+    }
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    return lines;
+  }
+
+  void AtRisk(const std::vector<std::uint32_t>& lines) {
+    std::vector<std::uint32_t>& r = m_.lines_at_risk;
+    r.insert(r.end(), lines.begin(), lines.end());
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+  }
+
+  // Blocks in [end, last_start) that are not there are damaged: report them
+  // with the lines they name (where the block is there but fails its
+  // checksum), then apply the later commits' blocks in order and the last
+  // commit as far as it is there (a prefix, as in a plain replay).
+  void SalvageDamage(std::uint64_t end, const std::vector<std::uint64_t>& later,
+                     std::uint64_t last_start) {
+    std::vector<std::uint64_t> damaged;
+    for (std::uint64_t s = end, k = 0; s < last_start; ++s) {
+      while (k < later.size() && later[k] < s) ++k;
+      if (k == later.size() || later[k] != s) damaged.push_back(s);
+    }
+    constexpr std::size_t kShown = 8;
+    for (std::size_t i = 0; i < damaged.size() && i < kShown; ++i) {
+      const std::uint64_t s = damaged[i];
+      const BlockView& b = views_[s % nblocks_];
+      std::vector<std::uint32_t> lines;
+      if (b.magic && !b.crc_ok) lines = LinesNamed(Block(s), b.count);
+      AtRisk(lines);
+      m_.report.problems.push_back(
+          "journal block " + std::to_string(s) + " (ring position " + std::to_string(s % nblocks_) +
+          "): " + DescribeDamage(b, s, m_.generation) + ", but blocks of later commits (up to " +
+          std::to_string(later.back()) +
+          ") are valid: a committed block is damaged, not a torn tail; lines at risk" +
+          (lines.empty() ? std::string(": not readable from the damaged block")
+                         : " (as the damaged block reads): " + FormatRuns(lines)));
+    }
+    for (std::size_t i = kShown; i < damaged.size(); ++i) {
+      const BlockView& b = views_[damaged[i] % nblocks_];
+      if (b.magic && !b.crc_ok) AtRisk(LinesNamed(Block(damaged[i]), b.count));
+    }
+    if (damaged.size() > kShown) {
+      m_.report.problems.push_back("journal: " + std::to_string(damaged.size() - kShown) +
+                                   " more damaged block(s) up to " +
+                                   std::to_string(damaged.back()));
+    }
+    m_.report.journal_damaged_blocks = damaged.size();
+    salvaged_ = true;
+    touched_.assign(g_.slots, 0);
+    for (std::uint64_t s : later) {
+      if (s < last_start) Apply(s, s > damaged.back());
+    }
+    for (std::uint64_t s = last_start; s - start_ < nblocks_ && InJournal(s); ++s) {
+      Apply(s, s > damaged.back());
+    }
+  }
+
+  // The unusable checkpoint is a gap after everything replayed so far; the
+  // journal of its generation holds facts from after it.
+  void SalvageNewerGenerations() {
+    std::vector<std::uint32_t> lines;
+    for (std::uint64_t s = 0; s < g_.slots; ++s) {
+      const std::uint32_t line = Get<std::uint32_t>(lost_map_, s * 4);
+      if (line != kNotDirty && (volume_lines_ == 0 || line < volume_lines_)) lines.push_back(line);
+    }
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    AtRisk(lines);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> newer;  // generation, seq
+    for (std::uint64_t pos = 0; pos < nblocks_; ++pos) {
+      const BlockView& b = views_[pos];
+      if (b.ours && b.generation > m_.generation && b.seq % nblocks_ == pos) {
+        newer.emplace_back(b.generation, b.seq);
+      }
+    }
+    std::sort(newer.begin(), newer.end());
+    salvaged_ = true;
+    touched_.assign(g_.slots, 0);
+    for (std::size_t i = 0; i < newer.size(); ++i) {
+      // Only what follows the last gap proves a slot's state.
+      if (i > 0 &&
+          (newer[i].first != newer[i - 1].first || newer[i].second != newer[i - 1].second + 1)) {
+        touched_.assign(g_.slots, 0);
+      }
+      Apply(newer[i].second, true);
+    }
+  }
+
+  // A dirty slot no record after the last gap names may have been changed
+  // by what is missing: its state is unproven. A line dirty both in such a
+  // slot and in one named after the gap lives in the latter (a line is never
+  // in two slots at once): the older entry goes.
+  void MarkUnproven() {
+    m_.unproven.assign(g_.slots, 0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> proven;  // line, slot
+    for (std::uint64_t s = 0; s < g_.slots; ++s) {
+      if (m_.dirty[s] == kNotDirty) continue;
+      if (touched_[s] == 0) {
+        m_.unproven[s] = 1;
+      } else {
+        proven.emplace_back(m_.dirty[s], static_cast<std::uint32_t>(s));
+      }
+    }
+    std::sort(proven.begin(), proven.end());
+    for (std::uint64_t s = 0; s < g_.slots; ++s) {
+      if (m_.unproven[s] == 0) continue;
+      auto it = std::lower_bound(proven.begin(), proven.end(),
+                                 std::make_pair(m_.dirty[s], std::uint32_t{0}));
+      if (it == proven.end() || it->first != m_.dirty[s]) continue;
+      m_.report.notes.push_back("slot " + std::to_string(s) + ": line " +
+                                std::to_string(m_.dirty[s]) + " moved to slot " +
+                                std::to_string(it->second) +
+                                " after the damaged metadata; the older entry is dropped");
+      ApplyRecord(static_cast<std::uint32_t>(s), kNotDirty, kNoSector, kNoCrc,
+                  g_.sectors_per_line(), m_.dirty, m_.crc);
+      m_.unproven[s] = 0;
+    }
+  }
+
+  RecoveredMetadata& m_;
+  const MetadataGeometry& g_;
+  const std::byte* ring_;
+  const std::byte* lost_map_;
+  const std::uint64_t volume_lines_;
+  const std::uint64_t nblocks_;
+  const std::uint64_t start_;  // the checkpoint's first seq
+  std::vector<BlockView> views_;
+  bool salvaged_ = false;
+  std::vector<std::uint8_t> touched_;  // slots named by records after the last gap
+};
+
+// Lines inside the volume, none in two slots; counts the dirty lines.
+void CheckLineMap(RecoveredMetadata& m, std::uint64_t volume_lines) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> by_line;
-  for (std::uint64_t s = 0; s < g.slots; ++s) {
+  for (std::uint64_t s = 0; s < m.sb.geo.slots; ++s) {
     const std::uint32_t line = m.dirty[s];
     if (line == kNotDirty) continue;
     if (volume_lines != 0 && line >= volume_lines) {
@@ -450,9 +884,90 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
     }
   }
   m.report.dirty_lines = by_line.size();
-  m.clean = v[use].clean && m.report.journal_blocks == 0;
+}
+
+}  // namespace
+
+Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto sb = ReadSuperblock(path);
+  if (!sb.ok()) return sb.error();
+  RecoveredMetadata m;
+  m.sb = std::move(sb.value());
+  m.report.superblock_ok = true;
+  const MetadataGeometry& g = m.sb.geo;
+  Fd fd(OpenMeta(path, O_RDONLY));
+  if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
+
+  // Both checkpoint copies; the valid one with the highest generation wins.
+  // Sizes are checked against the file before anything is allocated.
+  const char* what = "reading the checkpoints";
+  if (auto r = NeedBytes(fd.get(), path, what, g.checkpoint_offset + 2 * g.checkpoint_bytes);
+      !r.ok()) {
+    return r.error();
+  }
+  AlignedBuffer cps(2 * g.checkpoint_bytes);
+  if (auto r = ReadRegion(fd.get(), path, what, cps.data(), cps.size(), g.checkpoint_offset);
+      !r.ok()) {
+    return r.error();
+  }
+  CheckpointView v[2];
+  int use = -1;
+  for (int c = 0; c < 2; ++c) {
+    v[c] = DecodeCheckpoint(cps.data() + c * g.checkpoint_bytes, g, m.sb.uuid, c);
+    m.report.checkpoint_ok[c] = v[c].valid;
+    if (v[c].valid && (use < 0 || v[c].generation > v[use].generation)) use = c;
+    if (!v[c].defect.empty()) {
+      // Not a torn write (its checksum matches): not trusted, and reported.
+      m.report.problems.push_back("checkpoint " + std::string(CopyName(c)) +
+                                  ": its checksum matches but " + v[c].defect +
+                                  "; the copy is not used");
+    }
+  }
+  if (use < 0) {
+    auto why = [&](int c) {
+      return !v[c].present  ? std::string("no checkpoint (bad magic)")
+             : !v[c].crc_ok ? std::string("checksum mismatch")
+                            : v[c].defect;
+    };
+    return MakeError(path + ": no valid checkpoint (A: " + why(0) + "; B: " + why(1) + ")", 1);
+  }
+  const int other = 1 - use;
+  m.generation = v[use].generation;
+  m.next_seq = v[use].next_seq;
+  m.clean = v[use].clean;
+  m.highest_generation = std::max(m.generation, v[other].valid ? v[other].generation : 0);
+  m.report.checkpoint_generation = m.generation;
+  const std::byte* body = cps.data() + use * g.checkpoint_bytes + MetadataGeometry::kBlock;
+  const std::uint64_t spl = g.sectors_per_line();
+  m.dirty.resize(g.slots);
+  std::memcpy(m.dirty.data(), body, g.slots * 4);
+  m.crc.resize(g.slots * spl);
+  std::memcpy(m.crc.data(), body + g.slots * 4, g.slots * spl * 4);
+
+  what = "reading the journal";
+  if (auto r = NeedBytes(fd.get(), path, what, g.journal_offset + g.journal_bytes); !r.ok()) {
+    return r.error();
+  }
+  AlignedBuffer ring(g.journal_bytes);
+  if (auto r = ReadRegion(fd.get(), path, what, ring.data(), ring.size(), g.journal_offset);
+      !r.ok()) {
+    return r.error();
+  }
+  const std::byte* other_map = cps.data() + other * g.checkpoint_bytes + MetadataGeometry::kBlock;
+  const std::uint64_t newer = JournalReplay(m, ring.data(), other_map, volume_lines).Run();
+  if (newer == 0 && v[other].present && !v[other].crc_ok) {
+    m.report.notes.push_back("checkpoint " + std::string(CopyName(other)) +
+                             ": checksum mismatch (a checkpoint write interrupted by a crash); "
+                             "the other copy is used");
+  }
+  CheckLineMap(m, volume_lines);
   m.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
+}
+
+bool DataMustMatch(const RecoveredMetadata& m, std::uint64_t slot) {
+  return m.clean || (slot < m.unproven.size() && m.unproven[slot] != 0);
 }
 
 // ---- Data checksums ------------------------------------------------------------
@@ -485,33 +1000,42 @@ Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
       }
       if (first == k1) continue;
       const std::uint64_t len = (last - first + 1) * g.line_size;
-      if (!ReadAt(fd.get(), buf.data(), len, g.reserve + first * g.line_size)) {
-        return MakeError(Errno(path, "reading cached data"), kExitIo);
+      if (auto r = ReadRegion(fd.get(), path, "reading cached data", buf.data(), len,
+                              g.reserve + first * g.line_size);
+          !r.ok()) {
+        return r.error();
       }
       for (std::uint64_t k = first; k <= last; ++k) {
         const std::uint64_t slot = k * n + dev;
         if (m.dirty[slot] == kNotDirty) continue;
         ++rep.lines;
         const std::byte* line = buf.data() + (k - first) * g.line_size;
-        BadLine bad{slot, m.dirty[slot], 0, 0};
+        const bool must_match = DataMustMatch(m, slot);
+        const bool unproven = slot < m.unproven.size() && m.unproven[slot] != 0;
+        BadLine bad{slot, m.dirty[slot], 0, 0, 0};
         for (std::uint64_t sec = 0; sec < spl; ++sec) {
           const std::uint32_t want = m.crc[slot * spl + sec];
           if (want == kNoCrc) {
             ++rep.sectors_unknown;
+            if (unproven && bad.unverifiable++ == 0 && bad.bad_sectors == 0) {
+              bad.sector = static_cast<std::uint32_t>(sec);
+            }
             continue;
           }
           ++rep.sectors_checked;
           const std::uint32_t got = Crc32c(0, line + sec * g.sector_bytes, g.sector_bytes);
           if (got != want) {
-            if (bad.bad_sectors++ == 0) bad.sector = static_cast<std::uint32_t>(sec);
+            if (bad.bad_sectors++ == 0 && bad.unverifiable == 0) {
+              bad.sector = static_cast<std::uint32_t>(sec);
+            }
             ++rep.bad_sectors;
-            if (adopt) {
+            if (adopt && !must_match) {
               m.crc[slot * spl + sec] = got;
               ++rep.adopted;
             }
           }
         }
-        if (bad.bad_sectors != 0) rep.bad.push_back(bad);
+        if (bad.bad_sectors != 0 || bad.unverifiable != 0) rep.bad.push_back(bad);
       }
     }
   }
@@ -707,7 +1231,7 @@ void CacheJournal::WriteJournal() {
     const std::size_t n = std::min<std::size_t>(per, batch_n_ - first);
     static_assert(sizeof(Record) == MetadataGeometry::kRecordBytes);
     EncodeBlock(buf_.data() + b * MetadataGeometry::kBlock, sb_.uuid, next_seq_ + b, generation_,
-                pending_.data() + first, n);
+                next_seq_, blocks, pending_.data() + first, n);
   }
   // Blocks sit at seq % nblocks: one write, or two where the ring wraps.
   const std::uint64_t pos = next_seq_ % nblocks;

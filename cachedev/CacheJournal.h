@@ -18,9 +18,11 @@
 //                           slot and 4 KiB sector: the crc32c of the data the
 //                           sector must hold, or 0xFFFFFFFF (not known)
 //   journal ring            4 KiB blocks (magic "TLVOLJB1", crc, uuid, seq,
-//                           generation, up to 252 records of {u32 slot,
-//                           u32 line or 0xFFFFFFFF for "not dirty", u32
-//                           sector or 0xFFFFFFFF, u32 data crc32c})
+//                           generation, the first seq and the block count
+//                           of the commit that wrote it, up to 252 records
+//                           of {u32 slot, u32 line or 0xFFFFFFFF for "not
+//                           dirty", u32 sector or 0xFFFFFFFF, u32 data
+//                           crc32c})
 //
 // Data checksums: every write-back write that completes records the crc32c
 // of each 4 KiB sector of the line it covers whole (OnLineData), in the same
@@ -36,6 +38,16 @@
 // commit, which was never acknowledged. Opening writes a new checkpoint
 // (generation + 1), so blocks left over from a torn commit are never
 // replayed after later ones.
+//
+// Damage: commits run one at a time, so a valid block of a *later* commit
+// after the block where replay stopped proves that block was written and
+// acknowledged: it is damaged, not a torn tail. Recovery then reports it
+// (a problem: `check` fails, `serve` refuses), applies the later valid
+// blocks, and marks the slots whose state the damaged block may have
+// changed as unproven: their data must match a known checksum to be kept.
+// Every superblock and checkpoint field is checked against the format's
+// limits and every region against the file's size before anything is
+// allocated: a checksum that matches does not make content sensible.
 //
 // Commit (a flush, or in the background when destaged slots wait to be
 // reused): snapshot the records, flush every cache device (the data of the
@@ -96,6 +108,11 @@ struct MetadataGeometry {
   std::uint64_t sectors_per_line() const { return line_size / sector_bytes; }
 };
 
+// Read back, every field is within these bounds (ReadSuperblock): line_size a
+// power of two in [CacheConfig::kMinLineSize, kMaxLineSize], slots in
+// [1, LineTable::kMaxSlots], device_index < device_count, origin_bytes > 0
+// with at most LineTable::kMaxKey lines, and the geometry MetadataGeometry::For
+// derives from line_size and slots.
 struct Superblock {
   VolumeUuid uuid{};
   MetadataGeometry geo;
@@ -113,6 +130,7 @@ struct RecoveryReport {
   std::uint64_t checkpoint_generation = 0;  // the one used
   std::uint64_t journal_blocks = 0;         // replayed
   std::uint64_t journal_records = 0;
+  std::uint64_t journal_damaged_blocks = 0;  // of completed commits (a problem each)
   std::uint64_t dirty_lines = 0;
   double seconds = 0;
   double data_check_seconds = 0;      // re-reading dirty lines against their checksums
@@ -135,14 +153,35 @@ struct RecoveredMetadata {
   // data a dirty line's sector must hold, or kNoCrc.
   std::vector<std::uint32_t> crc;
   RecoveryReport report;
+  // The highest generation on the device (checkpoints and journal blocks that
+  // pass their checks): a repair writes above it, so no journal block left
+  // on the device can ever match the generation it starts.
+  std::uint64_t highest_generation = 0;
+  // Only where recovery salvaged past damage (a damaged journal block of a
+  // completed commit, or journal blocks newer than every usable checkpoint;
+  // empty otherwise): per slot, 1 where the state comes from before the
+  // damage, which may have changed it.
+  std::vector<std::uint8_t> unproven;
+  // The lines the damaged blocks (or the unusable checkpoint) name as dirty,
+  // as far as they can be read: their newest acknowledged data may be lost.
+  std::vector<std::uint32_t> lines_at_risk;
 };
+
+// Whether every sector of the dirty line in `slot` must match a known
+// checksum: after a clean close, or where journal damage leaves the slot's
+// state unproven. Elsewhere (after a crash) a mismatch may be a write
+// acknowledged after the last flush.
+bool DataMustMatch(const RecoveredMetadata& m, std::uint64_t slot);
 
 // A dirty line whose data on the cache device does not match its checksum.
 struct BadLine {
   std::uint64_t slot = 0;
   std::uint32_t line = 0;
-  std::uint32_t sector = 0;  // the first bad sector
+  std::uint32_t sector = 0;  // the first bad (or unverifiable) sector
   std::uint32_t bad_sectors = 0;
+  // Sectors without a checksum in a slot whose data must match
+  // (DataMustMatch after journal damage): nothing proves their content.
+  std::uint32_t unverifiable = 0;
 };
 
 struct DataCheckReport {
@@ -156,8 +195,19 @@ struct DataCheckReport {
 };
 
 // Synchronous I/O on a path (pread/pwrite + fdatasync), for create, open,
-// close and the offline commands. Errors name the path.
+// close and the offline commands. Errors name the path and, for content,
+// the field ("cache0.img: superblock slots: ..."); a file too short for a
+// region says so ("reading the checkpoints: file is N bytes, needs M").
+// Content errors exit 1, I/O errors 3.
 Expected<Superblock> ReadSuperblock(const std::string& path);
+// The superblock of cache device 0 against the volume's devices, before
+// anything is sized by it: device_count and device_index, the metadata area
+// inside device 0, slots of line_size inside the cache devices, origin_bytes
+// inside the other devices (`origin_paths`). Devices whose size cannot be
+// read (missing) skip the size checks; `tierlab check` reports them.
+Expected<void> CheckSuperblockAgainstDevices(const Superblock& sb,
+                                             const std::vector<std::string>& cache_paths,
+                                             const std::vector<std::string>& origin_paths);
 Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb);
 // Writes checkpoint `generation` (to copy generation % 2) with `dirty`, the
 // data checksums `crc` (empty: none known) and first journal seq `next_seq`,
@@ -168,9 +218,13 @@ Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
                                const std::vector<std::uint32_t>& dirty,
                                const std::vector<std::uint32_t>& crc, bool clean = false);
 // Superblock, checkpoints, journal replay. `volume_lines` bounds the line
-// numbers (0: unchecked). Problems (bad checksum of the newest checkpoint,
-// out-of-range or duplicate lines) go to report.problems; only an unreadable
-// superblock or no valid checkpoint is an error.
+// numbers (0: unchecked). Problems (a checkpoint whose checksum matches but
+// whose content does not make sense, journal blocks of a newer generation
+// than the checkpoint used, a damaged journal block, out-of-range or
+// duplicate lines) go to report.problems; notes to report.notes (a copy torn
+// by a crash, a last commit torn or damaged: nothing on the device tells
+// which). Only an unreadable or absurd superblock, a short file or no valid
+// checkpoint is an error.
 Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines);
 // Reads the data of every dirty line in `m` from the cache devices
 // (`cache_paths`, in device order: slot s lives on device s % n at

@@ -182,6 +182,10 @@ int StatusCmd(const StatusArgs& a) {
                   static_cast<unsigned long long>(m["committed_dirty_lines"].get<std::uint64_t>()),
                   FormatBytes(m["committed_dirty_bytes"].get<std::uint64_t>()).c_str(),
                   static_cast<unsigned long long>(m["checkpoint_generation"].get<std::uint64_t>()));
+      if (!m["problems"].empty()) {
+        std::printf("metadata    %zu problem(s), first: %s; run tierlab check\n",
+                    m["problems"].size(), m["problems"][0].get<std::string>().c_str());
+      }
     }
   }
   if (j.contains("live") && j["live"].contains("cache")) {
@@ -445,9 +449,12 @@ int CheckCmd(const std::string& v, bool repair) {
       std::printf("checkpoint  A %s, B %s; using generation %llu\n",
                   r.checkpoint_ok[0] ? "ok" : "invalid", r.checkpoint_ok[1] ? "ok" : "invalid",
                   static_cast<unsigned long long>(r.checkpoint_generation));
-      std::printf("journal     %llu blocks, %llu records to replay\n",
+      std::printf("journal     %llu blocks, %llu records to replay%s\n",
                   static_cast<unsigned long long>(r.journal_blocks),
-                  static_cast<unsigned long long>(r.journal_records));
+                  static_cast<unsigned long long>(r.journal_records),
+                  r.journal_damaged_blocks == 0
+                      ? ""
+                      : (", " + std::to_string(r.journal_damaged_blocks) + " damaged").c_str());
       std::printf("dirty       %llu lines\n", static_cast<unsigned long long>(r.dirty_lines));
       std::printf("shutdown    %s\n", m->clean ? "clean (data must match its checksums)"
                                                : "not clean (a crash, or served now)");
@@ -477,14 +484,23 @@ int CheckCmd(const std::string& v, bool repair) {
             static_cast<unsigned long long>(data->sectors_unknown), data->bad.size());
         const std::uint64_t ls = m->sb.geo.line_size;
         for (const BadLine& b : data->bad) {
-          const std::string what =
-              "line " + std::to_string(b.line) + " (volume offset " +
-              std::to_string(std::uint64_t{b.line} * ls) + ", slot " + std::to_string(b.slot) +
-              "): " + std::to_string(b.bad_sectors) +
-              " sector(s) differ from their data checksum, first at line offset " +
-              std::to_string(std::uint64_t{b.sector} * m->sb.geo.sector_bytes);
-          if (m->clean) {
-            problems.push_back(what + " (a lost or torn write on the cache device)");
+          std::string what = "line " + std::to_string(b.line) + " (volume offset " +
+                             std::to_string(std::uint64_t{b.line} * ls) + ", slot " +
+                             std::to_string(b.slot) + "): ";
+          if (b.bad_sectors != 0) {
+            what += std::to_string(b.bad_sectors) + " sector(s) differ from their data checksum";
+          }
+          if (b.unverifiable != 0) {
+            what += std::string(b.bad_sectors != 0 ? ", " : "") + std::to_string(b.unverifiable) +
+                    " sector(s) without a checksum";
+          }
+          what += ", first at line offset " +
+                  std::to_string(std::uint64_t{b.sector} * m->sb.geo.sector_bytes);
+          if (DataMustMatch(*m, b.slot)) {
+            problems.push_back(what + (m->clean ? " (a lost or torn write on the cache device)"
+                                                : " (its slot's state comes from before a damaged "
+                                                  "journal block)"));
+            bad_data.push_back(b);
           } else {
             // After a crash: possibly a write acknowledged after the last
             // flush (allowed), possibly a lost or torn one; no way to tell.
@@ -494,7 +510,6 @@ int CheckCmd(const std::string& v, bool repair) {
                 what.c_str());
           }
         }
-        if (m->clean) bad_data = std::move(data->bad);
       }
       meta = std::move(m.value());
     }
@@ -528,24 +543,51 @@ int CheckCmd(const std::string& v, bool repair) {
       if (meta->dirty[b.slot] == kNotDirty) continue;
       const std::uint64_t ls = meta->sb.geo.line_size;
       std::printf(
-          "LOST: line %u (volume bytes %llu-%llu): its dirty data failed the checksum; "
-          "dropped, the origin's older copy is served from now on\n",
+          "LOST: line %u (volume bytes %llu-%llu): its dirty data %s; dropped, the origin's "
+          "older copy is served from now on\n",
           b.line, static_cast<unsigned long long>(std::uint64_t{b.line} * ls),
-          static_cast<unsigned long long>((std::uint64_t{b.line} + 1) * ls - 1));
+          static_cast<unsigned long long>((std::uint64_t{b.line} + 1) * ls - 1),
+          b.bad_sectors != 0 ? "failed the checksum" : "cannot be verified");
       DropDirtyLine(*meta, b.slot);
       ++dropped;
     }
-    auto w = WriteCheckpoint(info->cache_paths[0], meta->sb, meta->generation + 1, meta->next_seq,
-                             meta->dirty, meta->crc, meta->clean);
-    if (!w.ok()) return Fail(w.error().message, kExitIo);
+    // Lines a damaged journal block named that are not dirty now: their
+    // newest acknowledged data (if the block held it) is not in the map.
+    std::size_t lost = bad_data.size();
+    if (!meta->lines_at_risk.empty()) {
+      std::vector<bool> dirty_now(lines, false);  // or reported LOST above
+      for (std::uint32_t l : meta->dirty) {
+        if (l != kNotDirty && l < lines) dirty_now[l] = true;
+      }
+      for (const BadLine& b : bad_data) {
+        if (b.line < lines) dirty_now[b.line] = true;
+      }
+      const std::uint64_t ls = meta->sb.geo.line_size;
+      for (std::uint32_t l : meta->lines_at_risk) {
+        if (l >= lines || dirty_now[l]) continue;
+        const std::uint64_t first = std::uint64_t{l} * ls, last = first + ls - 1;
+        std::printf(
+            "LOST: line %u (volume bytes %llu-%llu): named by a damaged journal block; its "
+            "newest write may be lost, the origin's copy is served from now on\n",
+            l, static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
+        ++lost;
+      }
+    }
+    // Above every generation on the device, into both copies: no journal
+    // block left there matches it, and no copy keeps content not trusted.
+    const std::uint64_t gen = meta->highest_generation + 1, last_gen = gen + 1;
+    for (std::uint64_t g = gen; g <= last_gen; ++g) {
+      auto w = WriteCheckpoint(info->cache_paths[0], meta->sb, g, meta->next_seq, meta->dirty,
+                               meta->crc, meta->clean);
+      if (!w.ok()) return Fail(w.error().message, kExitIo);
+    }
     std::printf("repaired: wrote checkpoint generation %llu, dropped %llu inconsistent entries\n",
-                static_cast<unsigned long long>(meta->generation + 1),
+                static_cast<unsigned long long>(last_gen),
                 static_cast<unsigned long long>(dropped));
     auto again = ReadVolumeMetadata(*info);
     if (again.ok() && again->report.problems.empty()) {
-      if (!bad_data.empty()) {
-        std::printf("volume %s: repaired, %zu dirty line(s) lost\n", info->name.c_str(),
-                    bad_data.size());
+      if (lost != 0 || !meta->unproven.empty()) {  // salvaged past damage
+        std::printf("volume %s: repaired, %zu dirty line(s) lost\n", info->name.c_str(), lost);
         return 1;
       }
       std::printf("volume %s: repaired\n", info->name.c_str());

@@ -568,6 +568,17 @@ Expected<RecoveredMetadata> ReadVolumeMetadata(const VolumeInfo& info) {
   if (info.cache_paths.empty()) return MakeError("volume " + info.name + " has no cache", 2);
   auto sb = ReadSuperblock(info.cache_paths[0]);
   if (!sb.ok()) return sb.error();
+  // Against the devices before anything is sized by it (a checksum that
+  // matches does not make the geometry sensible).
+  std::vector<std::string> origin_paths;
+  for (const auto& p : info.all_paths) {
+    if (std::find(info.cache_paths.begin(), info.cache_paths.end(), p) == info.cache_paths.end()) {
+      origin_paths.push_back(p);
+    }
+  }
+  if (auto r = CheckSuperblockAgainstDevices(*sb, info.cache_paths, origin_paths); !r.ok()) {
+    return r.error();
+  }
   const std::uint64_t lines = (sb->origin_bytes + sb->geo.line_size - 1) / sb->geo.line_size;
   auto m = RecoverMetadata(info.cache_paths[0], lines);
   if (!m.ok()) return m.error();
