@@ -400,6 +400,10 @@ void CacheTarget::DiscardLocked(Op* op) {
   }
   op->phase = kPhaseDiscard;
   op->pending = 1;
+  // The origin's discard (a hole punched in a file) is durable only after an
+  // origin flush: without it a machine crash could bring back data older
+  // than the discarded line's last flushed version.
+  origin_unflushed_ = true;
   SubmitOrigin(IoOp::kDiscard, r.offset, r.length, nullptr, 0,
                [op](Status st) { op->self->OnSubDone(op, st); });
   if (freed) WakeThrottled();

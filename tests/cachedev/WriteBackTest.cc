@@ -233,6 +233,13 @@ TEST(WriteBackTest, FlushFlushesCacheDevicesNotTheOrigin) {
   EXPECT_EQ(c->cache_device(0).stats().flush_ops, 1u);
   EXPECT_EQ(c->origin().stats().flush_ops, 0u);
   EXPECT_EQ(c->origin().stats().write_ops, 0u);
+  // A discard reached the origin: the next flush makes it durable there
+  // (the dropped dirty line must not come back as the origin's older data).
+  ASSERT_EQ(Io(e, *c, IoOp::kDiscard, 0, 4 * kKiB), Status::kOk);
+  ASSERT_EQ(Io(e, *c, IoOp::kFlush, 0, 0), Status::kOk);
+  EXPECT_EQ(c->origin().stats().flush_ops, 1u);
+  ASSERT_EQ(Io(e, *c, IoOp::kFlush, 0, 0), Status::kOk);
+  EXPECT_EQ(c->origin().stats().flush_ops, 1u);  // once
   // Write-through flushes the origin too.
   SimEngine e2;
   CacheConfig wt;
