@@ -100,6 +100,60 @@ void BlockDevice::FinishAsync(IoCallback done, Status status) {
   engine_.Post([this, done = std::move(done), status]() mutable { Finish(done, status); });
 }
 
+Status BlockDevice::QueryAllocation(std::uint64_t offset, std::uint64_t length,
+                                    std::size_t max_extents, AllocationMap* out) const {
+  const std::uint64_t size = Size();
+  const std::uint64_t bs = BlockSize();
+  if (length == 0 || max_extents == 0 || bs == 0 || offset % bs != 0 || length % bs != 0 ||
+      offset > size || length > size - offset) {
+    return Status::kInvalid;
+  }
+  AllocationMap raw;
+  AllocationImpl(offset, length, max_extents, raw);
+  // Cut to the query and merge neighbours first, so that a hole split over
+  // several extents still counts its whole blocks.
+  AllocationMap merged;
+  std::uint64_t covered = 0;
+  for (const AllocationExtent& e : raw) {
+    const std::uint64_t n = std::min(e.length, length - covered);
+    AppendExtent(merged, n, e.hole);
+    covered += n;
+  }
+  out->clear();
+  // Offsets below are relative to `offset`, which is block-aligned, so
+  // relative and absolute block boundaries coincide.
+  std::uint64_t pos = 0;
+  for (const AllocationExtent& e : merged) {
+    if (e.hole) {
+      // Only the whole blocks inside a hole are a hole: the rest of a block
+      // it covers in part is unknown, hence data.
+      const std::uint64_t a = (pos + bs - 1) / bs * bs;
+      const std::uint64_t b = (pos + e.length) / bs * bs;
+      if (a < b) {
+        AppendExtent(*out, a - pos, false);
+        AppendExtent(*out, b - a, true);
+        AppendExtent(*out, pos + e.length - b, false);
+      } else {
+        AppendExtent(*out, e.length, false);
+      }
+    } else {
+      AppendExtent(*out, e.length, false);
+    }
+    pos += e.length;
+  }
+  // A prefix answer ends on a block boundary (the rest of its last block is
+  // unknown: data); an empty answer is all data.
+  const std::uint64_t end = pos == 0 ? length : std::min(length, (pos + bs - 1) / bs * bs);
+  AppendExtent(*out, end - pos, false);
+  if (out->size() > max_extents) out->resize(max_extents);
+  return Status::kOk;
+}
+
+void BlockDevice::AllocationImpl(std::uint64_t /*offset*/, std::uint64_t length,
+                                 std::size_t /*max_extents*/, AllocationMap& out) const {
+  AppendExtent(out, length, false);
+}
+
 DeviceStats BlockDevice::stats() const {
   DeviceStats s = stats_;
   const Nanos dt = engine_.Now() - last_change_;

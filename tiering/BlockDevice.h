@@ -14,11 +14,15 @@
 //
 // Ownership: the caller owns the request's data buffer until completion. A
 // device does not own its engine; targets own their children.
+//
+// Besides I/O, one optional control call: QueryAllocation (which ranges are
+// holes), for copy tools that skip them (the NBD server's base:allocation).
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tiering/AllocationMap.h"
 #include "tiering/DeviceStats.h"
 #include "tiering/Engine.h"
 #include "tiering/IoRequest.h"
@@ -54,6 +58,31 @@ class BlockDevice {
   // requests two ahead and hints them (bench/Runner.cc). Default: nothing.
   virtual void PrefetchHint(IoOp op, std::uint64_t offset, int distance) {}
 
+  // Describes [offset, offset + length) as consecutive extents starting at
+  // `offset`, data or hole (AllocationMap.h), into `*out` (replaced). The
+  // answer may cover only a prefix of the range, in at most `max_extents`
+  // extents; the caller asks again from where it ends. Extents are whole
+  // blocks, adjacent ones differ in kind, and a hole is only ever reported
+  // where the layers below know there is one (when in doubt: data).
+  //
+  // Synchronous, unlike Submit, on purpose. The answer is a snapshot taken
+  // at one instant on the engine thread, so it reflects every completed
+  // write, and no layer's state can change half-way through a stack's
+  // answer (as it could between engine turns: a cache line evicted after
+  // the origin below it was asked). Each implementation answers from memory
+  // or a metadata syscall (lseek SEEK_DATA/SEEK_HOLE), as a file discard
+  // already runs synchronously, and bounds its work per call (max_extents,
+  // a prefix answer); a device whose answer would need I/O keeps the
+  // default. Writes still in flight may or may not be reflected, as for a
+  // read racing them. It is a rare control call: nothing on the I/O path
+  // pays for it.
+  //
+  // Errors: kInvalid (out untouched) for an empty, misaligned or
+  // out-of-range query, or max_extents 0. Otherwise kOk: a layer that cannot
+  // tell answers data instead of failing.
+  Status QueryAllocation(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                         AllocationMap* out) const;
+
   const std::string& name() const { return name_; }
   Engine& engine() const { return engine_; }
   // Counters, with the in-flight time integrated up to Now().
@@ -62,6 +91,17 @@ class BlockDevice {
 
  protected:
   virtual void SubmitImpl(const IoRequest& req, IoCallback done) = 0;
+
+  // QueryAllocation's work, for a valid query: appends to `out` extents from
+  // `offset` covering at most `length` bytes (more is cut; less is a prefix
+  // answer), and should stop once `out` holds more than `max_extents`: the
+  // extra one shows that the others are whole (QueryAllocation drops it), so
+  // a caller asking for one extent (NBD_CMD_FLAG_REQ_ONE) gets all of it,
+  // not its first line. Extents need not be whole blocks: QueryAllocation
+  // turns a hole's partial blocks into data and merges neighbours. Default:
+  // the whole range is data (always safe).
+  virtual void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                              AllocationMap& out) const;
 
   // Completes a request that SubmitImpl accepted: updates accounting, then
   // runs the callback. Call from engine tasks, not from inside SubmitImpl.

@@ -254,6 +254,36 @@ void FileDevice::PrepSync(Slot* s) {
   s->blind = false;
 }
 
+void FileDevice::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                                AllocationMap& out) const {
+  if (is_block_device_) {
+    BlockDevice::AllocationImpl(offset, length, max_extents, out);
+    return;
+  }
+  const std::uint64_t end = offset + length;
+  std::uint64_t pos = offset;
+  while (pos < end && out.size() <= max_extents) {
+    const off_t data = lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) {
+      // ENXIO: no data from pos to the end of the file. Anything else (an
+      // old kernel, EINTR): not known, so data.
+      AppendExtent(out, end - pos, errno == ENXIO);
+      return;
+    }
+    const std::uint64_t data_at = std::min(end, static_cast<std::uint64_t>(data));
+    AppendExtent(out, data_at - pos, true);
+    pos = data_at;
+    if (pos == end) return;
+    const off_t hole = lseek(fd_, static_cast<off_t>(pos), SEEK_HOLE);
+    // A failure here, or a hole reported at pos itself (the file changed
+    // between the two calls): the rest is not known.
+    const std::uint64_t hole_at =
+        hole <= static_cast<off_t>(pos) ? end : std::min(end, static_cast<std::uint64_t>(hole));
+    AppendExtent(out, hole_at - pos, false);
+    pos = hole_at;
+  }
+}
+
 Status FileDevice::DiscardNow(const IoRequest& req) {
   if (map_ != nullptr) {
     // Zeroed in place instead of punched: a hole would let a later store

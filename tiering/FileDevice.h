@@ -43,6 +43,12 @@
 //               a discarded range reads back as zeros.
 // A read-only device completes writes and discards with kInvalid.
 //
+// Allocation (QueryAllocation): on a regular file, lseek SEEK_DATA and
+// SEEK_HOLE, run synchronously (metadata only; two calls per extent, at most
+// max_extents extents per query). Holes are the file's own: a range never
+// written, or punched by a discard. A filesystem without hole tracking
+// reports all data (the kernel's generic lseek), and so does a block device.
+//
 // Memory filesystems: a regular file on tmpfs or ramfs (e.g. /dev/shm) is
 // mapped (MAP_SHARED) when `map_memory_files` is set, and its reads and
 // writes become copies to and from the mapping, done in Poll() on the next
@@ -163,6 +169,8 @@ class FileDevice final : public BlockDevice, private Poller {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   enum class SlotKind : std::uint8_t { kRw, kFsync, kWriteThenSync };

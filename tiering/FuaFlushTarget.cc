@@ -35,4 +35,9 @@ void FuaFlushTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   });
 }
 
+void FuaFlushTarget::AllocationImpl(std::uint64_t offset, std::uint64_t length,
+                                    std::size_t max_extents, AllocationMap& out) const {
+  if (child_->QueryAllocation(offset, length, max_extents, &out) != Status::kOk) out.clear();
+}
+
 }  // namespace tierlab

@@ -22,6 +22,9 @@ class LinearTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Each child asked for its piece, in order.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   std::vector<std::uint64_t> starts_;  // volume offset of each child

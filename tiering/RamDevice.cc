@@ -18,4 +18,9 @@ void RamDevice::SubmitImpl(const IoRequest& req, IoCallback done) {
   FinishAsync(std::move(done), Status::kOk);
 }
 
+void RamDevice::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                               AllocationMap& out) const {
+  store_.MapAllocation(offset, length, max_extents, out);
+}
+
 }  // namespace tierlab

@@ -18,6 +18,9 @@ class RamDevice final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Pages never written, or discarded whole, are holes (SparseStore).
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   std::uint64_t size_;

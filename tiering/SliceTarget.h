@@ -23,6 +23,9 @@ class SliceTarget final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // The child's answer for the same range.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   struct Ctx {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace tierlab {
 
@@ -54,6 +55,35 @@ void SparseStore::Discard(std::uint64_t offset, std::uint64_t length) {
     offset += n;
     length -= n;
   }
+}
+
+void SparseStore::MapAllocation(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                                AllocationMap& out) const {
+  if (length == 0) return;
+  const std::uint64_t end = offset + length;
+  const std::uint64_t first = offset / kPageSize;
+  const std::uint64_t last = (end - 1) / kPageSize;
+  std::vector<std::uint64_t> resident;  // pages of the range holding data, ascending
+  if (last - first + 1 <= pages_.size()) {
+    for (std::uint64_t p = first; p <= last; ++p) {
+      if (pages_.count(p) != 0) resident.push_back(p);
+    }
+  } else {
+    for (const auto& [p, data] : pages_) {
+      if (p >= first && p <= last) resident.push_back(p);
+    }
+    std::sort(resident.begin(), resident.end());
+  }
+  std::uint64_t pos = offset;
+  for (const std::uint64_t p : resident) {
+    const std::uint64_t start = std::max(p * kPageSize, offset);
+    const std::uint64_t stop = std::min((p + 1) * kPageSize, end);
+    AppendExtent(out, start - pos, true);
+    AppendExtent(out, stop - start, false);
+    pos = stop;
+    if (out.size() > max_extents) return;  // a prefix; the first max_extents are whole
+  }
+  AppendExtent(out, end - pos, true);
 }
 
 }  // namespace tierlab

@@ -8,6 +8,8 @@
 #include <memory>
 #include <unordered_map>
 
+#include "tiering/AllocationMap.h"
+
 namespace tierlab {
 
 class SparseStore {
@@ -19,6 +21,13 @@ class SparseStore {
   // Zeroes the range and releases whole pages.
   void Discard(std::uint64_t offset, std::uint64_t length);
   std::size_t resident_pages() const { return pages_.size(); }
+  // Appends to `out` the extents of [offset, offset + length): pages never
+  // written (or discarded whole) are holes, resident pages data (even if
+  // they hold zeros). Stops early, a prefix answer, once `out` holds more
+  // than `max_extents` (so the first max_extents are whole). Costs one lookup per page of the
+  // range, or one pass over the resident pages when there are fewer of them.
+  void MapAllocation(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                     AllocationMap& out) const;
 
  private:
   std::unordered_map<std::uint64_t, std::unique_ptr<std::byte[]>> pages_;

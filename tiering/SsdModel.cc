@@ -97,4 +97,13 @@ void SsdModel::CompleteWithData(std::uint32_t slot) {
   Finish(done, Status::kOk);
 }
 
+void SsdModel::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                              AllocationMap& out) const {
+  if (store_) {
+    store_->MapAllocation(offset, length, max_extents, out);
+  } else {
+    BlockDevice::AllocationImpl(offset, length, max_extents, out);
+  }
+}
+
 }  // namespace tierlab

@@ -56,6 +56,10 @@ class SsdModel final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // With data: the store's holes (pages never written or discarded whole).
+  // Timing-only: the default (all data).
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   // Per-direction figures in integer picoseconds, so costs such as

@@ -23,6 +23,10 @@ class StripeTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Each child is asked once, for the run of its chunks the range touches;
+  // the answers are then interleaved chunk by chunk.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   std::uint64_t chunk_;
