@@ -221,4 +221,9 @@ void BlockCache::Done(Op* op) {
   Finish(done, st);
 }
 
+void BlockCache::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                                AllocationMap& out) const {
+  if (child_->QueryAllocation(offset, length, max_extents, &out) != Status::kOk) out.clear();
+}
+
 }  // namespace tierlab

@@ -88,6 +88,10 @@ class BlockCache final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // The child's answer: writes go through, so the cache holds no data the
+  // child lacks.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   struct Op : LockWaiter {

@@ -109,6 +109,12 @@ class CacheTarget final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // A line resident in the cache (clean or dirty) is data; the rest is what
+  // the origin answers, since that is where a read of it goes. Examines at
+  // most 64 Ki lines per query (a prefix answer), or the whole line table
+  // in one pass when it is smaller than 4 Mi slots. CacheAllocation.cc.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
 
  private:
   // What a request does with one line. kHit: resident; kMiss: read from the

@@ -90,6 +90,11 @@ class JitterDevice final : public BlockDevice {
       Finish(done, fail ? Status::kIoError : Status::kOk);
     });
   }
+  // The store's holes, as RamDevice reports them.
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override {
+    store_.MapAllocation(offset, length, max_extents, out);
+  }
 
  private:
   std::uint64_t size_;
