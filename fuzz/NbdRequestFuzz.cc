@@ -3,10 +3,12 @@
 // The first byte picks a mode; the rest is what a client sends:
 //   even: the pure codec (tiering/nbd/NbdProtocol.h) walks the bytes as the
 //         server would frame them: client flags, options until GO or
-//         EXPORT_NAME (INFO/GO data parsed), then request headers checked
-//         against an export, skipping WRITE payloads. Invariants: a request
-//         CheckRequest admits lies inside the export, aligned, within the
-//         payload cap; decoded headers re-encode to the same bytes.
+//         EXPORT_NAME (INFO/GO and meta-context data parsed; STRUCTURED_REPLY
+//         and SET_META_CONTEXT shape the session), then request headers
+//         checked against an export, skipping WRITE payloads. Invariants: a
+//         request CheckRequest admits lies inside the export (aligned and
+//         within the payload cap, except BLOCK_STATUS, which needs a
+//         selected context); decoded data re-encodes to the same bytes.
 //   odd:  the real NbdConnection on a RealEngine, fed the bytes through a
 //         socketpair (then the client half-closes), exporting a 1 MiB
 //         RamDevice. Must not crash, leak (ASan) or hang; afterwards the
@@ -46,8 +48,14 @@ void Check(bool ok) {
   if (!ok) std::abort();
 }
 
+// Decoded option data re-encodes to the same bytes.
+void CheckSame(const Bytes& again, ByteView data) {
+  Check(again.size() == data.size() && std::memcmp(again.data(), data.data(), data.size()) == 0);
+}
+
 void FuzzCodec(ByteView in) {
   const ExportInfo info = TestExport();
+  Session session;
   std::size_t pos = 0;
   auto rest = [&] { return in.subspan(pos); };
   if (!ParseClientFlags(rest()).ok()) return;
@@ -69,8 +77,23 @@ void FuzzCodec(ByteView in) {
         Check(r->name.size() <= kMaxStringLength);
         Bytes again;
         AppendInfoRequestData(again, r->name, r->infos);
-        Check(again.size() == data.size() &&
-              std::memcmp(again.data(), data.data(), data.size()) == 0);
+        CheckSame(again, data);
+      }
+    }
+    if (h->option == kOptStructuredReply) session.structured_replies = true;
+    if (h->option == kOptListMetaContext || h->option == kOptSetMetaContext) {
+      auto r = ParseMetaContextRequest(data);
+      if (r) {
+        Check(r->name.size() <= kMaxStringLength);
+        Bytes again;
+        AppendMetaContextRequestData(again, r->name, r->queries);
+        CheckSame(again, data);
+        if (h->option == kOptSetMetaContext && session.structured_replies) {
+          session.base_allocation = false;
+          for (const auto& q : r->queries) {
+            if (q == kBaseAllocation) session.base_allocation = true;
+          }
+        }
       }
     }
     if (h->option == kOptGo || h->option == kOptExportName) break;
@@ -84,10 +107,14 @@ void FuzzCodec(ByteView in) {
     AppendRequest(again, *h);
     Check(std::memcmp(again.data(), rest().data(), kRequestHeaderSize) == 0);
     pos += kRequestHeaderSize;
-    const std::uint32_t err = CheckRequest(*h, info);
+    const std::uint32_t err = CheckRequest(*h, info, session);
     if (err == 0 && h->type != kCmdFlush && h->type != kCmdDisc) {
       Check(h->offset <= info.size && h->length <= info.size - h->offset);
-      Check(h->offset % info.min_block == 0 && h->length % info.min_block == 0);
+      if (h->type == kCmdBlockStatus) {
+        Check(session.base_allocation && h->length > 0);
+      } else {
+        Check(h->offset % info.min_block == 0 && h->length % info.min_block == 0);
+      }
       if (h->type == kCmdRead || h->type == kCmdWrite) Check(h->length <= info.max_payload);
     }
     if (HasPayload(*h)) {
@@ -101,8 +128,9 @@ void FuzzCodec(ByteView in) {
 struct Server {
   tierlab::RealEngine engine;
   tierlab::RamDevice device{engine, "ram", 1 << 20, 512};
-  tierlab::NbdBufferPool pool;
   ExportInfo info = TestExport();
+  tierlab::NbdConnectionEnv env{
+      engine, device, info, std::make_shared<tierlab::NbdBufferPool>(engine, 8u << 20), {}, {}};
 };
 
 void FuzzConnection(ByteView in) {
@@ -111,8 +139,7 @@ void FuzzConnection(ByteView in) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) return;
   bool closed = false;
   auto conn = std::make_unique<tierlab::NbdConnection>(
-      s->engine, s->device, s->info, s->pool, sv[0],
-      [&closed](tierlab::NbdConnection*) { closed = true; });
+      s->env, sv[0], "fuzz", [&closed](tierlab::NbdConnection*) { closed = true; });
   if (!conn->Start()) {
     ::close(sv[1]);
     return;

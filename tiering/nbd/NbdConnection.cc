@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,10 +17,9 @@ using namespace nbd;  // NOLINT(google-build-using-namespace): protocol constant
 
 namespace {
 
-// Input buffer: large enough for one option with its data, and for many
-// pipelined request headers per recv.
-constexpr std::size_t kInBufSize = 64u << 10;
-static_assert(kInBufSize >= kOptionHeaderSize + NbdConnection::kMaxOptionData);
+// The input buffer holds one option with its data, and many pipelined
+// request headers per recv.
+static_assert(NbdConnection::kInBufSize >= kOptionHeaderSize + NbdConnection::kMaxOptionData);
 // Handshake output a client may leave unread before we stop reading options.
 constexpr std::size_t kMaxHandshakeOut = 1u << 20;
 constexpr int kMaxIov = 64;
@@ -42,53 +40,23 @@ const std::byte* ZeroBuffer() {
   return zeros;
 }
 
+std::string Seconds(Nanos t) {
+  const double s = static_cast<double>(t) / kSecond;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
 }  // namespace
-
-// ---- NbdBufferPool ----------------------------------------------------------
-
-NbdBufferPool::~NbdBufferPool() {
-  for (auto& list : free_) {
-    for (std::byte* p : list) std::free(p);
-  }
-}
-
-std::byte* NbdBufferPool::Acquire(std::size_t size, std::size_t* capacity) {
-  const std::size_t want = std::max<std::size_t>(size, kAlignment);
-  const int cls = std::bit_width(want - 1);  // 2^cls >= want
-  const std::size_t cap = std::size_t{1} << cls;
-  *capacity = cap;
-  if (cls < kClasses && !free_[cls].empty()) {
-    std::byte* p = free_[cls].back();
-    free_[cls].pop_back();
-    cached_bytes_ -= cap;
-    return p;
-  }
-  void* p = std::aligned_alloc(kAlignment, cap);
-  if (p == nullptr) std::abort();  // out of memory, as operator new would
-  return static_cast<std::byte*>(p);
-}
-
-void NbdBufferPool::Release(std::byte* p, std::size_t capacity) {
-  if (p == nullptr) return;
-  const int cls = std::bit_width(capacity - 1);
-  if (cls < kClasses && cached_bytes_ + capacity <= kMaxCachedBytes) {
-    free_[cls].push_back(p);
-    cached_bytes_ += capacity;
-  } else {
-    std::free(p);
-  }
-}
-
-void NbdBufferPool::Free(std::byte* p) {
-  std::free(p);
-}
 
 // ---- Op -----------------------------------------------------------------------
 
 struct NbdConnection::Op {
   NbdConnection* conn = nullptr;  // null once orphaned
+  // Set when orphaned: where the buffer goes back (kept alive by this).
+  std::shared_ptr<NbdBufferPool> orphan_pool;
   RequestHeader hdr;
-  std::byte* buf = nullptr;  // READ destination / WRITE source
+  std::byte* buf = nullptr;  // READ destination / WRITE source / block status reply
   std::size_t cap = 0;
   std::uint32_t got = 0;      // WRITE payload bytes received so far
   std::uint32_t pending = 0;  // device requests outstanding
@@ -101,15 +69,20 @@ struct NbdConnection::Op {
 
 // ---- NbdConnection ----------------------------------------------------------
 
-NbdConnection::NbdConnection(RealEngine& engine, BlockDevice& device, const ExportInfo& info,
-                             NbdBufferPool& pool, int fd, ClosedHook on_closed)
-    : engine_(engine),
-      device_(device),
-      info_(info),
-      pool_(pool),
+NbdConnection::NbdConnection(const NbdConnectionEnv& env, int fd, std::string peer,
+                             ClosedHook on_closed)
+    : env_(env),
+      engine_(env.engine),
+      device_(env.device),
+      info_(env.info),
+      pool_(*env.pool),
       fd_(fd),
+      peer_(std::move(peer)),
       on_closed_(std::move(on_closed)),
-      in_buf_(new std::byte[kInBufSize]) {
+      in_buf_(new std::byte[kInBufSize]),
+      started_at_(env.engine.Now()),
+      rx_at_(started_at_),
+      tx_at_(started_at_) {
   const int fl = fcntl(fd_, F_GETFL);
   if (fl >= 0) fcntl(fd_, F_SETFL, fl | O_NONBLOCK);
 }
@@ -117,8 +90,12 @@ NbdConnection::NbdConnection(RealEngine& engine, BlockDevice& device, const Expo
 NbdConnection::~NbdConnection() {
   on_closed_ = nullptr;  // the owner is destroying us; do not call back
   Close("connection destroyed");
-  // Whatever is still on the device completes into an orphan that frees itself.
-  for (Op* op : ops_) op->conn = nullptr;
+  // Whatever is still on the device completes into an orphan that gives its
+  // buffer back and frees itself.
+  for (Op* op : ops_) {
+    op->conn = nullptr;
+    op->orphan_pool = env_.pool;
+  }
   ops_.clear();
   for (Op* op : free_ops_) delete op;
 }
@@ -142,9 +119,50 @@ bool NbdConnection::Start() {
   return !closed();
 }
 
+void NbdConnection::Drop(const std::string& reason) {
+  if (closed()) return;
+  if (env_.log) env_.log(peer_ + ": dropped: " + reason);
+  Close(reason);
+}
+
+void NbdConnection::CheckTimeouts(Nanos now) {
+  if (closed()) return;
+  if (rx_bytes_ != seen_rx_) {
+    seen_rx_ = rx_bytes_;
+    rx_at_ = now;
+  }
+  // Output that is empty is not late: the stall clock starts when a reply
+  // is queued (within one tick).
+  if (tx_bytes_ != seen_tx_ || OutputEmpty()) {
+    seen_tx_ = tx_bytes_;
+    tx_at_ = now;
+  }
+  const NbdTimeouts& t = env_.timeouts;
+  if (state_ != State::kTransmission) {
+    if (t.handshake > 0 && now - started_at_ >= t.handshake) {
+      Drop("handshake not finished within " + Seconds(t.handshake));
+    } else if (t.option_idle > 0 && now - rx_at_ >= t.option_idle) {
+      Drop("nothing received for " + Seconds(t.option_idle) + " during the handshake");
+    }
+    return;
+  }
+  if (t.stall > 0 && !out_.empty() && now - tx_at_ >= t.stall) {
+    Drop("read no reply for " + Seconds(t.stall) + " (" + std::to_string(out_.size()) +
+         " replies, " + std::to_string(buffered_bytes_) + " buffered bytes held)");
+  } else if (t.stall > 0 && payload_op_ != nullptr && now - rx_at_ >= t.stall) {
+    Drop("sent nothing for " + Seconds(t.stall) + " in the middle of a " +
+         std::to_string(payload_op_->hdr.length) + "-byte write");
+  } else if (t.idle > 0 && in_flight_ == 0 && OutputEmpty() && payload_op_ == nullptr &&
+             now - std::max(rx_at_, tx_at_) >= t.idle) {
+    Drop("idle for " + Seconds(t.idle));
+  }
+}
+
 void NbdConnection::Close(std::string reason) {
   if (closed()) return;
   close_reason_ = std::move(reason);
+  pool_.CancelWait(this);
+  waiting_for_buffer_ = false;
   engine_.UnwatchFd(fd_);
   ::close(fd_);
   fd_ = -1;
@@ -188,7 +206,7 @@ bool NbdConnection::WantInput() const {
   // The rest of an admitted message is always read, so a client blocked on
   // sending a payload cannot deadlock against replies it has not read yet.
   if (payload_op_ != nullptr || discard_ > 0) return true;
-  return !OverLimits();
+  return !waiting_for_buffer_ && !OverLimits();
 }
 
 bool NbdConnection::OverLimits() const {
@@ -225,6 +243,7 @@ void NbdConnection::ReadSocket() {
         Close(std::string("recv: ") + std::strerror(errno));
       break;
     }
+    rx_bytes_ += static_cast<std::uint64_t>(n);
     if (payload_op_ != nullptr) {
       payload_op_->got += static_cast<std::uint32_t>(n);
       stats_.bytes_written += static_cast<std::uint64_t>(n);
@@ -283,12 +302,12 @@ bool NbdConnection::ProcessInput() {
       if (hs_out_.size() - hs_sent_ > kMaxHandshakeOut) break;
       auto h = ParseOptionHeader({p, avail});
       if (!h) {
-        Close(h.error().message);
+        Drop(h.error().message);
         return false;
       }
       if (h->length > kMaxOptionData) {
         if (h->option == kOptExportName) {  // cannot be refused with a reply
-          Close("NBD_OPT_EXPORT_NAME: export name too long");
+          Drop("NBD_OPT_EXPORT_NAME: export name too long");
           return false;
         }
         in_pos_ += kOptionHeaderSize;
@@ -306,11 +325,29 @@ bool NbdConnection::ProcessInput() {
     if (avail < kRequestHeaderSize) break;
     auto h = ParseRequestHeader({p, avail});
     if (!h) {
-      Close(h.error().message);  // the stream cannot be resynchronised
+      Drop(h.error().message);  // the stream cannot be resynchronised
       return false;
     }
+    // The request's buffer first: without room in the budget the header
+    // stays unparsed and the socket unread until OnBufferAvailable.
+    const std::uint32_t err = CheckRequest(*h, info_, session_);
+    std::size_t need = 0;
+    if (err == 0) {
+      if (h->type == kCmdRead || h->type == kCmdWrite) need = h->length;
+      if (h->type == kCmdBlockStatus) {
+        need =
+            kBlockDescriptorSize * ((h->flags & kCmdFlagReqOne) != 0 ? 1 : kMaxBlockStatusExtents);
+      }
+    }
+    std::byte* buf = nullptr;
+    std::size_t cap = 0;
+    if (need > 0) {
+      buf = pool_.Acquire(need, &cap, this);
+      waiting_for_buffer_ = buf == nullptr;
+      if (buf == nullptr) break;
+    }
     in_pos_ += kRequestHeaderSize;
-    if (!HandleRequest(*h)) return false;
+    if (!HandleRequest(*h, err, buf, cap)) return false;
   }
   if (in_pos_ == in_len_) in_pos_ = in_len_ = 0;
   return !closed();
@@ -320,7 +357,7 @@ bool NbdConnection::HandleClientFlags() {
   auto flags = ParseClientFlags({in_buf_.get() + in_pos_, kClientFlagsSize});
   in_pos_ += kClientFlagsSize;
   if (!flags) {
-    Close(flags.error().message);
+    Drop(flags.error().message);
     return false;
   }
   no_zeroes_ = (*flags & kClientFlagNoZeroes) != 0;
@@ -333,10 +370,10 @@ bool NbdConnection::HandleOption(const OptionHeader& h, ByteView data) {
     case kOptExportName: {
       const std::string_view name(reinterpret_cast<const char*>(data.data()), data.size());
       if (!name.empty() && name != info_.name) {
-        Close("NBD_OPT_EXPORT_NAME: unknown export '" + std::string(name) + "'");
+        Drop("NBD_OPT_EXPORT_NAME: unknown export '" + std::string(name) + "'");
         return false;
       }
-      AppendExportNameReply(hs_out_, info_.size, info_.tx_flags, no_zeroes_);
+      AppendExportNameReply(hs_out_, info_.size, TxFlags(), no_zeroes_);
       state_ = State::kTransmission;
       break;
     }
@@ -354,14 +391,32 @@ bool NbdConnection::HandleOption(const OptionHeader& h, ByteView data) {
       break;
     case kOptInfo:
     case kOptGo: HandleInfoOrGo(h.option, data); break;
+    case kOptStructuredReply:
+      if (!data.empty()) {
+        AppendOptionError(hs_out_, h.option, kRepErrInvalid,
+                          "NBD_OPT_STRUCTURED_REPLY takes no data");
+      } else {
+        session_.structured_replies = true;
+        AppendOptionReply(hs_out_, h.option, kRepAck);
+      }
+      break;
+    case kOptListMetaContext:
+    case kOptSetMetaContext: HandleMetaContext(h.option, data); break;
     default:
-      // STARTTLS, STRUCTURED_REPLY, meta contexts, extended headers, and
-      // options we have never heard of: the spec lets clients fall back.
+      // STARTTLS, extended headers, and options we have never heard of: the
+      // spec lets clients fall back.
       AppendOptionError(hs_out_, h.option, kRepErrUnsup,
                         std::string(OptionName(h.option)) + " is not supported");
       break;
   }
   ScheduleFlush();
+  return true;
+}
+
+bool NbdConnection::RefuseUnknownExport(std::uint32_t option, const std::string& name) {
+  // The empty name selects the default export, which is our only one.
+  if (name.empty() || name == info_.name) return false;
+  AppendOptionError(hs_out_, option, kRepErrUnknown, "unknown export '" + name + "'");
   return true;
 }
 
@@ -371,12 +426,8 @@ void NbdConnection::HandleInfoOrGo(std::uint32_t option, ByteView data) {
     AppendOptionError(hs_out_, option, kRepErrInvalid, req.error().message);
     return;
   }
-  // The empty name selects the default export, which is our only one.
-  if (!req->name.empty() && req->name != info_.name) {
-    AppendOptionError(hs_out_, option, kRepErrUnknown, "unknown export '" + req->name + "'");
-    return;
-  }
-  AppendInfoExport(hs_out_, option, info_.size, info_.tx_flags);
+  if (RefuseUnknownExport(option, req->name)) return;
+  AppendInfoExport(hs_out_, option, info_.size, TxFlags());
   // Sent even when not asked for (the spec allows it): clients that ignore it
   // and send misaligned requests get EINVAL.
   AppendInfoBlockSize(hs_out_, option, info_.min_block, info_.preferred_block, info_.max_payload);
@@ -390,23 +441,72 @@ void NbdConnection::HandleInfoOrGo(std::uint32_t option, ByteView data) {
   if (option == kOptGo) state_ = State::kTransmission;
 }
 
-bool NbdConnection::HandleRequest(const RequestHeader& h) {
+void NbdConnection::HandleMetaContext(std::uint32_t option, ByteView data) {
+  if (!session_.structured_replies) {
+    AppendOptionError(hs_out_, option, kRepErrInvalid,
+                      "negotiate NBD_OPT_STRUCTURED_REPLY before meta contexts");
+    return;
+  }
+  auto req = ParseMetaContextRequest(data);
+  if (!req) {
+    AppendOptionError(hs_out_, option, kRepErrInvalid, req.error().message);
+    return;
+  }
+  if (RefuseUnknownExport(option, req->name)) return;
+  // base:allocation is the only context: LIST names it for no query, for
+  // its namespace or for itself; SET selects it when asked by name, and
+  // replaces any earlier selection.
+  bool match = false;
+  for (const std::string& q : req->queries) {
+    if (q == kBaseAllocation || (option == kOptListMetaContext && q == "base:")) match = true;
+  }
+  if (option == kOptListMetaContext) {
+    if (match || req->queries.empty()) AppendMetaContextReply(hs_out_, option, 0, kBaseAllocation);
+  } else {
+    session_.base_allocation = match;
+    if (match) AppendMetaContextReply(hs_out_, option, kBaseAllocationId, kBaseAllocation);
+  }
+  AppendOptionReply(hs_out_, option, kRepAck);
+}
+
+std::uint16_t NbdConnection::TxFlags() const {
+  return session_.structured_replies ? info_.tx_flags | kTxSendDf : info_.tx_flags;
+}
+
+bool NbdConnection::HandleRequest(const RequestHeader& h, std::uint32_t err, std::byte* buf,
+                                  std::size_t cap) {
   ++stats_.requests;
   if (h.type == kCmdDisc) {
     disconnecting_ = true;  // finish what is in flight, then close
     return true;
   }
-  const std::uint32_t err = CheckRequest(h, info_);
   if (err != 0) {
-    QueueReply(err, h.cookie, nullptr, 0);
+    QueueError(err, h.cookie);
     if (HasPayload(h)) discard_ = h.length;  // keep the stream in sync
     return true;
   }
   const bool ranged = h.type != kCmdFlush;
   if (ranged && h.length == 0) {  // nothing to do; the spec leaves it to us
-    QueueReply(0, h.cookie, nullptr, 0);
+    QueueOk(h.cookie);
     return true;
   }
+  Op* op = NewOp(h);
+  op->buf = buf;
+  op->cap = cap;
+  buffered_bytes_ += cap;
+  if (h.type == kCmdBlockStatus) {
+    AnswerBlockStatus(op);
+    return true;
+  }
+  if (h.type == kCmdWrite) {
+    payload_op_ = op;  // ProcessInput/ReadSocket fill it, then submit
+    return true;
+  }
+  SubmitOp(op);
+  return true;
+}
+
+NbdConnection::Op* NbdConnection::NewOp(const RequestHeader& h) {
   Op* op;
   if (!free_ops_.empty()) {
     op = free_ops_.back();
@@ -419,16 +519,47 @@ bool NbdConnection::HandleRequest(const RequestHeader& h) {
   op->hdr = h;
   op->index = ops_.size();
   ops_.push_back(op);
-  if (h.type == kCmdRead || h.type == kCmdWrite) {
-    op->buf = pool_.Acquire(h.length, &op->cap);
-    buffered_bytes_ += op->cap;
+  return op;
+}
+
+void NbdConnection::AnswerBlockStatus(Op* op) {
+  const RequestHeader& h = op->hdr;
+  // The device answers in whole blocks: ask for the blocks the range
+  // touches, then cut the answer to the range (a block's state holds for
+  // any part of it).
+  const std::uint64_t bs = info_.min_block;
+  const std::uint64_t end = h.offset + h.length;
+  const std::uint64_t from = h.offset / bs * bs;
+  const std::uint64_t to = std::min<std::uint64_t>(info_.size, (end + bs - 1) / bs * bs);
+  const std::size_t max = (h.flags & kCmdFlagReqOne) != 0 ? 1 : kMaxBlockStatusExtents;
+  AllocationMap map;
+  const Status st = device_.QueryAllocation(from, to - from, max, &map);
+  if (st != Status::kOk) {
+    QueueError(ToNbdError(st), h.cookie);
+    ReleaseOp(op);
+    return;
   }
-  if (h.type == kCmdWrite) {
-    payload_op_ = op;  // ProcessInput/ReadSocket fill it, then submit
-    return true;
+  std::size_t n = 0;
+  std::uint64_t pos = from;
+  for (const AllocationExtent& e : map) {
+    const std::uint64_t a = std::max(pos, h.offset);
+    const std::uint64_t b = std::min(pos + e.length, end);
+    pos += e.length;
+    if (b <= a) continue;
+    std::byte* d = op->buf + n * kBlockDescriptorSize;
+    StoreBe32(d, static_cast<std::uint32_t>(b - a));  // <= h.length, a 32-bit field
+    StoreBe32(d + 4, e.hole ? kStateHole | kStateZero : 0);
+    ++n;
+    if (pos >= end) break;
   }
-  SubmitOp(op);
-  return true;
+  const std::size_t len = n * kBlockDescriptorSize;
+  OutItem& it = PushReply();
+  EncodeChunkHeader(it.header, kReplyFlagDone, kReplyTypeBlockStatus, h.cookie,
+                    static_cast<std::uint32_t>(4 + len));
+  StoreBe32(it.header + kStructuredReplyHeaderSize, kBaseAllocationId);
+  it.header_len = kStructuredReplyHeaderSize + 4;
+  it.op = op;  // released once sent
+  it.payload_len = len;
 }
 
 void NbdConnection::SubmitOp(Op* op) {
@@ -487,7 +618,7 @@ void NbdConnection::OnDeviceDone(Op* op, Status s) {
   NbdConnection* conn = op->conn;
   if (conn == nullptr) {  // orphaned: the connection is gone
     if (op->pending == 0) {
-      NbdBufferPool::Free(op->buf);
+      op->orphan_pool->Release(op->buf, op->cap);
       delete op;
     }
     return;
@@ -524,22 +655,54 @@ void NbdConnection::CompleteOp(Op* op) {
   }
   const std::uint32_t err = ToNbdError(op->status);
   if (op->hdr.type == kCmdRead && err == 0) {
-    QueueReply(0, op->hdr.cookie, op, op->hdr.length);  // released once sent
+    QueueReadData(op);  // released once sent
+    return;
+  }
+  if (err != 0) {
+    QueueError(err, op->hdr.cookie);
   } else {
-    QueueReply(err, op->hdr.cookie, nullptr, 0);
-    ReleaseOp(op);
+    QueueOk(op->hdr.cookie);
+  }
+  ReleaseOp(op);
+}
+
+NbdConnection::OutItem& NbdConnection::PushReply() {
+  ScheduleFlush();
+  return out_.emplace_back();
+}
+
+void NbdConnection::QueueOk(std::uint64_t cookie) {
+  OutItem& it = PushReply();
+  EncodeSimpleReply(it.header, 0, cookie);
+  it.header_len = kSimpleReplySize;
+}
+
+void NbdConnection::QueueError(std::uint32_t error, std::uint64_t cookie) {
+  ++stats_.error_replies;
+  OutItem& it = PushReply();
+  if (session_.structured_replies) {
+    EncodeErrorChunk(it.header, error, cookie);
+    it.header_len = kErrorChunkSize;
+  } else {
+    EncodeSimpleReply(it.header, error, cookie);
+    it.header_len = kSimpleReplySize;
   }
 }
 
-void NbdConnection::QueueReply(std::uint32_t error, std::uint64_t cookie, Op* data_op,
-                               std::size_t len) {
-  OutItem& it = out_.emplace_back();
-  EncodeSimpleReply(it.header, error, cookie);
-  it.op = data_op;
-  it.payload_len = len;
-  if (error != 0) ++stats_.error_replies;
-  stats_.bytes_read += len;
-  ScheduleFlush();
+void NbdConnection::QueueReadData(Op* op) {
+  const RequestHeader& h = op->hdr;
+  OutItem& it = PushReply();
+  if (session_.structured_replies) {
+    // The data is in hand, so no error can follow: the one chunk is final.
+    EncodeOffsetDataHeader(it.header, kReplyFlagDone, h.cookie, h.offset, h.length);
+    it.header_len = kOffsetDataHeaderSize;
+  } else {
+    EncodeSimpleReply(it.header, 0, h.cookie);
+    it.header_len = kSimpleReplySize;
+  }
+  it.op = op;
+  it.payload_len = h.length;
+  stats_.bytes_read += h.length;
 }
 
 void NbdConnection::ReleaseOp(Op* op) {
@@ -558,6 +721,13 @@ void NbdConnection::ReleaseOp(Op* op) {
   } else {
     delete op;
   }
+}
+
+void NbdConnection::OnBufferAvailable() {
+  if (closed() || !waiting_for_buffer_) return;
+  if (!ProcessInput()) return;
+  UpdateInterest();
+  MaybeFinish();
 }
 
 void NbdConnection::ScheduleFlush() {
@@ -580,11 +750,11 @@ void NbdConnection::FlushOutput() {
     std::size_t skip = out_offset_;
     for (OutItem& it : out_) {
       if (n > kMaxIov - 2) break;
-      if (skip < kSimpleReplySize) {
-        iov[n++] = {it.header + skip, kSimpleReplySize - skip};
+      if (skip < it.header_len) {
+        iov[n++] = {it.header + skip, it.header_len - skip};
         skip = 0;
       } else {
-        skip -= kSimpleReplySize;
+        skip -= it.header_len;
       }
       if (it.payload_len > 0) {
         iov[n++] = {it.op->buf + skip, it.payload_len - skip};
@@ -605,12 +775,13 @@ void NbdConnection::FlushOutput() {
       return;
     }
     std::size_t left = static_cast<std::size_t>(sent);
+    tx_bytes_ += left;
     const std::size_t hs_take = std::min(left, hs_out_.size() - hs_sent_);
     hs_sent_ += hs_take;
     left -= hs_take;
     while (left > 0) {
       OutItem& it = out_.front();
-      const std::size_t remaining = kSimpleReplySize + it.payload_len - out_offset_;
+      const std::size_t remaining = it.header_len + it.payload_len - out_offset_;
       if (left < remaining) {
         out_offset_ += left;
         break;

@@ -110,6 +110,47 @@ Expected<InfoRequest> ParseInfoRequest(ByteView in) {
   return r;
 }
 
+Expected<MetaContextRequest> ParseMetaContextRequest(ByteView in) {
+  MetaContextRequest r;
+  std::size_t pos = 0;
+  // One length-prefixed string at `pos`, named `what` in errors.
+  auto string_at = [&](const char* what, std::string* out) -> Expected<void> {
+    if (in.size() - pos < 4) return TooShort("meta context request", pos + 4, in.size());
+    const std::uint32_t len = LoadBe32(in.data() + pos);
+    pos += 4;
+    if (len > kMaxStringLength) {
+      return MakeError(std::string("meta context request: ") + what + " length " +
+                       std::to_string(len) + " over " + std::to_string(kMaxStringLength));
+    }
+    if (in.size() - pos < len) return TooShort("meta context request", pos + len, in.size());
+    out->assign(reinterpret_cast<const char*>(in.data() + pos), len);
+    pos += len;
+    if (out->find('\0') != std::string::npos) {
+      return MakeError(std::string("meta context request: NUL in ") + what);
+    }
+    return {};
+  };
+  if (auto e = string_at("export name", &r.name); !e) return e.error();
+  if (in.size() - pos < 4) return TooShort("meta context request", pos + 4, in.size());
+  const std::uint32_t count = LoadBe32(in.data() + pos);
+  pos += 4;
+  // Each query takes at least its 4-byte length: a count the data cannot
+  // hold is refused before anything is reserved for it.
+  if (count > (in.size() - pos) / 4) {
+    return MakeError("meta context request: " + std::to_string(count) + " queries do not fit in " +
+                     std::to_string(in.size() - pos) + " bytes");
+  }
+  r.queries.resize(count);
+  for (std::string& q : r.queries) {
+    if (auto e = string_at("query", &q); !e) return e.error();
+  }
+  if (pos != in.size()) {
+    return MakeError("meta context request: " + std::to_string(in.size() - pos) +
+                     " bytes after the last query");
+  }
+  return r;
+}
+
 Expected<RequestHeader> ParseRequestHeader(ByteView in) {
   if (in.size() < kRequestHeaderSize) return TooShort("request", kRequestHeaderSize, in.size());
   const std::uint32_t magic = LoadBe32(in.data());
@@ -123,14 +164,25 @@ Expected<RequestHeader> ParseRequestHeader(ByteView in) {
   return r;
 }
 
-std::uint32_t CheckRequest(const RequestHeader& req, const ExportInfo& info) {
+std::uint32_t CheckRequest(const RequestHeader& req, const ExportInfo& info,
+                           const Session& session) {
   std::uint16_t allowed_flags = 0;
   bool ranged = true;  // offset/length address the export
   bool writes = false;
   switch (req.type) {
     case kCmdRead:
       allowed_flags = kCmdFlagFua;  // clients are known to set FUA on reads; harmless
+      // One data chunk per read: a read never fragments, so DF costs nothing.
+      if (session.structured_replies) allowed_flags |= kCmdFlagDf;
       break;
+    case kCmdBlockStatus:
+      if (!session.base_allocation) return kErrInval;
+      if ((req.flags & ~(kCmdFlagFua | kCmdFlagReqOne)) != 0) return kErrInval;
+      if ((req.flags & kCmdFlagFua) != 0 && (info.tx_flags & kTxSendFua) == 0) return kErrInval;
+      if (req.length == 0 || req.offset > info.size || req.length > info.size - req.offset) {
+        return kErrInval;
+      }
+      return 0;
     case kCmdWrite:
       allowed_flags = kCmdFlagFua;
       writes = true;
@@ -238,6 +290,34 @@ void EncodeSimpleReply(std::byte* out16, std::uint32_t error, std::uint64_t cook
   StoreBe64(out16 + 8, cookie);
 }
 
+void AppendMetaContextReply(Bytes& out, std::uint32_t option, std::uint32_t context_id,
+                            std::string_view name) {
+  PutOptionReplyHeader(out, option, kRepMetaContext, static_cast<std::uint32_t>(4 + name.size()));
+  Put32(out, context_id);
+  PutBytes(out, name.data(), name.size());
+}
+
+void EncodeChunkHeader(std::byte* out20, std::uint16_t flags, std::uint16_t type,
+                       std::uint64_t cookie, std::uint32_t length) {
+  StoreBe32(out20, kStructuredReplyMagic);
+  StoreBe16(out20 + 4, flags);
+  StoreBe16(out20 + 6, type);
+  StoreBe64(out20 + 8, cookie);
+  StoreBe32(out20 + 16, length);
+}
+
+void EncodeOffsetDataHeader(std::byte* out28, std::uint16_t flags, std::uint64_t cookie,
+                            std::uint64_t offset, std::uint32_t data_length) {
+  EncodeChunkHeader(out28, flags, kReplyTypeOffsetData, cookie, 8 + data_length);
+  StoreBe64(out28 + kStructuredReplyHeaderSize, offset);
+}
+
+void EncodeErrorChunk(std::byte* out26, std::uint32_t error, std::uint64_t cookie) {
+  EncodeChunkHeader(out26, kReplyFlagDone, kReplyTypeError, cookie, 6);
+  StoreBe32(out26 + kStructuredReplyHeaderSize, error);
+  StoreBe16(out26 + kStructuredReplyHeaderSize + 4, 0);  // no message
+}
+
 void AppendClientFlags(Bytes& out, std::uint32_t flags) {
   Put32(out, flags);
 }
@@ -266,6 +346,17 @@ void AppendRequest(Bytes& out, const RequestHeader& req) {
   Put32(out, req.length);
 }
 
+void AppendMetaContextRequestData(Bytes& out, std::string_view name,
+                                  std::span<const std::string> queries) {
+  Put32(out, static_cast<std::uint32_t>(name.size()));
+  PutBytes(out, name.data(), name.size());
+  Put32(out, static_cast<std::uint32_t>(queries.size()));
+  for (const std::string& q : queries) {
+    Put32(out, static_cast<std::uint32_t>(q.size()));
+    PutBytes(out, q.data(), q.size());
+  }
+}
+
 Expected<Greeting> ParseGreeting(ByteView in) {
   if (in.size() < kGreetingSize) return TooShort("greeting", kGreetingSize, in.size());
   if (LoadBe64(in.data()) != kInitPasswd) return MakeError("greeting: bad NBDMAGIC");
@@ -286,6 +377,15 @@ Expected<SimpleReply> ParseSimpleReply(ByteView in) {
   if (in.size() < kSimpleReplySize) return TooShort("simple reply", kSimpleReplySize, in.size());
   if (LoadBe32(in.data()) != kSimpleReplyMagic) return MakeError("simple reply: bad magic");
   return SimpleReply{LoadBe32(in.data() + 4), LoadBe64(in.data() + 8)};
+}
+
+Expected<ChunkHeader> ParseChunkHeader(ByteView in) {
+  if (in.size() < kStructuredReplyHeaderSize) {
+    return TooShort("structured reply", kStructuredReplyHeaderSize, in.size());
+  }
+  if (LoadBe32(in.data()) != kStructuredReplyMagic) return MakeError("structured reply: bad magic");
+  return ChunkHeader{LoadBe16(in.data() + 4), LoadBe16(in.data() + 6), LoadBe64(in.data() + 8),
+                     LoadBe32(in.data() + 16)};
 }
 
 const char* OptionName(std::uint32_t option) {

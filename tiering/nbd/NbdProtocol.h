@@ -9,9 +9,11 @@
 // wire are big-endian.
 //
 // Scope: fixed newstyle negotiation with NBD_OPT_EXPORT_NAME, NBD_OPT_INFO,
-// NBD_OPT_GO, NBD_OPT_LIST and NBD_OPT_ABORT; simple replies only (structured
-// replies and extended headers are refused with NBD_REP_ERR_UNSUP, which the
-// spec tells clients to expect).
+// NBD_OPT_GO, NBD_OPT_LIST, NBD_OPT_ABORT, NBD_OPT_STRUCTURED_REPLY and the
+// meta-context options (one context: base:allocation); simple and structured
+// replies (chunks OFFSET_DATA, BLOCK_STATUS, ERROR). Extended headers and
+// TLS are refused with NBD_REP_ERR_UNSUP, which the spec tells clients to
+// expect.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +36,7 @@ inline constexpr std::uint64_t kOptMagic = 0x49484156454f5054ull;    // "IHAVEOP
 inline constexpr std::uint64_t kOptReplyMagic = 0x3e889045565a9ull;
 inline constexpr std::uint32_t kRequestMagic = 0x25609513u;
 inline constexpr std::uint32_t kSimpleReplyMagic = 0x67446698u;
+inline constexpr std::uint32_t kStructuredReplyMagic = 0x668e33efu;
 
 // ---- Handshake flags (server, 16 bits) and client flags (32 bits) ----------
 inline constexpr std::uint16_t kFlagFixedNewstyle = 1u << 0;
@@ -70,6 +73,7 @@ inline constexpr std::uint32_t kOptExtendedHeaders = 11;
 inline constexpr std::uint32_t kRepAck = 1;
 inline constexpr std::uint32_t kRepServer = 2;
 inline constexpr std::uint32_t kRepInfo = 3;
+inline constexpr std::uint32_t kRepMetaContext = 4;
 inline constexpr std::uint32_t kRepFlagError = 1u << 31;
 inline constexpr std::uint32_t kRepErrUnsup = kRepFlagError | 1;
 inline constexpr std::uint32_t kRepErrPolicy = kRepFlagError | 2;
@@ -103,6 +107,21 @@ inline constexpr std::uint16_t kCmdFlagDf = 1u << 2;
 inline constexpr std::uint16_t kCmdFlagReqOne = 1u << 3;
 inline constexpr std::uint16_t kCmdFlagFastZero = 1u << 4;
 
+// ---- Structured reply chunks: flags, types -----------------------------------
+inline constexpr std::uint16_t kReplyFlagDone = 1u << 0;
+inline constexpr std::uint16_t kReplyTypeNone = 0;
+inline constexpr std::uint16_t kReplyTypeOffsetData = 1;
+inline constexpr std::uint16_t kReplyTypeOffsetHole = 2;
+inline constexpr std::uint16_t kReplyTypeBlockStatus = 5;
+inline constexpr std::uint16_t kReplyTypeError = (1u << 15) | 1;
+inline constexpr std::uint16_t kReplyTypeErrorOffset = (1u << 15) | 2;
+
+// ---- Metadata contexts ------------------------------------------------------------
+inline constexpr std::string_view kBaseAllocation = "base:allocation";
+// base:allocation descriptor flags.
+inline constexpr std::uint32_t kStateHole = 1u << 0;
+inline constexpr std::uint32_t kStateZero = 1u << 1;
+
 // ---- Error values in replies (fixed by the protocol, not the host's errno) --
 inline constexpr std::uint32_t kErrPerm = 1;
 inline constexpr std::uint32_t kErrIo = 5;
@@ -120,6 +139,8 @@ inline constexpr std::size_t kOptionHeaderSize = 16;  // magic, option, length
 inline constexpr std::size_t kOptionReplyHeaderSize = 20;
 inline constexpr std::size_t kRequestHeaderSize = 28;
 inline constexpr std::size_t kSimpleReplySize = 16;
+inline constexpr std::size_t kStructuredReplyHeaderSize = 20;  // magic, flags, type, cookie, length
+inline constexpr std::size_t kBlockDescriptorSize = 8;         // length, status flags
 inline constexpr std::size_t kExportNameZeroes = 124;
 // The spec caps strings (export names, descriptions) at 4096 bytes.
 inline constexpr std::size_t kMaxStringLength = 4096;
@@ -141,6 +162,16 @@ struct InfoRequest {
 };
 // `in` is the whole option data; trailing or missing bytes are an error.
 Expected<InfoRequest> ParseInfoRequest(ByteView in);
+
+// Data of NBD_OPT_LIST_META_CONTEXT / NBD_OPT_SET_META_CONTEXT: the export
+// name and the queries (context names, or a namespace such as "base:").
+struct MetaContextRequest {
+  std::string name;
+  std::vector<std::string> queries;
+};
+// `in` is the whole option data; lengths must add up exactly, strings are at
+// most kMaxStringLength bytes without NUL.
+Expected<MetaContextRequest> ParseMetaContextRequest(ByteView in);
 
 // A transmission-phase request header (the "handle" is called cookie in the
 // current spec: opaque, echoed in the reply).
@@ -166,11 +197,21 @@ struct ExportInfo {
   std::uint32_t max_payload = 32u << 20;  // largest READ/WRITE length
 };
 
-// Checks a request against the export: returns 0 if it may be executed, or
-// the NBD error to reply with. Follows the spec's SHOULDs: EINVAL for an
-// unknown command, bad flags, misalignment, an oversized payload or a read or
-// trim past the end; ENOSPC for a write or write-zeroes past the end.
-std::uint32_t CheckRequest(const RequestHeader& req, const ExportInfo& info);
+// What one connection negotiated in its handshake.
+struct Session {
+  bool structured_replies = false;  // NBD_OPT_STRUCTURED_REPLY acknowledged
+  bool base_allocation = false;     // base:allocation selected (NBD_OPT_SET_META_CONTEXT)
+};
+
+// Checks a request against the export and the session: returns 0 if it may
+// be executed, or the NBD error to reply with. Follows the spec's SHOULDs:
+// EINVAL for an unknown command, bad flags, misalignment, an oversized
+// payload or a read or trim past the end; ENOSPC for a write or write-zeroes
+// past the end. BLOCK_STATUS needs base:allocation selected, a nonzero
+// length and a range inside the export, but no alignment (its answer is
+// rounded to whole blocks instead); NBD_CMD_FLAG_DF needs structured replies.
+std::uint32_t CheckRequest(const RequestHeader& req, const ExportInfo& info,
+                           const Session& session = {});
 // True if the request carries `length` bytes of data after its header.
 inline bool HasPayload(const RequestHeader& req) {
   return req.type == kCmdWrite;
@@ -196,12 +237,29 @@ void AppendInfoString(Bytes& out, std::uint32_t option, std::uint16_t info, std:
 void AppendExportNameReply(Bytes& out, std::uint64_t size, std::uint16_t tx_flags, bool no_zeroes);
 // A simple reply header (16 bytes), written into `out16`.
 void EncodeSimpleReply(std::byte* out16, std::uint32_t error, std::uint64_t cookie);
+// NBD_REP_META_CONTEXT: a context's id and name.
+void AppendMetaContextReply(Bytes& out, std::uint32_t option, std::uint32_t context_id,
+                            std::string_view name);
+// A structured reply chunk header (kStructuredReplyHeaderSize bytes) into
+// `out20`; `length` bytes of payload follow it.
+void EncodeChunkHeader(std::byte* out20, std::uint16_t flags, std::uint16_t type,
+                       std::uint64_t cookie, std::uint32_t length);
+// Chunk header plus the 8-byte offset of an OFFSET_DATA chunk carrying
+// `data_length` bytes (28 bytes into `out28`; the data follows).
+void EncodeOffsetDataHeader(std::byte* out28, std::uint16_t flags, std::uint64_t cookie,
+                            std::uint64_t offset, std::uint32_t data_length);
+// A final NBD_REPLY_TYPE_ERROR chunk without a message (26 bytes into `out26`).
+void EncodeErrorChunk(std::byte* out26, std::uint32_t error, std::uint64_t cookie);
+inline constexpr std::size_t kOffsetDataHeaderSize = kStructuredReplyHeaderSize + 8;
+inline constexpr std::size_t kErrorChunkSize = kStructuredReplyHeaderSize + 6;
 
 // ---- Client-side encoders (tests, fuzzing, benchmarks) -----------------------
 void AppendClientFlags(Bytes& out, std::uint32_t flags);
 void AppendOption(Bytes& out, std::uint32_t option, ByteView data = {});
 void AppendInfoRequestData(Bytes& out, std::string_view name, std::span<const std::uint16_t> infos);
 void AppendRequest(Bytes& out, const RequestHeader& req);
+void AppendMetaContextRequestData(Bytes& out, std::string_view name,
+                                  std::span<const std::string> queries);
 
 // ---- Client-side decoders ------------------------------------------------------
 struct Greeting {
@@ -219,6 +277,14 @@ struct SimpleReply {
   std::uint64_t cookie = 0;
 };
 Expected<SimpleReply> ParseSimpleReply(ByteView in);
+struct ChunkHeader {
+  std::uint16_t flags = 0;
+  std::uint16_t type = 0;
+  std::uint64_t cookie = 0;
+  std::uint32_t length = 0;  // payload bytes that follow
+};
+// Needs kStructuredReplyHeaderSize bytes; checks the structured reply magic.
+Expected<ChunkHeader> ParseChunkHeader(ByteView in);
 
 // Big-endian helpers, exposed for tests and for the connection's hot path.
 std::uint16_t LoadBe16(const std::byte* p);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace tierlab {
@@ -22,6 +23,32 @@ namespace {
 // After EMFILE/ENFILE the listener stays readable; retry accepting later
 // instead of spinning.
 constexpr Nanos kAcceptRetry = 100 * kMilli;
+// Refusals logged one by one per second; past that they are counted.
+constexpr std::uint32_t kRefusalLines = 10;
+
+// The client at the other end of `fd`, for log lines.
+std::string PeerName(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown peer";
+  char host[INET6_ADDRSTRLEN] = "?";
+  if (ss.ss_family == AF_INET) {
+    const auto* a = reinterpret_cast<const sockaddr_in*>(&ss);
+    ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+    return std::string("tcp:") + host + ":" + std::to_string(ntohs(a->sin_port));
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto* a = reinterpret_cast<const sockaddr_in6*>(&ss);
+    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+    return std::string("tcp:[") + host + "]:" + std::to_string(ntohs(a->sin6_port));
+  }
+  ucred cred{};
+  socklen_t clen = sizeof cred;
+  if (ss.ss_family == AF_UNIX && ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
+    return "unix pid " + std::to_string(cred.pid) + " uid " + std::to_string(cred.uid);
+  }
+  return "unix peer";
+}
 
 std::string Errno(const std::string& what) {
   return what + ": " + std::strerror(errno);
@@ -79,7 +106,16 @@ Expected<NbdEndpoint> ParseNbdEndpoint(std::string_view spec) {
 }
 
 NbdServer::NbdServer(RealEngine& engine, BlockDevice& device, NbdServerOptions options)
-    : engine_(engine), device_(device), options_(std::move(options)) {
+    : engine_(engine),
+      device_(device),
+      options_(std::move(options)),
+      pool_(std::make_shared<NbdBufferPool>(engine, options_.memory_limit)),
+      env_{engine,
+           device,
+           info_,
+           pool_,
+           options_.timeouts,
+           [this](const std::string& line) { Log(line); }} {
   info_.name = options_.export_name;
   info_.description = options_.description;
   info_.size = device.Size();
@@ -89,6 +125,21 @@ NbdServer::NbdServer(RealEngine& engine, BlockDevice& device, NbdServerOptions o
       std::max(info_.min_block, options_.max_payload / info_.min_block * info_.min_block);
   info_.tx_flags = nbd::kTxHasFlags | nbd::kTxSendFlush | nbd::kTxSendFua | nbd::kTxSendTrim |
                    nbd::kTxSendWriteZeroes | nbd::kTxCanMultiConn;
+  // A tenth of the shortest timeout, within [20 ms, 1 s].
+  Nanos shortest = kSecond * 10;
+  for (const Nanos t : {options_.timeouts.handshake, options_.timeouts.option_idle,
+                        options_.timeouts.stall, options_.timeouts.idle}) {
+    if (t > 0) shortest = std::min(shortest, t);
+  }
+  sweep_period_ = std::clamp<Nanos>(shortest / 10, 20 * kMilli, kSecond);
+}
+
+void NbdServer::Log(const std::string& line) const {
+  if (options_.log) {
+    options_.log(line);
+  } else {
+    std::fprintf(stderr, "tierlab: nbd: %s\n", line.c_str());
+  }
 }
 
 Expected<std::unique_ptr<NbdServer>> NbdServer::Listen(RealEngine& engine, BlockDevice& device,
@@ -107,6 +158,13 @@ Expected<std::unique_ptr<NbdServer>> NbdServer::Listen(RealEngine& engine, Block
   if (options.export_name.size() > nbd::kMaxStringLength) {
     return MakeError("export name longer than 4096 bytes");
   }
+  if (options.memory_limit < NbdBufferPool::CapacityFor(options.max_payload)) {
+    return MakeError("nbd: memory limit of " + std::to_string(options.memory_limit) +
+                     " bytes cannot hold one " + std::to_string(options.max_payload) +
+                     "-byte request (at least " +
+                     std::to_string(NbdBufferPool::CapacityFor(options.max_payload)) + ")");
+  }
+  if (options.max_connections == 0) return MakeError("nbd: max connections must be at least 1");
   std::unique_ptr<NbdServer> s(new NbdServer(engine, device, std::move(options)));
   if (auto r = s->Bind(*ep); !r) return r.error();
   if (!engine.WatchFd(s->listen_fd_, EPOLLIN,
@@ -200,6 +258,7 @@ Expected<void> NbdServer::Bind(const NbdEndpoint& ep) {
 NbdServer::~NbdServer() {
   if (reap_scheduled_) engine_.Cancel(reap_timer_);
   if (accept_paused_) engine_.Cancel(resume_timer_);
+  if (sweep_armed_) engine_.Cancel(sweep_timer_);
   if (listen_fd_ >= 0) {
     engine_.UnwatchFd(listen_fd_);
     ::close(listen_fd_);
@@ -225,8 +284,7 @@ void NbdServer::OnAcceptReady() {
       return;  // EAGAIN: drained
     }
     if (conns_.size() >= options_.max_connections) {
-      ++stats_.refused;
-      ::close(fd);
+      Refuse(fd);
       continue;
     }
     if (!unix_path_.empty()) {
@@ -237,11 +295,54 @@ void NbdServer::OnAcceptReady() {
     }
     ++stats_.accepted;
     auto conn = std::make_unique<NbdConnection>(
-        engine_, device_, info_, pool_, fd, [this](NbdConnection* c) { OnConnectionClosed(c); });
+        env_, fd, PeerName(fd), [this](NbdConnection* c) { OnConnectionClosed(c); });
     NbdConnection* raw = conn.get();
     conns_.push_back(std::move(conn));
+    pool_->SetKeep(true);
+    ArmSweep();
     raw->Start();  // on failure it closed itself and called the hook
   }
+}
+
+void NbdServer::Refuse(int fd) {
+  ++stats_.refused;
+  const Nanos now = engine_.Now();
+  FlushRefusalCount(now);
+  if (refusal_lines_ < kRefusalLines) {
+    ++refusal_lines_;
+    Log(PeerName(fd) + ": refused: " + std::to_string(conns_.size()) + " connections open (limit " +
+        std::to_string(options_.max_connections) + ")");
+  } else {
+    ++refusals_unlogged_;
+  }
+  ::close(fd);
+}
+
+void NbdServer::FlushRefusalCount(Nanos now) {
+  if (now - refusal_window_ < kSecond) return;
+  if (refusals_unlogged_ > 0) {
+    Log("refused " + std::to_string(refusals_unlogged_) +
+        " more connections in the last second (not logged one by one; limit " +
+        std::to_string(options_.max_connections) + ")");
+  }
+  refusal_window_ = now;
+  refusal_lines_ = 0;
+  refusals_unlogged_ = 0;
+}
+
+void NbdServer::ArmSweep() {
+  if (sweep_armed_) return;
+  sweep_armed_ = true;
+  sweep_timer_ = engine_.ScheduleAfter(sweep_period_, [this] { Sweep(); });
+}
+
+void NbdServer::Sweep() {
+  sweep_armed_ = false;
+  const Nanos now = engine_.Now();
+  FlushRefusalCount(now);
+  // A drop only queues the connection for Reap, so conns_ is stable here.
+  for (const auto& c : conns_) c->CheckTimeouts(now);
+  if (!conns_.empty() || refusals_unlogged_ > 0) ArmSweep();
 }
 
 void NbdServer::OnConnectionClosed(NbdConnection* conn) {
@@ -265,6 +366,9 @@ void NbdServer::Reap() {
     }
   }
   dead_.clear();
+  // Nobody left: give the memory kept for reuse back, and what requests
+  // still on the device bring back later.
+  if (conns_.empty()) pool_->SetKeep(false);
 }
 
 }  // namespace tierlab

@@ -15,9 +15,27 @@
 // (every connection submits to the same device, so a flush on one covers
 // writes acknowledged on any other).
 //
+// Structured replies and the base:allocation meta context are offered
+// (NbdConnection.h): holes of the device (BlockDevice::QueryAllocation) are
+// reported to `nbdinfo --map`, `qemu-img map`, and copy tools that skip them.
+//
 // Clients are independent: a client that misbehaves or hangs up loses its own
-// connection only. At most `max_connections` clients at once; more are
-// accepted and closed at once.
+// connection only. Limits (NbdServerOptions, defaults there):
+//   - at most `max_connections` clients at once; more are accepted and closed
+//     at once, each refusal logged (at most 10 lines a second, then a count);
+//   - the handshake must finish within `timeouts.handshake`, without a gap of
+//     `timeouts.option_idle`, or the connection is dropped: clients that
+//     connect and say nothing cannot hold the connection slots;
+//   - read replies and write payloads of all connections share
+//     `memory_limit` bytes of buffers (NbdBufferPool.h); a connection whose
+//     next request does not fit waits, unread, until buffers come back, and
+//     one whose client does not read its replies stops being served and is
+//     dropped after `timeouts.stall` without progress;
+//   - `timeouts.idle` (off by default) drops connections with nothing going
+//     on, for exports whose clients come and go.
+// Every refusal and drop is one line through `log` naming the peer
+// ("tcp:127.0.0.1:40312" or "unix pid 812 uid 0"). When the last connection
+// is gone the buffers kept for reuse are freed.
 //
 // Threading: create, use and destroy on the engine's thread (or while the
 // engine is not running). Ownership: borrows the engine and the device, which
@@ -26,6 +44,7 @@
 // the device is idle before destroying the device.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +73,15 @@ struct NbdServerOptions {
   std::string description;  // NBD_INFO_DESCRIPTION, if non-empty
   std::size_t max_connections = 64;
   std::uint32_t max_payload = 32u << 20;
+  // Buffers for read replies and write payloads of all connections together;
+  // at least max_payload rounded up to a power of two.
+  std::size_t memory_limit = 256u << 20;
+  // Handshake 10 s (as qemu-nbd's default), 5 s between handshake bytes,
+  // 30 s without progress while holding memory, no idle limit.
+  NbdTimeouts timeouts;
+  // Where refusals and drops go, one line each without a newline; empty:
+  // stderr, prefixed "tierlab: nbd: ".
+  std::function<void(const std::string&)> log;
 };
 
 struct NbdServerStats {
@@ -83,19 +111,26 @@ class NbdServer {
   const nbd::ExportInfo& export_info() const { return info_; }
   std::size_t connections() const { return conns_.size(); }
   const NbdServerStats& stats() const { return stats_; }
+  const NbdBufferPool& buffers() const { return *pool_; }
 
  private:
   NbdServer(RealEngine& engine, BlockDevice& device, NbdServerOptions options);
   Expected<void> Bind(const NbdEndpoint& ep);
   void OnAcceptReady();
+  void Refuse(int fd);
   void OnConnectionClosed(NbdConnection* conn);
   void Reap();
+  void ArmSweep();
+  void Sweep();
+  void Log(const std::string& line) const;
+  void FlushRefusalCount(Nanos now);
 
   RealEngine& engine_;
   BlockDevice& device_;
   NbdServerOptions options_;
   nbd::ExportInfo info_;
-  NbdBufferPool pool_;
+  std::shared_ptr<NbdBufferPool> pool_;
+  NbdConnectionEnv env_;
   int listen_fd_ = -1;
   std::string unix_path_;  // to unlink
   std::string endpoint_;
@@ -105,6 +140,14 @@ class NbdServer {
   TimerId reap_timer_ = 0;
   bool accept_paused_ = false;
   TimerId resume_timer_ = 0;
+  // Timeouts are checked every sweep_period_ while connections exist.
+  Nanos sweep_period_ = 0;
+  bool sweep_armed_ = false;
+  TimerId sweep_timer_ = 0;
+  // Refusal lines: at most kRefusalLines per second, the rest counted.
+  Nanos refusal_window_ = 0;
+  std::uint32_t refusal_lines_ = 0;
+  std::uint64_t refusals_unlogged_ = 0;
   NbdServerStats stats_;
 };
 

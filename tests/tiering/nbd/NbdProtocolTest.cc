@@ -225,6 +225,79 @@ TEST(NbdProtocolTest, CheckRequestRejectsBadRequestsWithSpecErrors) {
   EXPECT_EQ(CheckRequest(Req(kCmdWrite, 0, 512), ro), kErrPerm);
 }
 
+TEST(NbdProtocolTest, CheckRequestBlockStatusAndDfFollowTheSession) {
+  const ExportInfo e = TestExport();
+  Session structured;
+  structured.structured_replies = true;
+  Session meta = structured;
+  meta.base_allocation = true;
+  EXPECT_EQ(CheckRequest(Req(kCmdRead, 0, 512, kCmdFlagDf), e, structured), 0u);
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, 0, 512), e, structured), kErrInval);  // no context
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, 0, 1 << 20), e, meta), 0u);  // no payload cap
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, 100, 7, kCmdFlagReqOne), e, meta), 0u);  // unaligned
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, 0, 0), e, meta), kErrInval);
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, (1 << 20) - 512, 1024), e, meta), kErrInval);
+  EXPECT_EQ(CheckRequest(Req(kCmdBlockStatus, 0, 512, kCmdFlagDf), e, meta), kErrInval);
+}
+
+TEST(NbdProtocolTest, MetaContextRequestRoundTripAndErrors) {
+  const std::vector<std::string> queries{"base:allocation", "", "qemu:dirty-bitmap:b0"};
+  Bytes b;
+  AppendMetaContextRequestData(b, "vol", queries);
+  auto r = ParseMetaContextRequest(View(b));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->name, "vol");
+  EXPECT_EQ(r->queries, queries);
+  Bytes none;
+  AppendMetaContextRequestData(none, "", {});
+  ASSERT_TRUE(ParseMetaContextRequest(View(none)).ok());
+  EXPECT_TRUE(ParseMetaContextRequest(View(none))->queries.empty());
+  // Trailing bytes, a count the data cannot hold, truncation, NUL.
+  Bytes extra = b;
+  extra.push_back(std::byte{0});
+  EXPECT_FALSE(ParseMetaContextRequest(View(extra)).ok());
+  Bytes many = none;
+  StoreBe32(many.data() + 4, 1000000);
+  auto e = ParseMetaContextRequest(View(many));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("do not fit"), std::string::npos) << e.error().message;
+  for (std::size_t n = 0; n < b.size(); ++n) {
+    EXPECT_FALSE(ParseMetaContextRequest({b.data(), n}).ok()) << n;
+  }
+  Bytes nul;
+  AppendMetaContextRequestData(nul, std::string("a\0b", 3), {});
+  EXPECT_FALSE(ParseMetaContextRequest(View(nul)).ok());
+}
+
+TEST(NbdProtocolTest, ChunkEncodersMatchTheWireFormat) {
+  std::byte h[kOffsetDataHeaderSize];
+  EncodeOffsetDataHeader(h, kReplyFlagDone, 0x1122334455667788ull, 4096, 512);
+  auto c = ParseChunkHeader({h, kStructuredReplyHeaderSize});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->flags, kReplyFlagDone);
+  EXPECT_EQ(c->type, kReplyTypeOffsetData);
+  EXPECT_EQ(c->cookie, 0x1122334455667788ull);
+  EXPECT_EQ(c->length, 8u + 512);
+  EXPECT_EQ(LoadBe64(h + kStructuredReplyHeaderSize), 4096u);
+  std::byte err[kErrorChunkSize];
+  EncodeErrorChunk(err, kErrIo, 9);
+  c = ParseChunkHeader({err, kStructuredReplyHeaderSize});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->type, kReplyTypeError);
+  EXPECT_EQ(c->length, 6u);
+  EXPECT_EQ(LoadBe32(err + kStructuredReplyHeaderSize), kErrIo);
+  EXPECT_EQ(LoadBe16(err + kStructuredReplyHeaderSize + 4), 0u);
+  err[0] = std::byte{0};
+  EXPECT_FALSE(ParseChunkHeader({err, kStructuredReplyHeaderSize}).ok());
+  Bytes m;
+  AppendMetaContextReply(m, kOptSetMetaContext, 7, kBaseAllocation);
+  auto rh = ParseOptionReplyHeader(View(m));
+  ASSERT_TRUE(rh.ok());
+  EXPECT_EQ(rh->type, kRepMetaContext);
+  EXPECT_EQ(rh->length, 4 + kBaseAllocation.size());
+  EXPECT_EQ(LoadBe32(m.data() + kOptionReplyHeaderSize), 7u);
+}
+
 TEST(NbdProtocolTest, StatusMapsToProtocolErrorValues) {
   EXPECT_EQ(ToNbdError(Status::kOk), 0u);
   EXPECT_EQ(ToNbdError(Status::kIoError), 5u);
@@ -246,6 +319,7 @@ TEST(NbdProtocolTest, TruncatedAndCorruptedInputNeverCrashes) {
     for (std::size_t n = 0; n <= msg->size(); ++n) {
       const ByteView v(msg->data(), n);
       (void)ParseInfoRequest(v);
+      (void)ParseMetaContextRequest(v);
       (void)ParseRequestHeader(v);
       (void)ParseOptionHeader(v);
       (void)ParseClientFlags(v);

@@ -15,11 +15,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -124,6 +126,17 @@ class RawClient {
     return r == 0 || (r < 0 && errno == ECONNRESET);
   }
 
+  // True if the server closes the connection, whatever it sends before
+  // (read and thrown away) within the receive timeout.
+  bool DrainsToEof() {
+    char buf[1 << 16];
+    while (true) {
+      const ssize_t r = ::recv(fd_, buf, sizeof buf, 0);
+      if (r == 0 || (r < 0 && errno == ECONNRESET)) return true;
+      if (r < 0) return false;
+    }
+  }
+
   // Reads the greeting and sends the client flags.
   bool Greet(std::uint32_t client_flags = kClientFlagFixedNewstyle | kClientFlagNoZeroes) {
     Bytes g;
@@ -161,14 +174,94 @@ class RawClient {
     while (RecvOptionReply(&r)) {
       if (r.h.type == kRepAck) return true;
       if (r.h.type != kRepInfo) return false;
-      if (LoadBe16(r.data.data()) == kInfoExport && size != nullptr) {
-        *size = LoadBe64(r.data.data() + 2);
+      if (LoadBe16(r.data.data()) == kInfoExport) {
+        if (size != nullptr) *size = LoadBe64(r.data.data() + 2);
+        tx_flags_ = LoadBe16(r.data.data() + 10);
       }
     }
     return false;
   }
 
   bool Connect() { return connected() && Greet() && Go(kExportName); }
+
+  // Sends `option` with `data` and collects replies up to the final one
+  // (an ACK or an error); false on EOF or a bad reply.
+  bool Option(std::uint32_t option, const Bytes& data, std::vector<Reply>* replies) {
+    Bytes opt;
+    AppendOption(opt, option, data);
+    if (!Send(opt)) return false;
+    replies->clear();
+    Reply r;
+    while (RecvOptionReply(&r)) {
+      replies->push_back(r);
+      if (r.h.type == kRepAck || (r.h.type & kRepFlagError) != 0) return true;
+    }
+    return false;
+  }
+  bool StructuredReplies() {
+    std::vector<Reply> r;
+    return Option(kOptStructuredReply, {}, &r) && r.size() == 1 && r[0].h.type == kRepAck;
+  }
+  // NBD_OPT_SET_META_CONTEXT / LIST: the context names replied, in order.
+  std::vector<std::string> MetaContexts(std::uint32_t option, const std::vector<std::string>& q,
+                                        std::uint32_t* final_type = nullptr,
+                                        const std::string& name = kExportName) {
+    Bytes data;
+    AppendMetaContextRequestData(data, name, q);
+    std::vector<Reply> replies;
+    std::vector<std::string> names;
+    if (!Option(option, data, &replies)) return {"<connection broke>"};
+    for (const Reply& r : replies) {
+      if (r.h.type != kRepMetaContext) continue;
+      last_context_id_ = LoadBe32(r.data.data());
+      names.emplace_back(reinterpret_cast<const char*>(r.data.data() + 4), r.data.size() - 4);
+    }
+    if (final_type != nullptr) *final_type = replies.back().h.type;
+    return names;
+  }
+  std::uint32_t last_context_id() const { return last_context_id_; }
+
+  // One structured reply chunk and its payload; false on EOF or bad magic.
+  bool RecvChunk(ChunkHeader* h, Bytes* payload) {
+    Bytes hdr;
+    if (!Recv(hdr, kStructuredReplyHeaderSize)) return false;
+    auto p = ParseChunkHeader({hdr.data(), hdr.size()});
+    if (!p) return false;
+    *h = *p;
+    return Recv(*payload, h->length);
+  }
+  // BLOCK_STATUS: the descriptors (length, flags) of the one reply chunk, or
+  // the error of an error chunk in `*error`.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> BlockStatus(std::uint64_t offset,
+                                                                   std::uint32_t length,
+                                                                   std::uint32_t* error,
+                                                                   std::uint16_t flags = 0) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> d;
+    *error = 0;
+    if (!SendRequest(kCmdBlockStatus, offset, length, 31, nullptr, flags)) {
+      *error = ~0u;
+      return d;
+    }
+    ChunkHeader h;
+    Bytes p;
+    if (!RecvChunk(&h, &p) || h.cookie != 31 || (h.flags & kReplyFlagDone) == 0) {
+      *error = ~0u;
+      return d;
+    }
+    if (h.type == kReplyTypeError) {
+      *error = LoadBe32(p.data());
+      return d;
+    }
+    if (h.type != kReplyTypeBlockStatus || p.size() < 12 || (p.size() - 4) % 8 != 0 ||
+        LoadBe32(p.data()) != last_context_id_) {
+      *error = ~0u;
+      return d;
+    }
+    for (std::size_t i = 4; i < p.size(); i += 8) {
+      d.emplace_back(LoadBe32(p.data() + i), LoadBe32(p.data() + i + 4));
+    }
+    return d;
+  }
 
   bool SendRequest(std::uint16_t type, std::uint64_t offset, std::uint32_t length,
                    std::uint64_t cookie, const Bytes* payload = nullptr, std::uint16_t flags = 0) {
@@ -210,11 +303,14 @@ class RawClient {
   }
 
   std::uint16_t handshake_flags() const { return handshake_flags_; }
+  std::uint16_t tx_flags() const { return tx_flags_; }
   int fd() const { return fd_; }
 
  private:
   int fd_ = -1;
   std::uint16_t handshake_flags_ = 0;
+  std::uint32_t last_context_id_ = 0;
+  std::uint16_t tx_flags_ = 0;
 };
 
 Bytes Pattern(std::size_t n, std::uint8_t seed) {
@@ -225,13 +321,23 @@ Bytes Pattern(std::size_t n, std::uint8_t seed) {
 
 class NbdServerTest : public ::testing::Test {
  protected:
+  // The server's options; a fixture for the limits changes them.
+  virtual void Configure(NbdServerOptions& /*options*/) {}
+
   void SetUp() override {
     char tmpl[] = "/tmp/tierlab-nbd-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     socket_ = (dir_ / "nbd.sock").string();
     device_ = std::make_unique<RamDevice>(engine_, "ram0", kExportSize, 512);
-    auto s = NbdServer::Listen(engine_, *device_, "unix:" + socket_, kExportName);
+    NbdServerOptions o;
+    o.export_name = kExportName;
+    o.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> g(log_mu_);
+      log_.push_back(line);
+    };
+    Configure(o);
+    auto s = NbdServer::Listen(engine_, *device_, "unix:" + socket_, o);
     ASSERT_TRUE(s.ok()) << s.error().message;
     server_ = std::move(s.value());
     loop_ = std::thread([this] { engine_.Run(); });
@@ -254,6 +360,15 @@ class NbdServerTest : public ::testing::Test {
   std::string Uri() const {
     return "nbd+unix:///" + std::string(kExportName) + "?socket=" + socket_;
   }
+  // Log lines containing `what` so far (the loop thread writes the log).
+  std::vector<std::string> LogLines(const std::string& what) {
+    std::lock_guard<std::mutex> g(log_mu_);
+    std::vector<std::string> v;
+    for (const auto& l : log_) {
+      if (l.find(what) != std::string::npos) v.push_back(l);
+    }
+    return v;
+  }
 
   RealEngine engine_;
   std::unique_ptr<RamDevice> device_;
@@ -261,6 +376,8 @@ class NbdServerTest : public ::testing::Test {
   std::thread loop_;
   fs::path dir_;
   std::string socket_;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;
 };
 
 // ---- Listening -------------------------------------------------------------------
@@ -392,7 +509,7 @@ TEST_F(NbdServerTest, ListInfoAndUnsupportedOptions) {
   ASSERT_TRUE(c.Greet());
   Bytes opt;
   AppendOption(opt, kOptList);
-  AppendOption(opt, kOptStructuredReply);
+  AppendOption(opt, kOptStartTls);
   AppendOption(opt, 0x1234);  // never defined
   Bytes info;
   const std::array<std::uint16_t, 3> infos{kInfoName, kInfoBlockSize, kInfoDescription};
@@ -412,7 +529,7 @@ TEST_F(NbdServerTest, ListInfoAndUnsupportedOptions) {
   ASSERT_TRUE(c.RecvOptionReply(&r));
   EXPECT_EQ(r.h.type, kRepAck);
   ASSERT_TRUE(c.RecvOptionReply(&r));
-  EXPECT_EQ(r.h.option, kOptStructuredReply);
+  EXPECT_EQ(r.h.option, kOptStartTls);
   EXPECT_EQ(r.h.type, kRepErrUnsup);
   ASSERT_TRUE(c.RecvOptionReply(&r));
   EXPECT_EQ(r.h.option, 0x1234u);
@@ -663,6 +780,229 @@ TEST_F(NbdServerTest, SlowReaderIsThrottledNotBuffered) {
   EXPECT_EQ(d.Read(0, 512, &back), 0);
 }
 
+// ---- Structured replies and block status ---------------------------------------------
+
+TEST_F(NbdServerTest, StructuredRepliesCarryReadDataAndErrorChunks) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  ASSERT_TRUE(c.StructuredReplies());
+  ASSERT_TRUE(c.Go(kExportName));
+  EXPECT_TRUE(c.tx_flags() & kTxSendDf);  // one chunk per read: DF is free
+  const Bytes data = Pattern(8192, 4);
+  EXPECT_EQ(c.Write(1 << 20, data), 0);  // success without data: a simple reply
+  ASSERT_TRUE(c.SendRequest(kCmdRead, 1 << 20, 8192, 41, nullptr, kCmdFlagDf));
+  ChunkHeader h;
+  Bytes p;
+  ASSERT_TRUE(c.RecvChunk(&h, &p));
+  EXPECT_EQ(h.cookie, 41u);
+  EXPECT_EQ(h.type, kReplyTypeOffsetData);
+  EXPECT_TRUE(h.flags & kReplyFlagDone);
+  ASSERT_EQ(p.size(), 8u + 8192);
+  EXPECT_EQ(LoadBe64(p.data()), 1u << 20);
+  EXPECT_EQ(Bytes(p.begin() + 8, p.end()), data);
+  // Errors are ERROR chunks, reads and others alike.
+  ASSERT_TRUE(c.SendRequest(kCmdRead, kExportSize, 512, 42));
+  ASSERT_TRUE(c.RecvChunk(&h, &p));
+  EXPECT_EQ(h.cookie, 42u);
+  EXPECT_EQ(h.type, kReplyTypeError);
+  EXPECT_TRUE(h.flags & kReplyFlagDone);
+  ASSERT_EQ(p.size(), 6u);
+  EXPECT_EQ(LoadBe32(p.data()), kErrInval);
+  const Bytes one = Pattern(512, 1);
+  ASSERT_TRUE(c.SendRequest(kCmdWrite, kExportSize, 512, 43, &one));
+  ASSERT_TRUE(c.RecvChunk(&h, &p));
+  EXPECT_EQ(h.type, kReplyTypeError);
+  EXPECT_EQ(LoadBe32(p.data()), kErrNoSpc);
+  // Without structured replies DF is refused.
+  RawClient plain(socket_);
+  ASSERT_TRUE(plain.Connect());
+  EXPECT_FALSE(plain.tx_flags() & kTxSendDf);
+  ASSERT_TRUE(plain.SendRequest(kCmdRead, 0, 512, 44, nullptr, kCmdFlagDf));
+  SimpleReply r;
+  ASSERT_TRUE(plain.RecvReply(&r));
+  EXPECT_EQ(r.error, kErrInval);
+}
+
+TEST_F(NbdServerTest, MetaContextsListAndSelectBaseAllocation) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  std::uint32_t final_type = 0;
+  // Before structured replies: refused.
+  EXPECT_TRUE(c.MetaContexts(kOptListMetaContext, {}, &final_type).empty());
+  EXPECT_EQ(final_type, kRepErrInvalid);
+  ASSERT_TRUE(c.StructuredReplies());
+  const std::vector<std::string> base{std::string(kBaseAllocation)};
+  EXPECT_EQ(c.MetaContexts(kOptListMetaContext, {}, &final_type), base);
+  EXPECT_EQ(final_type, kRepAck);
+  EXPECT_EQ(c.MetaContexts(kOptListMetaContext, {"base:"}), base);
+  EXPECT_TRUE(c.MetaContexts(kOptListMetaContext, {"qemu:dirty-bitmap:x"}, &final_type).empty());
+  EXPECT_EQ(final_type, kRepAck);
+  EXPECT_TRUE(c.MetaContexts(kOptSetMetaContext, base, &final_type, "other").empty());
+  EXPECT_EQ(final_type, kRepErrUnknown);
+  EXPECT_EQ(c.MetaContexts(kOptSetMetaContext, {"x-a:b", std::string(kBaseAllocation)}), base);
+  EXPECT_NE(c.last_context_id(), 0u);
+  // Malformed data: refused, negotiation goes on.
+  std::vector<RawClient::Reply> replies;
+  ASSERT_TRUE(c.Option(kOptSetMetaContext, Bytes(3), &replies));
+  EXPECT_EQ(replies.back().h.type, kRepErrInvalid);
+  ASSERT_TRUE(c.Go(kExportName));
+  std::uint32_t err = 1;
+  EXPECT_EQ(c.BlockStatus(0, 4096, &err).size(), 1u);
+  EXPECT_EQ(err, 0u);
+}
+
+TEST_F(NbdServerTest, BlockStatusWithoutAContextIsInvalid) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  ASSERT_TRUE(c.StructuredReplies());
+  ASSERT_TRUE(c.Go(kExportName));
+  std::uint32_t err = 0;
+  EXPECT_TRUE(c.BlockStatus(0, 4096, &err).empty());
+  EXPECT_EQ(err, kErrInval);
+}
+
+TEST_F(NbdServerTest, BlockStatusReportsHolesAndData) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  ASSERT_TRUE(c.StructuredReplies());
+  ASSERT_EQ(c.MetaContexts(kOptSetMetaContext, {std::string(kBaseAllocation)}).size(), 1u);
+  ASSERT_TRUE(c.Go(kExportName));
+  ASSERT_EQ(c.Write(1 << 20, Pattern(64 << 10, 2)), 0);
+  ASSERT_EQ(c.Write(3 << 20, Pattern(4096, 3)), 0);
+  using D = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  const std::uint32_t kHole = kStateHole | kStateZero;
+  std::uint32_t err = 1;
+  EXPECT_EQ(c.BlockStatus(0, 4 << 20, &err), (D{{1 << 20, kHole},
+                                                {64 << 10, 0},
+                                                {(2 << 20) - (64 << 10), kHole},
+                                                {4096, 0},
+                                                {(1 << 20) - 4096, kHole}}));
+  EXPECT_EQ(err, 0u);
+  // One descriptor with REQ_ONE.
+  EXPECT_EQ(c.BlockStatus(0, 4 << 20, &err, kCmdFlagReqOne), (D{{1 << 20, kHole}}));
+  // An unaligned range: the answer covers it, cut to it.
+  EXPECT_EQ(c.BlockStatus((1 << 20) - 100, 300, &err), (D{{100, kHole}, {200, 0}}));
+  EXPECT_EQ(err, 0u);
+  // Past the end or empty: EINVAL.
+  EXPECT_TRUE(c.BlockStatus(kExportSize - 512, 1024, &err).empty());
+  EXPECT_EQ(err, kErrInval);
+  EXPECT_TRUE(c.BlockStatus(0, 0, &err).empty());
+  EXPECT_EQ(err, kErrInval);
+  // A trimmed page is a hole again.
+  SimpleReply r;
+  ASSERT_TRUE(c.SendRequest(kCmdTrim, 3 << 20, 4096, 5));
+  ASSERT_TRUE(c.RecvReply(&r));
+  EXPECT_EQ(c.BlockStatus(2 << 20, 2 << 20, &err), (D{{2 << 20, kHole}}));
+}
+
+// ---- Limits ------------------------------------------------------------------------------
+
+class NbdLimitsTest : public NbdServerTest {
+ protected:
+  void Configure(NbdServerOptions& o) override {
+    o.max_connections = 4;
+    o.max_payload = 1u << 20;
+    o.memory_limit = 4u << 20;
+    o.timeouts.handshake = 600 * kMilli;
+    o.timeouts.option_idle = 300 * kMilli;
+    o.timeouts.stall = 400 * kMilli;
+    o.timeouts.idle = 0;
+  }
+};
+
+TEST_F(NbdLimitsTest, SilentClientsAreDroppedAndRefusalsLogged) {
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<RawClient>(socket_));
+    ASSERT_TRUE(idle.back()->connected());
+  }
+  // The four slots are taken: a fifth client is refused at once, and logged.
+  {
+    RawClient late(socket_);
+    EXPECT_TRUE(late.SeesEof());
+  }
+  // Within the option-idle timeout the silent ones (who read the greeting
+  // and say nothing) are dropped...
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto& c : idle) EXPECT_TRUE(c->DrainsToEof());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  // ...and the export serves again.
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Connect());
+  Bytes back;
+  EXPECT_EQ(c.Read(0, 512, &back), 0);
+  StopLoop();
+  const auto refused = LogLines("refused: 4 connections open (limit 4)");
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_TRUE(refused[0].starts_with("unix pid ")) << refused[0];
+  EXPECT_EQ(LogLines("dropped: nothing received for 0.3 s during the handshake").size(), 4u);
+}
+
+TEST_F(NbdLimitsTest, TricklingClientHitsTheHandshakeDeadline) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  // One byte of an option every 100 ms: never idle for 300 ms, never done.
+  Bytes opt;
+  AppendOption(opt, kOptList);
+  bool dropped = false;
+  for (std::size_t i = 0; i < opt.size() * 4 && !dropped; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    dropped = !c.Send(&opt[i % opt.size()], 1);
+  }
+  EXPECT_TRUE(dropped || c.SeesEof());
+  StopLoop();
+  EXPECT_EQ(LogLines("dropped: handshake not finished within 0.6 s").size(), 1u);
+}
+
+TEST_F(NbdLimitsTest, UnreadRepliesStayWithinTheBudgetAndTheStallerIsDropped) {
+  // A client sends eight 1 MiB reads and reads no reply: the server holds at
+  // most the 4 MiB budget for it...
+  RawClient hog(socket_);
+  ASSERT_TRUE(hog.Connect());
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(hog.SendRequest(kCmdRead, 0, 1 << 20, i));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // ...so another client's read waits for buffers, until the staller is
+  // dropped and its buffers come back.
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Connect());
+  const auto t0 = std::chrono::steady_clock::now();
+  Bytes back;
+  EXPECT_EQ(c.Read(0, 64 << 10, &back), 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  EXPECT_TRUE(hog.DrainsToEof());
+  StopLoop();
+  EXPECT_LE(server_->buffers().peak_in_use(), 4u << 20);
+  EXPECT_GE(server_->buffers().peak_in_use(), 3u << 20);
+  EXPECT_EQ(LogLines("dropped: read no reply for 0.4 s").size(), 1u);
+}
+
+TEST_F(NbdLimitsTest, BuffersAreFreedWhenTheLastClientLeaves) {
+  {
+    RawClient c(socket_);
+    ASSERT_TRUE(c.Connect());
+    Bytes back;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(c.Read(0, 1 << 20, &back), 0);
+    ASSERT_TRUE(c.SendRequest(kCmdDisc, 0, 0, 0));
+    EXPECT_TRUE(c.SeesEof());
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  StopLoop();
+  EXPECT_EQ(server_->connections(), 0u);
+  EXPECT_EQ(server_->buffers().in_use(), 0u);
+  EXPECT_EQ(server_->buffers().kept(), 0u);
+  EXPECT_GT(server_->buffers().peak_in_use(), 0u);
+}
+
+TEST(NbdServerOptionsTest, MemoryLimitMustHoldOneRequest) {
+  RealEngine engine;
+  RamDevice dev(engine, "ram", 1 << 20);
+  NbdServerOptions o;
+  o.memory_limit = 16u << 20;  // < one 32 MiB request
+  auto s = NbdServer::Listen(engine, dev, "tcp:127.0.0.1:0", o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("memory limit"), std::string::npos) << s.error().message;
+}
+
 // ---- Real clients -----------------------------------------------------------------
 
 TEST_F(NbdServerTest, NbdinfoShowsSizeAndBlockSizes) {
@@ -715,6 +1055,85 @@ TEST_F(NbdServerTest, QemuIoPatternsVerify) {
   EXPECT_NE(r.output.find("verification failed"), std::string::npos) << r.output;
 }
 
+TEST_F(NbdServerTest, NbdinfoAndQemuImgMapShowHolesAndData) {
+  if (!HaveProgram("nbdinfo") || !HaveProgram("qemu-img"))
+    GTEST_SKIP() << "nbdinfo (libnbd-bin) or qemu-img (qemu-utils) not installed";
+  {
+    RawClient c(socket_);
+    ASSERT_TRUE(c.Connect());
+    ASSERT_EQ(c.Write(8 << 20, Pattern(1 << 20, 6)), 0);
+  }
+  CommandResult r = RunCommand("nbdinfo --map '" + Uri() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // nbdinfo: "offset length type description", one line per extent.
+  EXPECT_NE(r.output.find("0     8388608    3  hole,zero"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("8388608     1048576    0  data"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("9437184    57671680    3  hole,zero"), std::string::npos) << r.output;
+  r = RunCommand("qemu-img map --output=json -f raw '" + Uri() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"start\": 0, \"length\": 8388608, \"depth\": 0, \"present\": "
+                          "true, \"zero\": true, \"data\": false"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("\"start\": 8388608, \"length\": 1048576, \"depth\": 0, "
+                          "\"present\": true, \"zero\": false, \"data\": true"),
+            std::string::npos)
+      << r.output;
+}
+
+// An export above 4 GiB: nbdinfo asks for block status in lengths that are
+// not multiples of the block size; the answer covers them and the map is
+// exact.
+TEST(NbdServerMapTest, NbdinfoMapsAnExportLargerThan4GiB) {
+  if (!HaveProgram("nbdinfo")) GTEST_SKIP() << "nbdinfo (libnbd-bin) not installed";
+  char tmpl[] = "/tmp/tierlab-nbd-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path dir = tmpl;
+  const std::string sock = (dir / "big.sock").string();
+  RealEngine engine;
+  RamDevice dev(engine, "ram", 6ull << 30, 512);
+  auto s = NbdServer::Listen(engine, dev, "unix:" + sock, "big");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  std::thread loop([&engine] { engine.Run(); });
+  {
+    RawClient c(sock);
+    ASSERT_TRUE(c.connected() && c.Greet() && c.Go("big"));
+    ASSERT_EQ(c.Write(5ull << 30, Pattern(1 << 20, 7)), 0);
+  }
+  const CommandResult r = RunCommand("nbdinfo --map --json 'nbd+unix:///big?socket=" + sock + "'");
+  engine.Wake();
+  loop.join();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"offset\": 0, \"length\": 5368709120, \"type\": 3"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("\"offset\": 5368709120, \"length\": 1048576, \"type\": 0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("\"offset\": 5369757696, \"length\": 1072693248, \"type\": 3"),
+            std::string::npos)
+      << r.output;
+  s->reset();
+  engine.RunUntil(engine.Now() + 50 * kMilli);
+  fs::remove_all(dir);
+}
+
+TEST_F(NbdServerTest, QemuIoReadsWithStructuredReplies) {
+  if (!HaveProgram("qemu-io")) GTEST_SKIP() << "qemu-io (qemu-utils) not installed";
+  // qemu's NBD client negotiates structured replies and base:allocation
+  // whenever the server offers them: reads arrive as data chunks, errors
+  // as error chunks.
+  CommandResult r = RunCommand(
+      "qemu-io -f raw -c 'write -P 0x3d 1M 96k' -c 'read -P 0x3d 1M 96k'"
+      " -c 'read -P 0 2M 64k' -c 'read 64M 4k' '" +
+      Uri() + "'");
+  EXPECT_EQ(r.output.find("verification failed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("read 98304/98304 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("read 65536/65536 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("read failed"), std::string::npos) << r.output;  // past the end
+  StopLoop();
+  EXPECT_EQ(device_->stats().write_ops, 1u);
+}
+
 TEST_F(NbdServerTest, FioRandomReadWriteVerifies) {
   if (!HaveProgram("fio")) GTEST_SKIP() << "fio not installed";
   const CommandResult help = RunCommand("fio --enghelp");
@@ -724,7 +1143,8 @@ TEST_F(NbdServerTest, FioRandomReadWriteVerifies) {
   const CommandResult r =
       RunCommand("fio --name=nbdverify --ioengine=nbd --uri='" + Uri() +
                  "' --rw=randrw --bs=4k --iodepth=16 --numjobs=2 --size=16m --offset_increment=16m"
-                 " --verify=crc32c --verify_fatal=1 --verify_state_save=0 --time_based --runtime=3 --output-format=json");
+                 " --verify=crc32c --verify_fatal=1 --verify_state_save=0 --time_based --runtime=3 "
+                 "--output-format=json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("verify:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"error\" : 0"), std::string::npos) << r.output;
