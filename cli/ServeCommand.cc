@@ -25,6 +25,7 @@
 
 #include "cli/Commands.h"
 #include "cli/VolumeReport.h"
+#include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
 #include "layouts/VolumeStore.h"
@@ -41,7 +42,46 @@ struct ServeArgs {
   std::string export_name;
   bool no_drain = false;
   double status_interval = 1.0;
+  // NBD server limits (NbdServerOptions; docs/NBD.md).
+  std::size_t max_connections = 64;
+  std::string nbd_memory = "256m";
+  double handshake_timeout = 10;
+  double option_timeout = 5;
+  double stall_timeout = 30;
+  double idle_timeout = 0;
 };
+
+// The NBD limits of `a` into `so`; false (after a usage error) if bad.
+bool SetNbdLimits(const ServeArgs& a, NbdServerOptions& so) {
+  auto bytes = ParseBytesText(a.nbd_memory);
+  if (!bytes.ok() || *bytes == 0) {
+    Fail("--nbd-memory: bad size '" + a.nbd_memory + "'", kExitUsage);
+    return false;
+  }
+  so.memory_limit = *bytes;
+  if (so.memory_limit < NbdBufferPool::CapacityFor(so.max_payload)) {
+    Fail("--nbd-memory: " + a.nbd_memory + " cannot hold one request of the maximum payload (" +
+             FormatBytes(so.max_payload) + ")",
+         kExitUsage);
+    return false;
+  }
+  so.max_connections = a.max_connections;
+  const std::pair<const char*, double> timeouts[] = {{"--handshake-timeout", a.handshake_timeout},
+                                                     {"--option-timeout", a.option_timeout},
+                                                     {"--stall-timeout", a.stall_timeout},
+                                                     {"--idle-timeout", a.idle_timeout}};
+  for (const auto& [name, seconds] : timeouts) {
+    if (!(seconds >= 0 && seconds <= 86400 * 365)) {
+      Fail(std::string(name) + ": seconds must be 0 (off) or more", kExitUsage);
+      return false;
+    }
+  }
+  so.timeouts.handshake = static_cast<Nanos>(a.handshake_timeout * kSecond);
+  so.timeouts.option_idle = static_cast<Nanos>(a.option_timeout * kSecond);
+  so.timeouts.stall = static_cast<Nanos>(a.stall_timeout * kSecond);
+  so.timeouts.idle = static_cast<Nanos>(a.idle_timeout * kSecond);
+  return true;
+}
 
 RealEngine* g_engine = nullptr;
 volatile sig_atomic_t g_signal = 0;
@@ -148,6 +188,8 @@ void InstallSignalHandlers() {
 }
 
 int Serve(const ServeArgs& a) {
+  NbdServerOptions so;
+  if (!SetNbdLimits(a, so)) return kExitUsage;
   // From the start: a `tierlab flush` during recovery (SIGUSR1) must not
   // kill the server, and SIGINT then stops it once the volume is open.
   InstallSignalHandlers();
@@ -205,7 +247,6 @@ int Serve(const ServeArgs& a) {
       std::fprintf(stderr, "tierlab: created %s\n", f.c_str());
   }
 
-  NbdServerOptions so;
   so.export_name = a.export_name;
   so.description = "tierlab " + name;
   auto server = NbdServer::Listen(engine, *top, endpoint, so);
@@ -333,6 +374,26 @@ void RegisterServeCommand(CLI::App& app, CommandResult& result) {
                 "Layout: do not destage dirty lines at exit (they are lost)");
   cmd->add_option("--status-interval", args->status_interval,
                   "Volume: seconds between serve.json status updates (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--max-connections", args->max_connections,
+                  "NBD clients at once; more are refused (logged)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{65536}))
+      ->capture_default_str();
+  cmd->add_option("--nbd-memory", args->nbd_memory,
+                  "Buffers for read replies and write payloads of all clients together (>= 32m)")
+      ->capture_default_str();
+  cmd->add_option("--handshake-timeout", args->handshake_timeout,
+                  "Seconds a client has to finish the NBD handshake (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--option-timeout", args->option_timeout,
+                  "Seconds a client may stay silent during the handshake (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--stall-timeout", args->stall_timeout,
+                  "Seconds a client that holds server memory (unread replies, an unfinished "
+                  "write) may move no byte (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", args->idle_timeout,
+                  "Seconds a connection may be idle, nothing sent or in flight (0: no limit)")
       ->capture_default_str();
   cmd->callback([args, &result] { result.exit_code = Serve(*args); });
 }
