@@ -76,7 +76,7 @@ struct NbdServerOptions {
   // Buffers for read replies and write payloads of all connections together;
   // at least max_payload rounded up to a power of two.
   std::size_t memory_limit = 256u << 20;
-  // Handshake 10 s (as qemu-nbd's default), 5 s between handshake bytes,
+  // Handshake 10 s, 5 s between handshake bytes,
   // 30 s without progress while holding memory, no idle limit.
   NbdTimeouts timeouts;
   // Where refusals and drops go, one line each without a newline; empty:
