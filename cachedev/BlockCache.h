@@ -30,9 +30,9 @@
 #include "cachedev/LineLocks.h"
 #include "policies/FlatKeyIndex.h"
 #include "policies/ReplacementPolicy.h"
-#include "tiering/BlockDevice.h"
-#include "tiering/Expected.h"
-#include "tiering/ObjectPool.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/ObjectPool.h"
 
 namespace tierlab {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "tiering/IoRequest.h"
+#include "tiering/core/IoRequest.h"
 
 namespace tierlab {
 

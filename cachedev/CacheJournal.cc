@@ -13,7 +13,7 @@
 #include "cachedev/CacheConfig.h"
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
-#include "tiering/Crc32c.h"
+#include "tiering/core/Crc32c.h"
 
 namespace tierlab {
 namespace {

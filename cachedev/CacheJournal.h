@@ -66,8 +66,8 @@
 #include <vector>
 
 #include "cachedev/CacheMetadataSink.h"
-#include "tiering/AlignedBuffer.h"
-#include "tiering/Expected.h"
+#include "tiering/core/AlignedBuffer.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

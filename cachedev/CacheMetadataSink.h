@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "policies/ReplacementPolicy.h"
-#include "tiering/IoRequest.h"
+#include "tiering/core/IoRequest.h"
 
 namespace tierlab {
 

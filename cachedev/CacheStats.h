@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tiering/IoRequest.h"
+#include "tiering/core/IoRequest.h"
 
 namespace tierlab {
 

@@ -43,10 +43,10 @@
 #include "policies/AdmissionPolicy.h"
 #include "policies/DestageOrder.h"
 #include "policies/ReplacementPolicy.h"
-#include "tiering/AlignedBuffer.h"
-#include "tiering/BlockDevice.h"
-#include "tiering/Expected.h"
-#include "tiering/ObjectPool.h"
+#include "tiering/core/AlignedBuffer.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/ObjectPool.h"
 
 namespace tierlab {
 

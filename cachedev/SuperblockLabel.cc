@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "tiering/AlignedBuffer.h"
-#include "tiering/FileLock.h"
+#include "tiering/core/AlignedBuffer.h"
+#include "tiering/devices/FileLock.h"
 
 namespace tierlab {
 namespace {

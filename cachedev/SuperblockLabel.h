@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cachedev/CacheJournal.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

@@ -1,12 +1,12 @@
 // tierlab analyze: what a write-back NVMe cache does under a trace or a
-// profile, how long it lasts and how big it must be (bench/WriteCacheAnalyzer.h).
+// profile, how long it lasts and how big it must be (bench/lab/WriteCacheAnalyzer.h).
 
 #include <cstdio>
 #include <fstream>
 
-#include "bench/ProfileLoader.h"
-#include "bench/WriteCacheAnalyzer.h"
+#include "bench/lab/WriteCacheAnalyzer.h"
 #include "bench/trace/TraceFactory.h"
+#include "bench/workload/ProfileLoader.h"
 #include "cli/Commands.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"

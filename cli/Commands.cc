@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab::cli {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "bench/MatrixDiff.h"
+#include "bench/report/MatrixDiff.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 

@@ -3,10 +3,10 @@
 
 #include <cstdio>
 
-#include "bench/BuiltinProfiles.h"
+#include "bench/workload/BuiltinProfiles.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
-#include "tiering/DevicePreset.h"
+#include "tiering/devices/DevicePreset.h"
 
 namespace tierlab::cli {
 

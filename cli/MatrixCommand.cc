@@ -7,9 +7,9 @@
 #include <fstream>
 #include <mutex>
 
-#include "bench/Matrix.h"
-#include "bench/MatrixReport.h"
-#include "bench/MatrixRunner.h"
+#include "bench/lab/Matrix.h"
+#include "bench/lab/MatrixRunner.h"
+#include "bench/report/MatrixReport.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench/MatrixReport.h"
-#include "bench/MatrixRunner.h"
+#include "bench/lab/MatrixRunner.h"
+#include "bench/report/MatrixReport.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 

@@ -8,17 +8,17 @@
 #include <fstream>
 #include <optional>
 
-#include "bench/ProfileLoader.h"
-#include "bench/RunReport.h"
-#include "bench/Runner.h"
-#include "bench/TraceProfile.h"
-#include "bench/TraceReplay.h"
+#include "bench/lab/RunReport.h"
+#include "bench/lab/Runner.h"
+#include "bench/lab/TraceReplay.h"
 #include "bench/trace/TraceFactory.h"
+#include "bench/workload/ProfileLoader.h"
+#include "bench/workload/TraceProfile.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
-#include "tiering/RealEngine.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/core/SimEngine.h"
 
 namespace tierlab::cli {
 namespace {
@@ -75,19 +75,13 @@ class ProgressLine {
   std::chrono::steady_clock::time_point t0_;
 };
 
-// A trace replay: what `--trace` and its options, or a trace profile file
-// given to `--profile` (bench/TraceProfile.h), ask for.
-struct ReplaySpec {
-  std::string name;   // the profile's name in the results
-  std::string trace;  // as given (reported)
-  std::string path;   // where it is opened
-  TraceOptions trace_options;
-  ReplayOptions replay;
-};
+// A trace replay is a TraceProfile (bench/workload/TraceProfile.h): what
+// `--trace` and its options, or a trace profile file given to `--profile`,
+// ask for.
 
 // The replay that --trace and its options describe; exit code on bad options.
-Expected<ReplaySpec> ReplayFromArgs(const RunArgs& a) {
-  ReplaySpec spec;
+Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
+  TraceProfile spec;
   spec.name = std::filesystem::path(a.trace).filename().string();
   spec.trace = spec.path = a.trace;
   auto tf = ParseTraceFormat(a.trace_format);
@@ -97,7 +91,7 @@ Expected<ReplaySpec> ReplayFromArgs(const RunArgs& a) {
   auto mode = ParseReplayMode(a.replay_mode);
   if (!mode.ok()) return MakeError(mode.error().message, kExitUsage);
   if (a.wrap && a.reject) return MakeError("--wrap and --reject are exclusive", kExitUsage);
-  ReplayOptions& ro = spec.replay;
+  ReplaySpec& ro = spec.replay;
   ro.mode = *mode;
   ro.iodepth = a.iodepth != 0 ? a.iodepth : (*mode == ReplayMode::kOpen ? 256 : 1);
   ro.time_scale_percent = a.replay_time_scale;
@@ -108,25 +102,24 @@ Expected<ReplaySpec> ReplayFromArgs(const RunArgs& a) {
 
 // `--profile file.json` naming a trace profile: nothing if it is not one.
 // Its trace is relative to the file, as in a matrix.
-Expected<std::optional<ReplaySpec>> ReplayFromProfileFile(const std::string& file) {
+Expected<std::optional<TraceProfile>> ReplayFromProfileFile(const std::string& file) {
   if (!file.ends_with(".json") || !std::filesystem::is_regular_file(file)) {
-    return std::optional<ReplaySpec>();
+    return std::optional<TraceProfile>();
   }
   auto j = ReadJsonFile(file);
-  if (!j.ok() || !IsTraceProfileJson(*j)) return std::optional<ReplaySpec>();
+  if (!j.ok() || !IsTraceProfileJson(*j)) return std::optional<TraceProfile>();
   const std::string source = std::filesystem::path(file).filename().string();
   auto t = ParseTraceProfileJson(*j, source, std::filesystem::path(file).parent_path().string());
   if (!t.ok()) return t.error();
-  return std::optional<ReplaySpec>(
-      ReplaySpec{t->name, t->trace, t->path, t->trace_options, t->replay});
+  return std::optional<TraceProfile>(std::move(t.value()));
 }
 
 // One trace replay on the built volume; appends the formatted result to *out.
-int ReplayOne(const ReplaySpec& spec, bool real, Engine& engine, const Volume& volume,
+int ReplayOne(const TraceProfile& spec, bool real, Engine& engine, const Volume& volume,
               TableFormat fmt, std::string* out) {
   auto reader = OpenTrace(spec.path, spec.trace_options);
   if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
-  ReplayOptions ro = spec.replay;
+  ReplayOptions ro{spec.replay};
   ProgressLine progress;
   ro.run.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
   auto r = ReplayTrace(engine, volume.top(), **reader, ro);
@@ -159,7 +152,7 @@ int RunOne(const RunArgs& a) {
                                     : LoadLayout(a.layout);
   if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
   // The workload: --trace, a trace profile file, or fio-style profiles.
-  std::optional<ReplaySpec> replay;
+  std::optional<TraceProfile> replay;
   if (!a.trace.empty()) {
     auto spec = ReplayFromArgs(a);
     if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);

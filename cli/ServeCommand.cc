@@ -29,7 +29,7 @@
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
 #include "layouts/VolumeStore.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
 #include "tiering/nbd/NbdServer.h"
 
 namespace tierlab::cli {

@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
+#include "bench/analysis/TraceStats.h"
 #include "bench/trace/TraceConvert.h"
 #include "bench/trace/TraceFactory.h"
-#include "bench/trace/TraceStats.h"
 #include "bench/trace/TraceWriter.h"
 #include "cli/Commands.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab::cli {
 namespace {

@@ -20,7 +20,7 @@
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
 #include "layouts/VolumeStore.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
 
 namespace tierlab::cli {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <exception>
 
 #include "cli/Commands.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 #include "tierlab/Version.h"
 
 int main(int argc, char** argv) {

@@ -23,8 +23,8 @@
 #include <cstring>
 #include <memory>
 
-#include "tiering/RamDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/RamDevice.h"
 #include "tiering/nbd/NbdConnection.h"
 #include "tiering/nbd/NbdProtocol.h"
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "bench/FioJobFile.h"
-#include "bench/Profile.h"
-#include "bench/WorkloadGenerator.h"
+#include "bench/workload/FioJobFile.h"
+#include "bench/workload/Profile.h"
+#include "bench/workload/WorkloadGenerator.h"
 
 namespace {
 

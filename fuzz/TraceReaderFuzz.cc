@@ -13,9 +13,9 @@
 #include <sstream>
 #include <vector>
 
+#include "bench/analysis/TraceStats.h"
 #include "bench/trace/TraceConvert.h"
 #include "bench/trace/TraceFactory.h"
-#include "bench/trace/TraceStats.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "cachedev/BlockCache.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "cachedev/CacheConfig.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

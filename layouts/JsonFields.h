@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

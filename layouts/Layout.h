@@ -33,8 +33,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tiering/DevicePreset.h"
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
+#include "tiering/devices/DevicePreset.h"
 
 namespace tierlab {
 

@@ -22,8 +22,8 @@
 //   profile: everything else, a flat fio option name ("bs", "iodepth", "size")
 // The value is written into the effective layout/profile JSON (null removes
 // the field: no block cache, the profile default) and the result is re-parsed, so an override is
-// validated exactly like a file would be (the expansion in bench/Matrix.h does that and names the
-// axis in errors).
+// validated exactly like a file would be (the expansion in bench/lab/Matrix.h does that and names
+// the axis in errors).
 //
 // Axis order is the JSON object's key order as parsed (nlohmann::json sorts
 // keys), so cell order depends only on the file's content.
@@ -47,7 +47,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tiering/Expected.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab {
 

@@ -6,14 +6,14 @@
 #include "layouts/BlockCacheSpec.h"
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
-#include "tiering/FileDevice.h"
-#include "tiering/LinearTarget.h"
-#include "tiering/MirrorTarget.h"
-#include "tiering/ModelDevice.h"
-#include "tiering/RealEngine.h"
-#include "tiering/SliceTarget.h"
-#include "tiering/StripeTarget.h"
-#include "tiering/TierTarget.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileDevice.h"
+#include "tiering/devices/ModelDevice.h"
+#include "tiering/targets/LinearTarget.h"
+#include "tiering/targets/MirrorTarget.h"
+#include "tiering/targets/SliceTarget.h"
+#include "tiering/targets/StripeTarget.h"
+#include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
 

@@ -28,10 +28,10 @@
 #include "cachedev/CacheTarget.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/Layout.h"
-#include "tiering/BlockDevice.h"
-#include "tiering/Engine.h"
-#include "tiering/Expected.h"
-#include "tiering/TierTarget.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Engine.h"
+#include "tiering/core/Expected.h"
+#include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
 

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "tiering/Expected.h"
-#include "tiering/TierConfig.h"
+#include "tiering/core/Expected.h"
+#include "tiering/tier/TierConfig.h"
 
 namespace tierlab {
 

@@ -16,7 +16,7 @@
 #include "layouts/AtomicFile.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/JsonFields.h"
-#include "tiering/FuaFlushTarget.h"
+#include "tiering/targets/FuaFlushTarget.h"
 
 namespace tierlab {
 namespace fs = std::filesystem;

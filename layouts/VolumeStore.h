@@ -44,9 +44,9 @@
 #include "cachedev/CacheJournal.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
-#include "tiering/Expected.h"
-#include "tiering/FileLock.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileLock.h"
 
 namespace tierlab {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cachedev/CacheTarget.h"
-#include "tiering/RamDevice.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
 
 namespace tierlab {
 namespace {

@@ -15,8 +15,8 @@
 #include <random>
 #include <vector>
 
-#include "tiering/ExtentMap.h"
-#include "tiering/TierFreeSpace.h"
+#include "tiering/tier/ExtentMap.h"
+#include "tiering/tier/TierFreeSpace.h"
 
 namespace tierlab {
 namespace {

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "tiering/AlignedBuffer.h"
-#include "tiering/FileDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/AlignedBuffer.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileDevice.h"
 
 namespace tierlab {
 namespace {

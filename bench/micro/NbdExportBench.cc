@@ -43,9 +43,9 @@
 #include <thread>
 #include <vector>
 
-#include "tiering/FileDevice.h"
-#include "tiering/RamDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileDevice.h"
+#include "tiering/devices/RamDevice.h"
 #include "tiering/nbd/NbdServer.h"
 
 namespace tierlab {

@@ -6,10 +6,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "bench/Runner.h"
+#include "bench/lab/Runner.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
 
 namespace tierlab {
 namespace {

@@ -12,9 +12,9 @@
 
 #include <cstring>
 
-#include "bench/BlockDistributions.h"
-#include "bench/Random.h"
-#include "bench/trace/ShardsMrc.h"
+#include "bench/analysis/ShardsMrc.h"
+#include "bench/workload/BlockDistributions.h"
+#include "bench/workload/Random.h"
 
 namespace tierlab {
 namespace {

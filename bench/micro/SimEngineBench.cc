@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "tiering/ModelDevice.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/ModelDevice.h"
 
 namespace tierlab {
 namespace {

@@ -20,10 +20,10 @@
 #include <random>
 #include <vector>
 
-#include "tiering/DelayTarget.h"
-#include "tiering/RamDevice.h"
-#include "tiering/SimEngine.h"
-#include "tiering/TierTarget.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
+#include "tiering/targets/DelayTarget.h"
+#include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
 namespace {

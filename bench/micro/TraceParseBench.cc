@@ -13,12 +13,12 @@
 #include <filesystem>
 #include <span>
 
-#include "bench/BlockDistributions.h"
-#include "bench/Random.h"
-#include "bench/trace/ShardsMrc.h"
-#include "bench/trace/StackDistanceMrc.h"
+#include "bench/analysis/ShardsMrc.h"
+#include "bench/analysis/StackDistanceMrc.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/trace/TraceWriter.h"
+#include "bench/workload/BlockDistributions.h"
+#include "bench/workload/Random.h"
 
 namespace tierlab {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "bench/WorkloadGenerator.h"
+#include "bench/workload/WorkloadGenerator.h"
 
 namespace tierlab {
 namespace {

@@ -24,8 +24,8 @@
 #include <string>
 
 #include "bench/trace/TraceFormat.h"
-#include "tiering/Expected.h"
-#include "tiering/IoRequest.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/IoRequest.h"
 
 namespace tierlab {
 

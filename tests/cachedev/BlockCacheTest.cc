@@ -9,7 +9,7 @@
 #include "cachedev/BlockCache.h"
 #include "tests/cachedev/CacheTestUtil.h"
 #include "tests/support/VerifyHarness.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
 
 namespace tierlab {
 namespace {

@@ -21,11 +21,11 @@
 #include "cachedev/CacheJournal.h"
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
-#include "tiering/AlignedBuffer.h"
-#include "tiering/Crc32c.h"
-#include "tiering/FaultTarget.h"
-#include "tiering/FileDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/AlignedBuffer.h"
+#include "tiering/core/Crc32c.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileDevice.h"
+#include "tiering/targets/FaultTarget.h"
 
 namespace tierlab {
 namespace {

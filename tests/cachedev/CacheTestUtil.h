@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "cachedev/CacheTarget.h"
-#include "tiering/RamDevice.h"
-#include "tiering/SimEngine.h"
-#include "tiering/SparseStore.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
+#include "tiering/devices/SparseStore.h"
 
 namespace tierlab::cachetest {
 

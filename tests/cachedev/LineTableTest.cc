@@ -7,8 +7,8 @@
 
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
-#include "tiering/RamDevice.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
 
 namespace tierlab {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cachedev/CacheTestUtil.h"
-#include "tiering/FaultTarget.h"
+#include "tiering/targets/FaultTarget.h"
 
 namespace tierlab {
 namespace {

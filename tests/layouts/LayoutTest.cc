@@ -4,7 +4,7 @@
 
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
 
 namespace tierlab {
 namespace {

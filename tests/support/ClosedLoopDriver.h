@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/SimEngine.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/SimEngine.h"
 
 namespace tierlab::testing {
 

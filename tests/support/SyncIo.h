@@ -2,7 +2,7 @@
 // One request submitted and the engine run until it is idle: the completion
 // status, for tests that do I/O one request at a time (either engine).
 
-#include "tiering/BlockDevice.h"
+#include "tiering/core/BlockDevice.h"
 
 namespace tierlab::testing {
 

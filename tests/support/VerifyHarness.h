@@ -13,8 +13,8 @@
 #include <functional>
 #include <string>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/Engine.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Engine.h"
 
 namespace tierlab::testing {
 

@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tiering/Engine.h"
+#include "tiering/core/Engine.h"
 
 namespace tierlab {
 

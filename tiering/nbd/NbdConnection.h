@@ -57,8 +57,8 @@
 #include <string>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/RealEngine.h"
 #include "tiering/nbd/NbdBufferPool.h"
 #include "tiering/nbd/NbdProtocol.h"
 

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tiering/Expected.h"
-#include "tiering/Status.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/Status.h"
 
 namespace tierlab::nbd {
 

@@ -50,9 +50,9 @@
 #include <string_view>
 #include <vector>
 
-#include "tiering/BlockDevice.h"
-#include "tiering/Expected.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/RealEngine.h"
 #include "tiering/nbd/NbdConnection.h"
 #include "tiering/nbd/NbdProtocol.h"
 

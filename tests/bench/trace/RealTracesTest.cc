@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/analysis/TraceStats.h"
 #include "bench/trace/TraceFactory.h"
-#include "bench/trace/TraceStats.h"
 
 namespace tierlab {
 namespace {

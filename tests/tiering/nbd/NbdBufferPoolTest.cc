@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "tiering/SimEngine.h"
+#include "tiering/core/SimEngine.h"
 #include "tiering/nbd/NbdBufferPool.h"
 
 namespace tierlab {

@@ -25,8 +25,8 @@
 #include <random>
 #include <thread>
 
-#include "tiering/RamDevice.h"
-#include "tiering/RealEngine.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/RamDevice.h"
 #include "tiering/nbd/NbdServer.h"
 
 namespace tierlab {

@@ -1,0 +1,268 @@
+#include "bench/lab/RunReport.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "tierlab/Version.h"
+
+namespace tierlab {
+namespace {
+
+nlohmann::json DeviceJson(const BlockDevice& d, const std::string& tier, Nanos elapsed) {
+  const DeviceStats s = d.stats();
+  const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
+  return {{"name", d.name()},
+          {"kind", d.Kind()},
+          {"tier", tier},
+          {"read_ops", s.read_ops},
+          {"read_bytes", s.read_bytes},
+          {"write_ops", s.write_ops},
+          {"write_bytes", s.write_bytes},
+          {"flush_ops", s.flush_ops},
+          {"discard_ops", s.discard_ops},
+          {"errors", s.errors},
+          {"busy_ns", s.busy_ns},
+          {"util", static_cast<double>(s.busy_ns) / el},
+          {"avg_queue_depth", s.qd_integral_ns / el},
+          {"max_queue_depth", s.max_queue_depth}};
+}
+
+nlohmann::json CacheJson(const CacheStats& c) {
+  return {{"line_size", c.line_size},
+          {"capacity_lines", c.capacity_lines},
+          {"clean_lines", c.clean_lines},
+          {"dirty_lines", c.dirty_lines},
+          {"free_lines", c.free_lines},
+          {"read_hit_ratio", c.ReadHitRatio()},
+          {"read_requests", c.read_requests},
+          {"read_hits", c.read_hits},
+          {"read_partial_hits", c.read_partial_hits},
+          {"read_misses", c.read_misses},
+          {"write_requests", c.write_requests},
+          {"write_hits", c.write_hits},
+          {"write_absorbed", c.write_absorbed},
+          {"write_bypassed", c.write_bypassed},
+          {"write_throttled", c.write_throttled},
+          {"throttled_ns", c.throttled_ns},
+          {"throttled_max_ns", c.throttled_max_ns},
+          {"promotions", c.promotions},
+          {"promotions_skipped", c.promotions_skipped},
+          {"write_inserts", c.write_inserts},
+          {"evictions", c.evictions},
+          {"invalidations", c.invalidations},
+          {"destage_ops", c.destage_ops},
+          {"destaged_bytes", c.destaged_bytes},
+          {"avg_destage_bytes", c.AverageDestageBytes()},
+          {"dirty_age_ns", c.dirty_age_ns},
+          {"cache_device_write_bytes", c.cache_device_write_bytes},
+          {"metadata_bytes_per_line", c.metadata_bytes_per_line}};
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+double Ms(const nlohmann::json& lat, const char* key) {
+  return lat.value(key, 0.0) / 1e6;
+}
+double Pct(const nlohmann::json& lat, const char* p) {
+  const auto& pc = lat.at("percentile");
+  return pc.contains(p) ? pc.at(p).get<double>() / 1e6 : 0;
+}
+
+struct Row {
+  std::vector<std::string> cells;
+};
+
+std::string Render(const std::vector<std::string>& header, const std::vector<Row>& rows,
+                   TableFormat f) {
+  std::ostringstream o;
+  if (f == TableFormat::kCsv) {
+    for (std::size_t i = 0; i < header.size(); ++i) o << (i ? "," : "") << header[i];
+    o << "\n";
+    for (const auto& r : rows) {
+      for (std::size_t i = 0; i < r.cells.size(); ++i) o << (i ? "," : "") << r.cells[i];
+      o << "\n";
+    }
+    return o.str();
+  }
+  std::vector<std::size_t> w(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    if (f == TableFormat::kMarkdown) o << "|";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      const std::string pad(w[i] - cells[i].size(), ' ');
+      if (f == TableFormat::kMarkdown) {
+        o << " " << (i == 0 ? cells[i] + pad : pad + cells[i]) << " |";
+      } else {
+        o << (i == 0 ? cells[i] + pad : pad + cells[i]) << (i + 1 < cells.size() ? "  " : "");
+      }
+    }
+    o << "\n";
+  };
+  line(header);
+  if (f == TableFormat::kMarkdown) {
+    o << "|";
+    for (std::size_t i = 0; i < header.size(); ++i)
+      o << (i == 0 ? " :" : " ") << std::string(w[i] - 1, '-') << (i == 0 ? " |" : ": |");
+    o << "\n";
+  }
+  for (const auto& r : rows) line(r.cells);
+  return o.str();
+}
+
+}  // namespace
+
+nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
+                           const RunMeta& meta) {
+  nlohmann::json j;
+  j["tierlab_version"] = kVersion;
+  j["mode"] = meta.mode;
+  j["seed"] = meta.seed;
+  j["layout"] = v.effective();
+  j["profile"] = ToJson(p);
+  nlohmann::json job = r.metrics.ToJson();
+  job["jobname"] = p.name;
+  job["job_runtime_ns"] = r.end - r.ramp_end;
+  job["ramp_ns"] = r.ramp_end - r.start;
+  job["issued_ios"] = r.issued;
+  j["jobs"] = nlohmann::json::array({job});
+  // Devices may still be busy after the measured window (destage, a
+  // backlog): utilisation is over everything up to now.
+  const Nanos elapsed = v.top().engine().Now() - r.start;
+  j["devices"] = nlohmann::json::array();
+  j["tiers"] = nlohmann::json::array();
+  for (const TierView& t : v.tiers()) {
+    DeviceStats sum;
+    for (const BlockDevice* d : t.devices) {
+      j["devices"].push_back(DeviceJson(*d, t.name, elapsed));
+      sum.Add(d->stats());
+    }
+    const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
+    const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
+    j["tiers"].push_back({{"name", t.name},
+                          {"role", t.role},
+                          {"preset", std::string(t.preset.name)},
+                          {"devices", t.devices.size()},
+                          {"read_ops", sum.read_ops},
+                          {"read_bytes", sum.read_bytes},
+                          {"write_ops", sum.write_ops},
+                          {"write_bytes", sum.write_bytes},
+                          {"util", static_cast<double>(sum.busy_ns) / el / n},
+                          {"avg_queue_depth", sum.qd_integral_ns / el}});
+  }
+  if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
+  if (v.block_cache() != nullptr) {
+    const BlockCacheStats b = v.block_cache()->cache_stats();
+    j["block_cache"] = {{"capacity_lines", b.capacity_lines}, {"resident_lines", b.resident_lines},
+                        {"hit_ratio", b.HitRatio()},          {"read_requests", b.read_requests},
+                        {"read_hits", b.read_hits},           {"inserts", b.inserts},
+                        {"evictions", b.evictions},           {"write_updates", b.write_updates},
+                        {"invalidations", b.invalidations},   {"cpu_ns", b.cpu_ns},
+                        {"lock_wait_ns", b.lock_wait_ns}};
+  }
+  if (v.tier_target() != nullptr) {
+    const TierStats t = v.tier_target()->tier_stats();
+    nlohmann::json tiers = nlohmann::json::array();
+    for (std::size_t i = 0; i < t.tiers.size(); ++i) {
+      const TierUsage& u = t.tiers[i];
+      tiers.push_back({{"extents", u.extents},
+                       {"bytes", u.bytes},
+                       {"slots", u.slots},
+                       {"free_slots", u.free_slots},
+                       {"read_ops", u.read_ops},
+                       {"read_bytes", u.read_bytes},
+                       {"write_ops", u.write_ops},
+                       {"write_bytes", u.write_bytes},
+                       {"op_share", t.OpShare(i)},
+                       {"byte_share", t.ByteShare(i)}});
+    }
+    j["tiering"] = {{"extent_size", t.extent_size},
+                    {"tiers", tiers},
+                    {"promotions", t.promotions},
+                    {"promoted_bytes", t.promoted_bytes},
+                    {"demotions", t.demotions},
+                    {"demoted_bytes", t.demoted_bytes},
+                    {"migration_passes", t.migration_passes},
+                    {"migration_busy_ns", t.migration_busy_ns},
+                    {"recopy_rounds", t.recopy_rounds},
+                    {"held_rounds", t.held_rounds},
+                    {"migrations_abandoned", t.migrations_abandoned},
+                    {"migration_errors", t.migration_errors},
+                    {"max_move_ns", t.max_move_ns},
+                    {"held_ops", t.held_ops},
+                    {"held_ns", t.held_ns},
+                    {"max_held_ns", t.max_held_ns},
+                    {"zero_read_ops", t.zero_read_ops},
+                    {"heat_histogram", t.heat_histogram}};
+  }
+  return j;
+}
+
+Expected<TableFormat> ParseTableFormat(std::string_view s) {
+  if (s == "table") return TableFormat::kTable;
+  if (s == "md" || s == "markdown") return TableFormat::kMarkdown;
+  if (s == "csv") return TableFormat::kCsv;
+  if (s == "json") return TableFormat::kJson;
+  return MakeError("--format: unknown \"" + std::string(s) + "\"; known: table, json, csv, md");
+}
+
+std::string FormatRun(const nlohmann::json& run, TableFormat f) {
+  if (f == TableFormat::kJson) return run.dump(2) + "\n";
+  std::ostringstream o;
+  const auto& job = run.at("jobs").at(0);
+  if (f != TableFormat::kCsv) {
+    o << (f == TableFormat::kMarkdown ? "**" : "") << "layout " << run["layout"].value("name", "?")
+      << ", profile " << run["profile"].value("name", "?") << ", " << run.value("mode", "sim")
+      << ", seed " << run.value("seed", std::uint64_t{0})
+      << (f == TableFormat::kMarkdown ? "**" : "") << "\n\n";
+  }
+  std::vector<std::string> header = {"op",     "IOPS",   "MB/s",     "mean ms", "p50 ms",
+                                     "p95 ms", "p99 ms", "p99.9 ms", "max ms"};
+  std::vector<Row> rows;
+  for (const char* op : {"read", "write", "complete"}) {
+    const auto& s = job.at(op);
+    if (s.value("total_ios", 0) == 0 && std::string(op) != "complete") continue;
+    const auto& lat = s.at("lat_ns");
+    rows.push_back({{op, Fixed(s.value("iops", 0.0), 0), Fixed(s.value("bw_bytes", 0.0) / 1e6, 1),
+                     Fixed(Ms(lat, "mean"), 3), Fixed(Pct(lat, "50.000000"), 3),
+                     Fixed(Pct(lat, "95.000000"), 3), Fixed(Pct(lat, "99.000000"), 3),
+                     Fixed(Pct(lat, "99.900000"), 3), Fixed(Ms(lat, "max"), 3)}});
+  }
+  o << Render(header, rows, f);
+  if (f == TableFormat::kCsv) return o.str();
+
+  o << "\n";
+  std::vector<Row> trows;
+  for (const auto& t : run.at("tiers")) {
+    trows.push_back(
+        {{t.value("name", "?"), t.value("role", "?"), t.value("preset", "?"),
+          std::to_string(t.value("devices", 0)), Fixed(t.value("read_bytes", 0.0) / 1e6, 1),
+          Fixed(t.value("write_bytes", 0.0) / 1e6, 1), Fixed(100 * t.value("util", 0.0), 1),
+          Fixed(t.value("avg_queue_depth", 0.0), 1)}});
+  }
+  o << Render({"tier", "role", "preset", "devices", "MB read", "MB written", "util %", "avg QD"},
+              trows, f);
+  if (run.contains("cache")) {
+    const auto& c = run.at("cache");
+    o << "\n";
+    std::vector<Row> crow = {
+        {{Fixed(100 * c.value("read_hit_ratio", 0.0), 1), std::to_string(c.value("dirty_lines", 0)),
+          std::to_string(c.value("clean_lines", 0)), std::to_string(c.value("promotions", 0)),
+          std::to_string(c.value("evictions", 0)), Fixed(c.value("destaged_bytes", 0.0) / 1e6, 1),
+          Fixed(c.value("avg_destage_bytes", 0.0) / 1024, 1),
+          std::to_string(c.value("write_throttled", 0))}}};
+    o << Render({"cache hit %", "dirty lines", "clean lines", "promotions", "evictions",
+                 "destaged MB", "avg destage KiB", "throttled writes"},
+                crow, f);
+  }
+  return o.str();
+}
+
+}  // namespace tierlab

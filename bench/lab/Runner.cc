@@ -1,0 +1,254 @@
+#include "bench/lab/Runner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "bench/workload/Random.h"
+#include "bench/workload/WorkloadGenerator.h"
+#include "tiering/core/AlignedBuffer.h"
+
+namespace tierlab {
+namespace {
+
+class Run;
+
+struct Job;
+
+struct Slot {
+  Job* job = nullptr;
+  std::byte* buf = nullptr;  // null in timing-only runs
+  Nanos start = 0;           // issue time, or arrival time in open loop
+  IoOp op = IoOp::kRead;
+  std::uint64_t length = 0;
+};
+
+struct Job {
+  explicit Job(WorkloadGenerator g) : gen(std::move(g)) {}
+  WorkloadGenerator gen;
+  // The next two requests, drawn ahead (the generator's sequence does not
+  // depend on time), so the stack can be hinted about them (TakeNext).
+  NextIo ahead[2];
+  bool primed = false;
+  std::vector<Slot*> idle;  // free slots
+  std::uint64_t issued = 0;
+  std::uint64_t bytes_issued = 0;
+  // Open loop: arrivals t0 + k * interval; `arrivals_taken` have been issued.
+  Nanos interval = 0;
+  Nanos t0 = 0;
+  std::uint64_t arrivals_taken = 0;
+  bool arrival_timer = false;
+};
+
+class Run {
+ public:
+  Run(Engine& e, BlockDevice& v, const Profile& p, const RunOptions& o)
+      : e_(e), v_(v), p_(p), o_(o) {}
+
+  Expected<RunResult> Go() {
+    r_.start = e_.Now();
+    r_.ramp_end = r_.start + p_.ramp_time;
+    stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
+    const bool data = v_.RequiresData();
+    for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
+      auto g = WorkloadGenerator::Create(p_, v_.Size(), v_.BlockSize(), j);
+      if (!g.ok()) return g.error();
+      jobs_.push_back(std::make_unique<Job>(std::move(g.value())));
+    }
+    planned_ios_ = 0;
+    for (auto& job : jobs_) {
+      Job* jp = job.get();
+      jp->interval = jp->gen.rate_interval();
+      jp->t0 = r_.start;
+      if (jp->gen.number_ios() != 0) planned_ios_ += jp->gen.number_ios();
+      for (std::uint32_t d = 0; d < p_.iodepth; ++d) {
+        auto s = std::make_unique<Slot>();
+        s->job = jp;
+        if (data) {
+          buffers_.emplace_back(p_.max_bs());
+          s->buf = buffers_.back().data();
+          FillPattern(s->buf, p_.max_bs(), rng_.Next());
+        }
+        jp->idle.push_back(s.get());
+        slots_.push_back(std::move(s));
+      }
+    }
+    for (auto& job : jobs_) {
+      if (job->interval > 0) {
+        OnArrival(job.get());
+      } else {
+        while (!job->idle.empty() && MayIssue(*job)) Issue(job.get(), job->idle.back(), e_.Now());
+      }
+    }
+    e_.Run();
+    if (stalled_) {
+      return MakeError(
+          "profile '" + p_.name +
+          "': the stack completes I/O in zero simulated time, so a time-based run never "
+          "ends; use number_ios or a device model with latency");
+    }
+    if (last_completion_ < r_.ramp_end) last_completion_ = r_.ramp_end;
+    r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
+                            : last_completion_;
+    r_.metrics.SetWindow(r_.ramp_end, r_.end);
+    return std::move(r_);
+  }
+
+ private:
+  static void FillPattern(std::byte* b, std::uint64_t n, std::uint64_t seed) {
+    Xoshiro256 rng(seed);
+    for (std::uint64_t i = 0; i + 8 <= n; i += 8) {
+      const std::uint64_t v = rng.Next();
+      std::memcpy(b + i, &v, 8);
+    }
+  }
+
+  bool MayIssue(const Job& j) const {
+    if (e_.Now() >= stop_at_) return false;
+    if (j.gen.number_ios() != 0 && j.issued >= j.gen.number_ios()) return false;
+    const std::uint64_t limit = j.gen.io_bytes_limit();
+    if (limit != 0 && j.bytes_issued >= limit) return false;
+    return true;
+  }
+
+  // Open loop: issue every arrival that is due and finds a free slot; the
+  // rest wait as backlog (their latency counts from the arrival).
+  std::uint64_t DueArrivals(const Job& j) const {
+    return static_cast<std::uint64_t>((e_.Now() - j.t0) / j.interval) + 1;
+  }
+
+  void OnArrivalTimer(Job* j) {
+    j->arrival_timer = false;
+    OnArrival(j);
+  }
+
+  void OnArrival(Job* j) {
+    const std::uint64_t due = DueArrivals(*j);
+    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j)) {
+      const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
+      ++j->arrivals_taken;
+      Issue(j, j->idle.back(), arrival);
+    }
+    if (MayIssue(*j) && !j->arrival_timer) {
+      j->arrival_timer = true;
+      const Nanos next = j->t0 + static_cast<Nanos>(due) * j->interval;
+      e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
+    }
+  }
+
+  // The job's next request. Requests are drawn two ahead and the stack is
+  // told about them (BlockDevice::PrefetchHint): a lookup's cache misses
+  // then overlap the two requests in between, where a simulated run would
+  // otherwise wait on each in turn. Same requests, same order.
+  NextIo TakeNext(Job* j) {
+    if (!j->primed) {
+      j->ahead[0] = j->gen.Next();
+      j->ahead[1] = j->gen.Next();
+      j->primed = true;
+    }
+    const NextIo io = j->ahead[0];
+    j->ahead[0] = j->ahead[1];
+    j->ahead[1] = j->gen.Next();
+    v_.PrefetchHint(j->ahead[1].op, j->ahead[1].offset, 2);
+    v_.PrefetchHint(j->ahead[0].op, j->ahead[0].offset, 1);
+    return io;
+  }
+
+  void Issue(Job* j, Slot* s, Nanos start) {
+    j->idle.pop_back();
+    const NextIo io = TakeNext(j);
+    s->start = start;
+    s->op = io.op;
+    s->length = io.length;
+    ++j->issued;
+    j->bytes_issued += io.length;
+    ++r_.issued;
+    ++in_flight_;
+    IoRequest q{io.op, 0, io.offset, io.length, s->buf};
+    v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+  }
+
+  void OnComplete(Slot* s, Status st) {
+    const Nanos now = e_.Now();
+    ++r_.completed;
+    --in_flight_;
+    if (now != last_now_) {
+      last_now_ = now;
+      same_instant_ = 0;
+    } else if (++same_instant_ > kMaxSameInstant && e_.IsSimulated() && p_.runtime > 0) {
+      stalled_ = true;  // zero-latency stack: simulated time would never reach the end
+      e_.Stop();
+      return;
+    }
+    if (s->start >= r_.ramp_end && now <= stop_at_) {
+      if (st == Status::kOk) {
+        r_.metrics.Record(s->op, s->length, now - s->start);
+      } else {
+        r_.metrics.RecordError(s->op);
+      }
+      last_completion_ = std::max(last_completion_, now);
+    }
+    if (o_.progress && r_.completed % o_.progress_every == 0) {
+      o_.progress(RunProgress{now - r_.start, p_.runtime > 0 ? p_.ramp_time + p_.runtime : 0,
+                              r_.completed, planned_ios_});
+    }
+    Job* j = s->job;
+    j->idle.push_back(s);
+    if (j->interval > 0) {
+      // Backlogged arrivals take the slot at once.
+      OnArrival(j);
+      StopIfDone();
+      return;
+    }
+    if (!MayIssue(*j)) {
+      StopIfDone();
+      return;
+    }
+    if (p_.thinktime > 0) {
+      e_.ScheduleAfter(p_.thinktime, [this, j] {
+        if (!j->idle.empty() && MayIssue(*j)) Issue(j, j->idle.back(), e_.Now());
+      });
+      return;
+    }
+    Issue(j, s, now);
+  }
+
+  // Background work (destage, migration timers) may keep the engine busy
+  // forever; the run ends when the workload does.
+  void StopIfDone() {
+    if (in_flight_ != 0) return;
+    for (const auto& j : jobs_) {
+      if (MayIssue(*j)) return;
+    }
+    e_.Stop();
+  }
+
+  Engine& e_;
+  BlockDevice& v_;
+  const Profile& p_;
+  const RunOptions& o_;
+  RunResult r_;
+  Nanos stop_at_ = 0;
+  Nanos last_completion_ = 0;
+  std::uint64_t planned_ios_ = 0;
+  std::uint64_t in_flight_ = 0;
+  static constexpr std::uint64_t kMaxSameInstant = 10'000'000;
+  Nanos last_now_ = -1;
+  std::uint64_t same_instant_ = 0;
+  bool stalled_ = false;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<AlignedBuffer> buffers_;
+  Xoshiro256 rng_{0x5eed};
+};
+
+}  // namespace
+
+Expected<RunResult> RunWorkload(Engine& engine, BlockDevice& volume, const Profile& profile,
+                                const RunOptions& options) {
+  return Run(engine, volume, profile, options).Go();
+}
+
+}  // namespace tierlab

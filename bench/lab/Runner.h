@@ -1,0 +1,57 @@
+#pragma once
+// Drives one volume (any BlockDevice stack) with one workload profile on an
+// engine, simulated or real, and measures it the way fio does.
+//
+// Closed loop: numjobs x iodepth requests outstanding; a slot issues its next
+// I/O when the previous completes (after `thinktime`). Open loop when
+// `rate_iops` is set: each job's I/Os arrive on a fixed schedule; an arrival
+// that finds every slot busy waits, and its latency counts from the arrival
+// (no coordinated omission).
+//
+// Measurement window: I/Os issued during `ramp_time` are not counted. The run
+// stops issuing at ramp_time + runtime, or when every job has done
+// `number_ios`; with neither, each job does one pass over its region (fio's
+// size-based run).
+//
+// Buffers: when the volume RequiresData() (real devices, with-data models)
+// every slot gets an aligned buffer; otherwise requests are timing-only.
+
+#include <cstdint>
+#include <functional>
+
+#include "bench/lab/OpMetrics.h"
+#include "bench/workload/Profile.h"
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/Engine.h"
+#include "tiering/core/Expected.h"
+
+namespace tierlab {
+
+struct RunProgress {
+  Nanos now = 0;                  // engine time since the start of the run
+  Nanos planned = 0;              // ramp + runtime, 0 if size/count based
+  std::uint64_t ios = 0;          // completed so far
+  std::uint64_t planned_ios = 0;  // total for count/size based runs, else 0
+};
+
+struct RunOptions {
+  // Called every `progress_every` completions (cheap to check, engine-agnostic).
+  std::function<void(const RunProgress&)> progress;
+  std::uint64_t progress_every = 1 << 16;
+};
+
+struct RunResult {
+  OpMetrics metrics;         // measured window only
+  Nanos start = 0;           // engine time at start of the run
+  Nanos ramp_end = 0;        // start of the measured window
+  Nanos end = 0;             // end of the measured window
+  std::uint64_t issued = 0;  // every I/O, ramp included
+  std::uint64_t completed = 0;
+};
+
+// Runs the profile to completion (calls engine.Run()). Errors: a profile
+// that does not fit the volume (exit code 2).
+Expected<RunResult> RunWorkload(Engine& engine, BlockDevice& volume, const Profile& profile,
+                                const RunOptions& options = {});
+
+}  // namespace tierlab

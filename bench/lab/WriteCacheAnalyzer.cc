@@ -1,0 +1,687 @@
+#include "bench/lab/WriteCacheAnalyzer.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <sstream>
+
+#include "bench/analysis/ShardsMrc.h"
+#include "bench/analysis/StackDistanceMrc.h"
+#include "bench/lab/Runner.h"
+#include "bench/trace/TraceFactory.h"
+#include "bench/workload/WorkloadGenerator.h"
+#include "layouts/JsonFields.h"
+#include "layouts/StackBuilder.h"
+#include "tiering/core/SimEngine.h"
+
+namespace tierlab {
+namespace {
+
+constexpr double kNsPerDay = 86400e9;
+constexpr double kWarrantyYears = 5;
+// The timeline keeps at most this many samples: past it, every other sample
+// is dropped and the period doubles (long closed-loop runs).
+constexpr std::size_t kMaxSamples = 4096;
+
+double Share(double part, double whole) {
+  return whole > 0 ? part / whole : 0;
+}
+
+std::string Gib(double bytes) {
+  char b[48];
+  const double g = bytes / static_cast<double>(1ull << 30);
+  if (g >= 10) {
+    std::snprintf(b, sizeof b, "%.0f GiB", g);
+  } else if (g >= 1) {
+    std::snprintf(b, sizeof b, "%.1f GiB", g);
+  } else {
+    std::snprintf(b, sizeof b, "%.0f MiB", bytes / static_cast<double>(1ull << 20));
+  }
+  return b;
+}
+
+// What a profile's request stream needs to be generated again: how many
+// I/Os the run issued, on what volume.
+struct ProfileStream {
+  std::uint64_t issued = 0;  // all jobs, ramp included
+  std::uint64_t volume_bytes = 0;
+  std::uint32_t alignment = 0;
+};
+
+// One simulation of the workload on `layout`. `interval` is the first
+// sampling period; `workload_duration` receives the trace time (or run time);
+// `stream` (may be null) what ProfileMrc needs, for a profile.
+Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& layout,
+                                   Nanos interval, Nanos* workload_duration,
+                                   ProfileStream* stream = nullptr) {
+  SimEngine engine;
+  auto volume = BuildVolume(engine, layout, BuildOptions{});
+  if (!volume.ok()) return volume.error();
+  CacheTarget* cache = volume->cache();
+  if (cache == nullptr) {
+    return Error{"analyze: layout '" + layout.name + "' has no cache section", kExitUsage};
+  }
+  if (!KeepsDirtyLines(cache->config().write_mode)) {
+    return Error{"analyze: layout '" + layout.name +
+                     "': the cache is not write-back (set cache.write to writeback)",
+                 kExitUsage};
+  }
+  CacheRunFigures f;
+  const Nanos t0 = engine.Now();
+  Nanos period = std::max<Nanos>(interval, kMilli);
+  auto sample = [&] {
+    const CacheStats s = cache->cache_stats();
+    f.timeline.push_back(DirtySample{engine.Now() - t0, s.dirty_lines * s.line_size,
+                                     s.destaged_bytes, s.write_throttled,
+                                     cache->stats().write_bytes});
+  };
+  std::function<void()> tick = [&] {
+    sample();
+    if (f.timeline.size() >= kMaxSamples) {
+      std::vector<DirtySample> kept;
+      for (std::size_t i = 0; i < f.timeline.size(); i += 2) kept.push_back(f.timeline[i]);
+      f.timeline = std::move(kept);
+      period *= 2;
+    }
+    engine.ScheduleAfter(period, [&tick] { tick(); });
+  };
+  sample();
+  engine.ScheduleAfter(period, [&tick] { tick(); });
+
+  Nanos duration = 0;
+  Nanos offered_window = 0;  // the workload's own length, without the drain at the end
+  if (!in.trace_path.empty()) {
+    auto reader = OpenTrace(in.trace_path, in.trace_options);
+    if (!reader.ok()) return reader.error();
+    auto r = ReplayTrace(engine, volume->top(), **reader, in.replay);
+    if (!r.ok()) return r.error();
+    duration = r->trace_duration;
+    if (in.replay.mode == ReplayMode::kOpen) {
+      offered_window =
+          static_cast<Nanos>(static_cast<double>(duration) * 100.0 / in.replay.time_scale_percent);
+    }
+  } else {
+    auto r = RunWorkload(engine, volume->top(), *in.profile);
+    if (!r.ok()) return r.error();
+    duration = r->end - r->start;
+    if (stream != nullptr) {
+      *stream = {r->issued, volume->top().Size(), volume->top().BlockSize()};
+    }
+    offered_window = duration;
+  }
+  sample();
+  f.duration = engine.Now() - t0;
+  *workload_duration = duration > 0 ? duration : f.duration;
+
+  const CacheStats s = cache->cache_stats();
+  f.line_size = s.line_size;
+  f.cache_bytes = s.capacity_lines * s.line_size;
+  f.write_requests = s.write_requests;
+  f.write_absorbed = s.write_absorbed;
+  f.write_throttled = s.write_throttled;
+  f.write_bypassed = s.write_bypassed;
+  const std::uint64_t clean_absorbed =
+      s.write_absorbed - std::min(s.write_absorbed, s.write_throttled);
+  f.absorbed_share = Share(static_cast<double>(clean_absorbed), s.write_requests);
+  f.throttled_request_ns = s.throttled_ns;
+  f.host_write_bytes = cache->stats().write_bytes;
+  f.host_read_bytes = cache->stats().read_bytes;
+  f.read_hit_ratio = s.ReadHitRatio();
+  f.destage_ops = s.destage_ops;
+  f.destaged_bytes = s.destaged_bytes;
+  f.avg_destage_bytes = s.AverageDestageBytes();
+  for (std::uint64_t b : s.cache_device_write_bytes) f.cache_device_write_bytes += b;
+  const auto& cfg = cache->config();
+  f.high_watermark_bytes =
+      static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.high_watermark / 100);
+  f.low_watermark_bytes =
+      static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.low_watermark / 100);
+
+  // Closed loop: the run's own time is the offered window.
+  if (offered_window <= 0) offered_window = f.duration;
+  const double secs = static_cast<double>(offered_window) / 1e9;
+  f.offered_write_bps = secs > 0 ? static_cast<double>(f.host_write_bytes) / secs : 0;
+  for (std::size_t i = 0; i < f.timeline.size(); ++i) {
+    const DirtySample& c = f.timeline[i];
+    f.peak_dirty_bytes = std::max(f.peak_dirty_bytes, c.dirty_bytes);
+    if (!f.time_to_high_watermark && f.high_watermark_bytes > 0 &&
+        c.dirty_bytes >= f.high_watermark_bytes) {
+      f.time_to_high_watermark = c.t;
+    }
+    if (i == 0) continue;
+    const DirtySample& p = f.timeline[i - 1];
+    const Nanos dt = c.t - p.t;
+    if (dt <= 0) continue;
+    if (c.destaged_bytes > p.destaged_bytes) f.destage_active_ns += dt;
+    if (c.throttled > p.throttled) f.throttled_wall_ns += dt;
+    if (c.dirty_bytes > p.dirty_bytes) {
+      f.peak_fill_bps =
+          std::max(f.peak_fill_bps, static_cast<double>(c.dirty_bytes - p.dirty_bytes) /
+                                        (static_cast<double>(dt) / 1e9));
+    }
+  }
+  if (f.destage_active_ns > 0) {
+    f.sustainable_destage_bps =
+        static_cast<double>(f.destaged_bytes) / (static_cast<double>(f.destage_active_ns) / 1e9);
+  }
+  if (f.peak_fill_bps > 0) {
+    f.burst_time_to_full_s = static_cast<double>(f.high_watermark_bytes) / f.peak_fill_bps;
+  }
+  double busy = 0;
+  int devices = 0;
+  for (const TierView& t : volume->tiers()) {
+    if (t.role != "capacity") continue;
+    for (const BlockDevice* d : t.devices) {
+      busy += static_cast<double>(d->stats().busy_ns);
+      ++devices;
+    }
+  }
+  if (devices > 0 && f.duration > 0) {
+    f.capacity_busy_share = busy / devices / static_cast<double>(f.duration);
+  }
+  return f;
+}
+
+// The read MRC of one request stream, exact or by SHARDS per the input;
+// records go to the exact MRC in batches (StackDistanceMrc prefetches).
+class MrcPass {
+ public:
+  MrcPass(const AnalyzerInput& in, std::uint64_t line_size)
+      : exact_(in.shards_rate <= 0 || in.shards_rate >= 1),
+        sd_(line_size),
+        shards_(ShardsOptions{.block_size = line_size, .rate = exact_ ? 1 : in.shards_rate}) {}
+
+  void Add(const TraceRecord& r) {
+    if (!exact_) {
+      shards_.Add(r);
+      return;
+    }
+    batch_[pending_++] = r;
+    if (pending_ == batch_.size()) Flush();
+  }
+
+  MissRatioCurve Curve() {
+    Flush();
+    const std::uint64_t uniques =
+        exact_ ? sd_.unique_blocks()
+               : static_cast<std::uint64_t>(static_cast<double>(shards_.sampled_blocks()) /
+                                            shards_.rate());
+    // Sizes up to the working set (plus 10%): past it every miss is cold.
+    const std::uint64_t max_blocks = std::max<std::uint64_t>(uniques + uniques / 10, 1);
+    const auto sizes = EvenCacheSizes(max_blocks, 32);
+    return exact_ ? sd_.Curve(sizes) : shards_.Curve(sizes);
+  }
+
+ private:
+  void Flush() {
+    sd_.Add(std::span<const TraceRecord>(batch_.data(), pending_));
+    pending_ = 0;
+  }
+
+  bool exact_;
+  StackDistanceMrc sd_;
+  ShardsMrc shards_;
+  std::array<TraceRecord, 256> batch_;
+  std::size_t pending_ = 0;
+};
+
+// The trace's last timestamp, and the read MRC at the cache's line size.
+Expected<MissRatioCurve> ReadMrc(const AnalyzerInput& in, std::uint64_t line_size,
+                                 Nanos* last_timestamp) {
+  auto reader = OpenTrace(in.trace_path, in.trace_options);
+  if (!reader.ok()) return reader.error();
+  MrcPass pass(in, line_size);
+  TraceRecord rec;
+  while (true) {
+    auto more = (*reader)->Next(&rec);
+    if (!more.ok()) return more.error();
+    if (!*more) break;
+    *last_timestamp = std::max(*last_timestamp, rec.timestamp);
+    pass.Add(rec);
+  }
+  return pass.Curve();
+}
+
+// The read MRC of a profile: its generators' request stream, as many I/Os
+// as the simulation issued, through the same MRC as a trace. The jobs'
+// streams are interleaved round robin (in the simulation they interleave
+// by completion order, which the MRC cannot know without re-running it).
+Expected<MissRatioCurve> ProfileMrc(const AnalyzerInput& in, std::uint64_t line_size,
+                                    const ProfileStream& stream) {
+  std::vector<WorkloadGenerator> jobs;
+  for (std::uint32_t j = 0; j < in.profile->numjobs; ++j) {
+    auto g = WorkloadGenerator::Create(*in.profile, stream.volume_bytes, stream.alignment, j);
+    if (!g.ok()) return g.error();
+    jobs.push_back(std::move(g.value()));
+  }
+  MrcPass pass(in, line_size);
+  TraceRecord rec;
+  for (std::uint64_t i = 0; i < stream.issued; ++i) {
+    const NextIo io = jobs[i % jobs.size()].Next();
+    rec.op = io.op;
+    rec.offset = io.offset;
+    rec.length = static_cast<std::uint32_t>(io.length);
+    pass.Add(rec);
+  }
+  return pass.Curve();
+}
+
+}  // namespace
+
+Expected<LayoutSpec> MakeAnalyzerLayout(const std::string& cache_preset, std::uint64_t cache_bytes,
+                                        const std::string& capacity) {
+  auto preset = FindPreset(cache_preset);
+  if (!preset.ok()) return preset.error();
+  auto cap = ExpandShorthand(capacity);
+  if (!cap.ok()) return cap.error();
+  if (cap->contains("cache")) {
+    return Error{"--capacity \"" + capacity + "\": give the capacity devices only, e.g. hdd4",
+                 kExitUsage};
+  }
+  nlohmann::json j;
+  j["name"] = cache_preset + "+" + capacity;
+  j["tiers"] = nlohmann::json::array();
+  j["tiers"].push_back(
+      {{"name", "cache"}, {"preset", cache_preset}, {"count", 1}, {"capacity", cache_bytes}});
+  for (auto t : (*cap)["tiers"]) {
+    if (t.value("name", "") == "cache") t["name"] = "capacity";
+    j["tiers"].push_back(t);
+  }
+  j["cache"] = {{"tier", "cache"}, {"read", true}, {"write", "writeback"}};
+  return ParseLayoutJson(j, j["name"].get<std::string>());
+}
+
+Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  if (in.trace_path.empty() == !in.profile.has_value()) {
+    return Error{"analyze: give either a trace or a profile", kExitUsage};
+  }
+  AnalyzerReport r;
+  r.absorb_target = in.absorb_target;
+  r.layout = in.layout.name;
+  r.workload = in.trace_path.empty() ? in.profile->name
+                                     : std::filesystem::path(in.trace_path).filename().string();
+  const TierSpec* cache_tier = nullptr;
+  {
+    std::string tier_name = "";
+    if (in.layout.cache.is_object()) tier_name = in.layout.cache.value("tier", "");
+    for (const TierSpec& t : in.layout.tiers) {
+      if (t.name == tier_name || (tier_name.empty() && cache_tier == nullptr)) cache_tier = &t;
+    }
+  }
+  if (cache_tier == nullptr) {
+    return Error{"analyze: layout '" + in.layout.name + "' has no cache tier", kExitUsage};
+  }
+  r.cache_preset = std::string(cache_tier->preset.name);
+  r.endurance_dwpd_rating = cache_tier->preset.endurance_dwpd;
+  r.cache_devices = cache_tier->count;
+  const std::uint64_t per_device =
+      cache_tier->capacity != 0 ? cache_tier->capacity : cache_tier->preset.capacity_bytes;
+  r.cache_device_bytes = per_device * cache_tier->count;
+
+  // Sampling period from the workload's length: the trace's last timestamp
+  // (scaled in open loop), or the profile's planned time.
+  Nanos planned = 0;
+  Nanos trace_last = 0;
+  if (in.trace_path.empty()) {
+    planned = in.profile->ramp_time + in.profile->runtime;
+  } else {
+    auto probe = OpenTrace(in.trace_path, in.trace_options);
+    if (!probe.ok()) return probe.error();
+    TraceRecord rec;
+    // The MRC pass below reads the trace fully; here only the format check.
+    auto first = (*probe)->Next(&rec);
+    if (!first.ok()) return first.error();
+  }
+
+  // Base run. The MRC pass (traces) also yields the duration; run it first
+  // with the layout's line size guess (4 KiB), fixed after the base run.
+  Nanos interval = in.sample_interval;
+  std::optional<MissRatioCurve> mrc;
+  if (!in.trace_path.empty()) {
+    auto m = ReadMrc(in, 4096, &trace_last);
+    if (!m.ok()) return m.error();
+    mrc = std::move(*m);
+    planned = in.replay.mode == ReplayMode::kOpen
+                  ? static_cast<Nanos>(static_cast<double>(trace_last) * 100.0 /
+                                       in.replay.time_scale_percent)
+                  : 0;
+  }
+  if (interval <= 0) interval = planned > 0 ? std::max<Nanos>(planned / 400, kMilli) : kMilli;
+  Nanos duration = 0;
+  ProfileStream stream;
+  auto base = Simulate(in, in.layout, interval, &duration, &stream);
+  if (!base.ok()) return base.error();
+  r.base = std::move(*base);
+  r.trace_duration = duration;
+  if (mrc && r.base.line_size != 0 && r.base.line_size != 4096) {
+    Nanos ignored = 0;
+    auto m = ReadMrc(in, r.base.line_size, &ignored);
+    if (!m.ok()) return m.error();
+    mrc = std::move(*m);
+  }
+  if (!mrc && in.profile) {
+    auto m = ProfileMrc(in, r.base.line_size != 0 ? r.base.line_size : 4096, stream);
+    if (!m.ok()) return m.error();
+    mrc = std::move(*m);
+  }
+  if (mrc) {
+    r.read_mrc = std::move(mrc);
+    char b[32];
+    std::snprintf(b, sizeof b, "shards@%g", in.shards_rate);
+    r.mrc_method = in.shards_rate > 0 && in.shards_rate < 1 ? b : "exact";
+  }
+
+  // Endurance over the workload's own time (trace time for traces).
+  const double days = static_cast<double>(r.trace_duration) / kNsPerDay;
+  r.cache_bytes_per_day =
+      days > 0 ? static_cast<double>(r.base.cache_device_write_bytes) / days : 0;
+  r.dwpd = r.cache_device_bytes > 0 ? r.cache_bytes_per_day / r.cache_device_bytes : 0;
+  r.life_years = r.dwpd > 0 ? kWarrantyYears * r.endurance_dwpd_rating / r.dwpd
+                            : std::numeric_limits<double>::infinity();
+  r.write_amplification = Share(static_cast<double>(r.base.cache_device_write_bytes),
+                                static_cast<double>(r.base.host_write_bytes));
+
+  // Write-side curve: the same simulation with the cache capacity halved
+  // again and again (cache.capacity; the devices stay as configured).
+  r.write_curve.push_back(
+      {r.base.cache_bytes, r.base.absorbed_share,
+       Share(static_cast<double>(r.base.throttled_wall_ns), static_cast<double>(r.base.duration))});
+  std::uint64_t size = r.base.cache_bytes;
+  for (int i = 1; i < in.write_curve_points; ++i) {
+    size /= 2;
+    if (r.base.line_size == 0 || size < 64 * r.base.line_size) break;
+    LayoutSpec l = in.layout;
+    if (!l.cache.is_object()) l.cache = nlohmann::json::object();
+    l.cache["capacity"] = size;
+    Nanos ignored = 0;
+    auto f = Simulate(in, l, interval, &ignored);
+    if (!f.ok()) return f.error();
+    r.write_curve.push_back(
+        {f->cache_bytes, f->absorbed_share,
+         Share(static_cast<double>(f->throttled_wall_ns), static_cast<double>(f->duration))});
+  }
+  std::sort(r.write_curve.begin(), r.write_curve.end(),
+            [](const WriteCurvePoint& a, const WriteCurvePoint& b) {
+              return a.cache_bytes < b.cache_bytes;
+            });
+  for (const WriteCurvePoint& p : r.write_curve) {
+    if (p.absorbed_share >= in.absorb_target) {
+      r.recommended_bytes = p.cache_bytes;
+      break;
+    }
+  }
+  char line[256];
+  if (r.recommended_bytes) {
+    std::snprintf(line, sizeof line,
+                  ">= %s absorbs %.0f%% of writes without throttling; endurance %.2g of %g DWPD "
+                  "(%s years at this rate)",
+                  Gib(static_cast<double>(*r.recommended_bytes)).c_str(), 100 * in.absorb_target,
+                  r.dwpd, r.endurance_dwpd_rating,
+                  std::isinf(r.life_years)
+                      ? "unlimited"
+                      : std::to_string(static_cast<int>(r.life_years)).c_str());
+  } else {
+    std::snprintf(line, sizeof line,
+                  "even %s absorbs only %.1f%% of writes without throttling (target %.0f%%): "
+                  "the capacity tier cannot destage the write stream; endurance %.2g of %g DWPD",
+                  Gib(static_cast<double>(r.base.cache_bytes)).c_str(), 100 * r.base.absorbed_share,
+                  100 * in.absorb_target, r.dwpd, r.endurance_dwpd_rating);
+  }
+  r.recommendation = line;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+nlohmann::json ToJson(const AnalyzerReport& r) {
+  const CacheRunFigures& b = r.base;
+  nlohmann::json j;
+  j["workload"] = r.workload;
+  j["layout"] = r.layout;
+  j["cache"] = {{"preset", r.cache_preset},
+                {"devices", r.cache_devices},
+                {"device_bytes", r.cache_device_bytes},
+                {"cache_bytes", b.cache_bytes},
+                {"line_size", b.line_size}};
+  j["duration_s"] = static_cast<double>(r.trace_duration) / 1e9;
+  j["simulated_s"] = static_cast<double>(b.duration) / 1e9;
+  j["write_absorption"] = {
+      {"write_requests", b.write_requests},
+      {"absorbed", b.write_absorbed},
+      {"throttled", b.write_throttled},
+      {"bypassed", b.write_bypassed},
+      {"absorbed_share", b.absorbed_share},
+      {"offered_write_mb_per_s", b.offered_write_bps / 1e6},
+      {"sustainable_destage_mb_per_s", b.sustainable_destage_bps / 1e6},
+      {"throttled_request_s", static_cast<double>(b.throttled_request_ns) / 1e9},
+      {"throttled_wall_s", static_cast<double>(b.throttled_wall_ns) / 1e9},
+      {"throttled_share",
+       Share(static_cast<double>(b.throttled_wall_ns), static_cast<double>(b.duration))}};
+  nlohmann::json tl = nlohmann::json::array();
+  for (const DirtySample& s : b.timeline) {
+    tl.push_back({static_cast<double>(s.t) / 1e9, s.dirty_bytes});
+  }
+  j["dirty"] = {
+      {"high_watermark_bytes", b.high_watermark_bytes},
+      {"low_watermark_bytes", b.low_watermark_bytes},
+      {"peak_bytes", b.peak_dirty_bytes},
+      {"time_to_high_watermark_s",
+       b.time_to_high_watermark
+           ? nlohmann::json(static_cast<double>(*b.time_to_high_watermark) / 1e9)
+           : nlohmann::json(nullptr)},
+      {"peak_fill_mb_per_s", b.peak_fill_bps / 1e6},
+      {"burst_time_to_full_s",
+       b.burst_time_to_full_s ? nlohmann::json(*b.burst_time_to_full_s) : nlohmann::json(nullptr)},
+      {"timeline", tl}};
+  j["destage"] = {{"bytes", b.destaged_bytes},
+                  {"ops", b.destage_ops},
+                  {"avg_bytes", b.avg_destage_bytes},
+                  {"capacity_busy_share", b.capacity_busy_share}};
+  j["read_hit_ratio"] = b.read_hit_ratio;
+  j["endurance"] = {{"cache_device_write_bytes", b.cache_device_write_bytes},
+                    {"host_write_bytes", b.host_write_bytes},
+                    {"bytes_per_day", r.cache_bytes_per_day},
+                    {"dwpd", r.dwpd},
+                    {"rated_dwpd", r.endurance_dwpd_rating},
+                    {"life_years", std::isinf(r.life_years) ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(r.life_years)},
+                    {"warranty_years", kWarrantyYears},
+                    {"write_amplification", r.write_amplification}};
+  nlohmann::json wc = nlohmann::json::array();
+  for (const WriteCurvePoint& p : r.write_curve) {
+    wc.push_back({{"cache_bytes", p.cache_bytes},
+                  {"absorbed_share", p.absorbed_share},
+                  {"throttled_share", p.throttled_wall_share}});
+  }
+  j["sizing"] = {{"write_curve", wc},
+                 {"write_curve_method", "simulation at each size"},
+                 {"absorb_target", r.absorb_target},
+                 {"recommended_bytes", r.recommended_bytes ? nlohmann::json(*r.recommended_bytes)
+                                                           : nlohmann::json(nullptr)},
+                 {"recommendation", r.recommendation}};
+  if (r.read_mrc) {
+    j["sizing"]["read_mrc"] = ToJson(*r.read_mrc);
+    j["sizing"]["read_mrc_method"] = r.mrc_method;
+  }
+  j["wall_s"] = r.wall_seconds;
+  return j;
+}
+
+std::string ToTextTable(const AnalyzerReport& r) {
+  const CacheRunFigures& b = r.base;
+  std::ostringstream o;
+  char buf[256];
+  auto row = [&](const char* k, const std::string& v) {
+    std::snprintf(buf, sizeof buf, "%-34s %s\n", k, v.c_str());
+    o << buf;
+  };
+  auto num = [&](const char* fmt, double v) {
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return std::string(buf);
+  };
+  o << "write-cache analysis: " << r.workload << " on " << r.layout << "\n\n";
+  row("cache", r.cache_preset + " x" + std::to_string(r.cache_devices) + ", cache " +
+                   Gib(static_cast<double>(b.cache_bytes)) + ", line " +
+                   std::to_string(b.line_size) + " B");
+  row("workload time", num("%.1f s", static_cast<double>(r.trace_duration) / 1e9));
+  row("write requests", std::to_string(b.write_requests));
+  row("absorbed without throttling", num("%.2f %%", 100 * b.absorbed_share));
+  row("throttled writes",
+      std::to_string(b.write_throttled) +
+          num(" (%.1f s waiting, ", static_cast<double>(b.throttled_request_ns) / 1e9) +
+          num("%.1f s of wall time)", static_cast<double>(b.throttled_wall_ns) / 1e9));
+  row("offered write rate", num("%.2f MB/s", b.offered_write_bps / 1e6));
+  row("sustainable destage rate", num("%.2f MB/s", b.sustainable_destage_bps / 1e6));
+  row("dirty peak", Gib(static_cast<double>(b.peak_dirty_bytes)) + " (high mark " +
+                        Gib(static_cast<double>(b.high_watermark_bytes)) + ", low " +
+                        Gib(static_cast<double>(b.low_watermark_bytes)) + ")");
+  row("time to high watermark",
+      b.time_to_high_watermark ? num("%.1f s", static_cast<double>(*b.time_to_high_watermark) / 1e9)
+                               : std::string("never reached"));
+  row("burst time to full", b.burst_time_to_full_s ? num("%.1f s", *b.burst_time_to_full_s) +
+                                                         num(" at %.1f MB/s", b.peak_fill_bps / 1e6)
+                                                   : std::string("n/a"));
+  row("destaged", num("%.1f MB", static_cast<double>(b.destaged_bytes) / 1e6) + " in " +
+                      std::to_string(b.destage_ops) +
+                      num(" ops, avg %.1f KiB", b.avg_destage_bytes / 1024));
+  row("capacity tier busy", num("%.1f %%", 100 * b.capacity_busy_share));
+  row("read hit ratio", num("%.2f %%", 100 * b.read_hit_ratio));
+  row("cache device writes", num("%.1f MB", static_cast<double>(b.cache_device_write_bytes) / 1e6) +
+                                 num(" (write amplification %.2f)", r.write_amplification));
+  row("endurance",
+      num("%.3g DWPD", r.dwpd) + num(" of %g rated, ", r.endurance_dwpd_rating) +
+          (std::isinf(r.life_years) ? std::string("unlimited") : num("%.1f years", r.life_years)));
+  o << "\nwrite curve (simulated at each size)\n";
+  for (const WriteCurvePoint& p : r.write_curve) {
+    std::snprintf(buf, sizeof buf, "  %-12s absorbed %6.2f %%  throttled %5.1f %% of time\n",
+                  Gib(static_cast<double>(p.cache_bytes)).c_str(), 100 * p.absorbed_share,
+                  100 * p.throttled_wall_share);
+    o << buf;
+  }
+  if (r.read_mrc) {
+    o << "\nread miss-ratio curve (" << r.mrc_method << ", LRU)\n";
+    const auto& pts = r.read_mrc->points;
+    const std::size_t step = std::max<std::size_t>(1, pts.size() / 8);
+    for (std::size_t i = 0; i < pts.size(); i += step) {
+      std::snprintf(buf, sizeof buf, "  %-12s read miss %6.2f %%\n",
+                    Gib(static_cast<double>(pts[i].cache_blocks * r.read_mrc->block_size)).c_str(),
+                    100 * pts[i].read_miss_ratio);
+      o << buf;
+    }
+  }
+  o << "\nrecommendation: " << r.recommendation << "\n";
+  return o.str();
+}
+
+namespace {
+
+std::string Escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+// A line plot as inline SVG: x and y in data units, optional horizontal marks.
+std::string SvgPlot(const std::string& title, const std::string& xlabel, const std::string& ylabel,
+                    const std::vector<std::pair<double, double>>& pts,
+                    const std::vector<std::pair<double, std::string>>& hlines) {
+  const double w = 640, h = 280, ml = 60, mr = 20, mt = 30, mb = 40;
+  double xmax = 0, ymax = 0;
+  for (const auto& [x, y] : pts) xmax = std::max(xmax, x), ymax = std::max(ymax, y);
+  for (const auto& hl : hlines) ymax = std::max(ymax, hl.first);
+  if (xmax <= 0) xmax = 1;
+  if (ymax <= 0) ymax = 1;
+  ymax *= 1.05;
+  auto X = [&](double x) { return ml + x / xmax * (w - ml - mr); };
+  auto Y = [&](double y) { return h - mb - y / ymax * (h - mt - mb); };
+  std::ostringstream o;
+  char b[160];
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+    << "\" font-family=\"sans-serif\" font-size=\"11\">";
+  o << "<text x=\"" << ml << "\" y=\"18\" font-size=\"13\">" << Escape(title) << "</text>";
+  std::snprintf(
+      b, sizeof b,
+      "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#999\"/>", ml, mt,
+      w - ml - mr, h - mt - mb);
+  o << b;
+  for (int i = 0; i <= 4; ++i) {
+    std::snprintf(b, sizeof b, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%.3g</text>", ml - 4,
+                  Y(ymax * i / 4) + 4, ymax * i / 4);
+    o << b;
+    std::snprintf(b, sizeof b, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%.3g</text>",
+                  X(xmax * i / 4), h - mb + 14, xmax * i / 4);
+    o << b;
+  }
+  o << "<text x=\"" << (ml + w - mr) / 2 << "\" y=\"" << h - 6 << "\" text-anchor=\"middle\">"
+    << Escape(xlabel) << "</text>";
+  o << "<text x=\"12\" y=\"" << (mt + h - mb) / 2 << "\" transform=\"rotate(-90 12 "
+    << (mt + h - mb) / 2 << ")\" text-anchor=\"middle\">" << Escape(ylabel) << "</text>";
+  for (const auto& [y, label] : hlines) {
+    std::snprintf(
+        b, sizeof b,
+        "<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"#c33\" stroke-dasharray=\"4 3\"/>"
+        "<text x=\"%g\" y=\"%g\" fill=\"#c33\" text-anchor=\"end\">",
+        ml, w - mr, Y(y), Y(y), w - mr - 2, Y(y) - 3);
+    o << b << Escape(label) << "</text>";
+  }
+  o << "<polyline fill=\"none\" stroke=\"#2563eb\" stroke-width=\"1.5\" points=\"";
+  for (const auto& [x, y] : pts) {
+    std::snprintf(b, sizeof b, "%.1f,%.1f ", X(x), Y(y));
+    o << b;
+  }
+  o << "\"/></svg>";
+  return o.str();
+}
+
+}  // namespace
+
+std::string ToHtml(const AnalyzerReport& r) {
+  const CacheRunFigures& b = r.base;
+  constexpr double kMiB = 1 << 20;
+  std::vector<std::pair<double, double>> dirty;
+  for (const DirtySample& s : b.timeline) {
+    dirty.push_back({static_cast<double>(s.t) / 1e9, static_cast<double>(s.dirty_bytes) / kMiB});
+  }
+  std::vector<std::pair<double, double>> wc;
+  for (const WriteCurvePoint& p : r.write_curve) {
+    wc.push_back({static_cast<double>(p.cache_bytes) / kMiB, 100 * p.absorbed_share});
+  }
+  std::ostringstream o;
+  o << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>tierlab analyze: "
+    << Escape(r.workload)
+    << "</title><style>body{font-family:sans-serif;max-width:900px;"
+       "margin:2em auto}pre{background:#f6f6f6;padding:1em}</style></head><body>";
+  o << "<h1>Write-cache analysis: " << Escape(r.workload) << "</h1>";
+  o << "<p><b>Recommendation:</b> " << Escape(r.recommendation) << "</p>";
+  o << SvgPlot("Dirty occupancy over time", "time (s)", "dirty MiB", dirty,
+               {{static_cast<double>(b.high_watermark_bytes) / kMiB, "high watermark"},
+                {static_cast<double>(b.low_watermark_bytes) / kMiB, "low watermark"}});
+  o << SvgPlot("Writes absorbed without throttling vs cache size", "cache MiB", "% absorbed", wc,
+               {{100 * r.absorb_target, "target"}});
+  if (r.read_mrc) {
+    std::vector<std::pair<double, double>> m;
+    for (const MrcPoint& p : r.read_mrc->points) {
+      m.push_back({static_cast<double>(p.cache_blocks * r.read_mrc->block_size) / kMiB,
+                   100 * p.read_miss_ratio});
+    }
+    o << SvgPlot("Read miss-ratio curve (" + r.mrc_method + ", LRU)", "cache MiB", "read miss %", m,
+                 {});
+  }
+  o << "<h2>Figures</h2><pre>" << Escape(ToTextTable(r)) << "</pre></body></html>\n";
+  return o.str();
+}
+
+}  // namespace tierlab

@@ -1,0 +1,135 @@
+#pragma once
+// The NVMe write-cache analyzer: runs a trace replay or a workload profile
+// through a write-back cache stack in simulation and reports what the cache
+// does (write absorption, dirty occupancy over time, destage, read hits),
+// how long its devices last (DWPD against the preset's rating) and how big
+// it must be (read miss-ratio curve in one pass; write-side curve by
+// re-running the simulation at smaller cache sizes). docs/ANALYZER.md
+// explains every figure.
+//
+// Ownership: AnalyzeWriteCache builds and destroys its own engines and
+// volumes. Failure: Errors from the layout, the trace or the profile (exit
+// code 2), or a layout without a write-back cache (2). Not thread-safe.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/analysis/MissRatioCurve.h"
+#include "bench/lab/TraceReplay.h"
+#include "bench/trace/TraceReader.h"
+#include "bench/workload/Profile.h"
+#include "layouts/Layout.h"
+
+namespace tierlab {
+
+struct AnalyzerInput {
+  LayoutSpec layout;  // must hold a cache tier and a write-back cache section
+  // The workload: a trace (trace_path set) or a profile.
+  std::string trace_path;
+  TraceOptions trace_options;
+  ReplayOptions replay;  // default for analyze: open loop at the trace's times
+  std::optional<Profile> profile;
+  // Dirty-occupancy sampling period; 0 = duration / 400 (at least 1 ms),
+  // found from the trace's last timestamp or the profile's runtime.
+  Nanos sample_interval = 0;
+  // Read MRC: 0 = exact (stack distance); in (0,1] = SHARDS at this rate.
+  double shards_rate = 0;
+  // Write-side curve: this many simulations at cache sizes halving from the
+  // configured one (0 = none).
+  int write_curve_points = 6;
+  // The recommendation's target share of writes absorbed without throttling.
+  double absorb_target = 0.95;
+};
+
+struct DirtySample {
+  Nanos t = 0;  // since the start of the run
+  std::uint64_t dirty_bytes = 0;
+  std::uint64_t destaged_bytes = 0;    // cumulative
+  std::uint64_t throttled = 0;         // cumulative throttled write requests
+  std::uint64_t host_write_bytes = 0;  // cumulative, measured at the cache target
+};
+
+// The figures of one simulation at one cache size.
+struct CacheRunFigures {
+  std::uint64_t cache_bytes = 0;  // usable cache capacity (lines x line size)
+  std::uint64_t line_size = 0;
+  std::uint64_t write_requests = 0;
+  std::uint64_t write_absorbed = 0;
+  std::uint64_t write_throttled = 0;
+  std::uint64_t write_bypassed = 0;
+  double absorbed_share = 0;  // (absorbed - throttled) / write requests
+  Nanos throttled_request_ns = 0;
+  Nanos throttled_wall_ns = 0;  // sample periods in which some write was throttled
+  std::uint64_t host_write_bytes = 0;
+  std::uint64_t host_read_bytes = 0;
+  double read_hit_ratio = 0;
+  std::uint64_t destage_ops = 0;
+  std::uint64_t destaged_bytes = 0;
+  double avg_destage_bytes = 0;
+  Nanos destage_active_ns = 0;         // sample periods in which destage progressed
+  double sustainable_destage_bps = 0;  // destaged bytes / destage_active_ns
+  // Host write bytes / the workload's own length (open-loop trace time
+  // scaled by replay_time_scale, the profile's ramp + runtime; closed loop:
+  // the simulated run time).
+  double offered_write_bps = 0;
+  double capacity_busy_share = 0;  // busy time of the capacity devices / duration (mean)
+  std::uint64_t cache_device_write_bytes = 0;
+  Nanos duration = 0;  // simulated run time
+  std::uint64_t high_watermark_bytes = 0;
+  std::uint64_t low_watermark_bytes = 0;
+  std::uint64_t peak_dirty_bytes = 0;
+  std::optional<Nanos> time_to_high_watermark;  // first time dirty reached the high mark
+  // The fastest net dirty growth over one sample period, and the time the
+  // high watermark would take to fill from empty at that rate.
+  double peak_fill_bps = 0;
+  std::optional<double> burst_time_to_full_s;
+  std::vector<DirtySample> timeline;
+};
+
+struct WriteCurvePoint {
+  std::uint64_t cache_bytes = 0;
+  double absorbed_share = 0;
+  double throttled_wall_share = 0;
+};
+
+struct AnalyzerReport {
+  std::string workload;  // trace file name or profile name
+  std::string layout;
+  std::string cache_preset;
+  std::uint64_t cache_device_bytes = 0;  // all cache devices together
+  std::uint32_t cache_devices = 0;
+  double endurance_dwpd_rating = 0;
+  Nanos trace_duration = 0;  // endurance time base (trace time, or run time)
+  CacheRunFigures base;
+  // Endurance.
+  double cache_bytes_per_day = 0;
+  double dwpd = 0;
+  double life_years = 0;  // 5-year warranty basis; infinity when nothing is written
+  double write_amplification = 0;
+  // Sizing.
+  std::optional<MissRatioCurve> read_mrc;  // traces, and profiles (their generated stream)
+  std::string mrc_method;                  // "exact" or "shards@R"
+  std::vector<WriteCurvePoint> write_curve;
+  std::optional<std::uint64_t> recommended_bytes;  // smallest size reaching absorb_target
+  double absorb_target = 0.95;
+  std::string recommendation;
+  double wall_seconds = 0;
+};
+
+Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& input);
+
+nlohmann::json ToJson(const AnalyzerReport& r);
+std::string ToTextTable(const AnalyzerReport& r);
+// One self-contained page, inline SVG plots, no external resources.
+std::string ToHtml(const AnalyzerReport& r);
+
+// The layout for --cache-preset/--cache-size/--capacity: one cache device of
+// `preset` holding `cache_bytes`, write-back, over the capacity shorthand
+// ("hdd4", "ssd2"...).
+Expected<LayoutSpec> MakeAnalyzerLayout(const std::string& cache_preset, std::uint64_t cache_bytes,
+                                        const std::string& capacity);
+
+}  // namespace tierlab

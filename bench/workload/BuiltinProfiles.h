@@ -1,0 +1,41 @@
+#pragma once
+// Named profiles a user runs without writing a file (`tierlab profiles`
+// lists them), modelled on the fio/VMFleet/HCIBench runs storage reviews
+// publish.
+//
+// Defaults, chosen to saturate a hybrid array the way HCIBench/VMFleet do:
+// iodepth 32 x numjobs 4 (128 outstanding I/Os per volume) for small random
+// I/O; 64k sequential uses iodepth 16 x numjobs 4 with each job streaming
+// its own quarter of the volume (size=25%, offset_increment=25%), since fio's
+// default of every job reading the same region would turn a sequential test
+// into a cache test. runtime 60s, ramp_time 10s. Override any field with a
+// JSON merge patch (Profile.h).
+//
+// HCIBench's "easy run" 4k 50%-random profile is vdbench seekpct=50 at four
+// read ratios; it is four profiles, hcibench-4k-50rand-r0/-r30/-r70/-r100,
+// and the group name `hcibench-4k-50rand` expands to all four (ExpandProfileName).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/workload/Profile.h"
+#include "tiering/core/Expected.h"
+
+namespace tierlab {
+
+struct BuiltinProfileInfo {
+  std::string_view name;
+  std::string_view description;  // one line, for `tierlab profiles`
+};
+
+// Every builtin, in display order (groups are listed as their members).
+const std::vector<BuiltinProfileInfo>& BuiltinProfileList();
+
+// One builtin by exact name; the error lists the valid names.
+Expected<Profile> FindBuiltinProfile(std::string_view name);
+
+// A builtin or a group of builtins (`hcibench-4k-50rand`) → profiles.
+Expected<std::vector<Profile>> ExpandProfileName(std::string_view name);
+
+}  // namespace tierlab

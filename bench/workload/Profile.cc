@@ -1,0 +1,776 @@
+#include "bench/workload/Profile.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "bench/workload/FioUnits.h"
+
+namespace tierlab {
+namespace {
+
+// fio options tierlab accepts and ignores: engine, file, reporting, logging
+// and buffer-content settings that do not change the I/O stream a simulated
+// or real tierlab volume sees. Anything else unknown is an error, so a job
+// file never runs with a silently dropped option that would change results.
+constexpr std::array<std::string_view, 66> kIgnoredFioOptions = {
+    "ioengine",
+    "direct",
+    "buffered",
+    "filename",
+    "directory",
+    "filename_format",
+    "group_reporting",
+    "time_based",
+    "thread",
+    "randrepeat",
+    "allrandrepeat",
+    "norandommap",
+    "random_generator",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "description",
+    "invalidate",
+    "exitall",
+    "gtod_reduce",
+    "clocksource",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "percentile_list",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "log_avg_msec",
+    "log_hist_msec",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "per_job_logs",
+    "log_offset",
+    "unified_rw_reporting",
+    "refill_buffers",
+    "scramble_buffers",
+    "zero_buffers",
+    "buffer_pattern",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "iodepth_batch",
+    "iodepth_batch_submit",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "allow_mounted_write",
+    "end_fsync",
+    "fsync_on_close",
+    "fadvise_hint",
+    "create_on_open",
+    "overwrite",
+    "create_serialize",
+    "fallocate",
+    "userspace_reap",
+    "hugepage-size",
+};
+
+std::string Quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (s.size() > 64) out += "...";
+  return out + "'";
+}
+
+std::string Join(const std::vector<std::string_view>& v) {
+  std::string out;
+  for (auto s : v) {
+    if (!out.empty()) out += ", ";
+    out += s;
+  }
+  return out;
+}
+
+Error Reason(std::string msg) {
+  return MakeError(std::move(msg));
+}
+
+Expected<std::uint32_t> ParsePercent(std::string_view v) {
+  auto n = ParseUnsigned(v);
+  if (!n) return n.error();
+  if (*n > 100) return Reason("must be 0..100, got " + std::string(Trim(v)));
+  return static_cast<std::uint32_t>(*n);
+}
+
+Expected<std::uint64_t> ParseRange(std::string_view v, std::uint64_t lo, std::uint64_t hi) {
+  auto n = ParseUnsigned(v);
+  if (!n) return n.error();
+  if (*n < lo || *n > hi) {
+    return Reason("must be " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " +
+                  std::string(Trim(v)));
+  }
+  return *n;
+}
+
+Expected<SizeSpec> ParseSizeSpec(std::string_view text, int kb_base, bool allow_zero,
+                                 bool allow_hundred) {
+  const std::string_view v = Trim(text);
+  SizeSpec s;
+  if (!v.empty() && v.back() == '%') {
+    auto d = ParseDouble(v.substr(0, v.size() - 1));
+    if (!d) return Reason("expected a percentage such as 50%, got " + Quote(v));
+    const bool ok = (allow_zero ? *d >= 0 : *d > 0) && (allow_hundred ? *d <= 100 : *d < 100);
+    if (!ok) {
+      return Reason(std::string("percentage must be ") + (allow_zero ? "0" : "> 0") +
+                    (allow_hundred ? " .. 100" : " and < 100") + ", got " + std::string(v));
+    }
+    s.is_percent = true;
+    s.percent = *d;
+    return s;
+  }
+  auto b = ParseFioSize(v, kb_base);
+  if (!b) return b.error();
+  if (!allow_zero && *b == 0) return Reason("must be > 0, got 0");
+  s.bytes = *b;
+  return s;
+}
+
+std::string FormatSizeSpec(const SizeSpec& s) {
+  return s.is_percent ? FormatDouble(s.percent) + "%" : FormatFioSize(s.bytes);
+}
+
+Expected<void> ParseBsSplit(std::string_view text, int kb_base, std::vector<BsSplitEntry>& out) {
+  out.clear();
+  std::vector<bool> empty_percent;
+  std::string_view rest = Trim(text);
+  if (rest.empty()) return Reason("expected size/percent entries such as 4k/50:64k/50, got ''");
+  std::uint32_t total = 0;
+  while (true) {
+    const std::size_t colon = rest.find(':');
+    const std::string_view entry = Trim(rest.substr(0, colon));
+    const std::size_t slash = entry.find('/');
+    auto bs = ParseFioSize(entry.substr(0, slash), kb_base);
+    if (!bs) return Reason("entry " + Quote(entry) + ": " + bs.error().message);
+    if (*bs == 0) return Reason("entry " + Quote(entry) + ": block size must be > 0");
+    BsSplitEntry e{*bs, 0};
+    const std::string_view pct =
+        slash == std::string_view::npos ? std::string_view() : Trim(entry.substr(slash + 1));
+    empty_percent.push_back(pct.empty());
+    if (!pct.empty()) {
+      auto p = ParsePercent(pct);
+      if (!p) return Reason("entry " + Quote(entry) + ": percent " + p.error().message);
+      e.percent = *p;
+      total += *p;
+    }
+    out.push_back(e);
+    if (out.size() > 64) return Reason("at most 64 entries");
+    if (colon == std::string_view::npos) break;
+    rest = rest.substr(colon + 1);
+  }
+  // As in fio, entries without a percentage share what is left equally.
+  const auto blanks =
+      static_cast<std::uint32_t>(std::count(empty_percent.begin(), empty_percent.end(), true));
+  if (blanks > 0 && total <= 100) {
+    std::uint32_t left = 100 - total, given = 0, seen = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!empty_percent[i]) continue;
+      ++seen;
+      out[i].percent = seen == blanks ? left - given : left / blanks;
+      given += out[i].percent;
+    }
+    total = 100;
+  }
+  if (total != 100) return Reason("percentages must add up to 100, got " + std::to_string(total));
+  return {};
+}
+
+std::string FormatBsSplit(const std::vector<BsSplitEntry>& v) {
+  std::string out;
+  for (const auto& e : v) {
+    if (!out.empty()) out += ':';
+    out += FormatFioSize(e.bs) + "/" + std::to_string(e.percent);
+  }
+  return out;
+}
+
+constexpr std::string_view kDistributionChoices =
+    "random, zipf:<theta>, pareto:<h>, normal[:<dev%>], zoned:<access%>/<size%>[:...]";
+
+Expected<void> ParseDistribution(std::string_view text, Profile& p) {
+  const std::string_view v = Trim(text);
+  const std::size_t colon = v.find(':');
+  const std::string_view kind = v.substr(0, colon);
+  const std::string_view arg =
+      colon == std::string_view::npos ? std::string_view() : v.substr(colon + 1);
+  const bool has_arg = colon != std::string_view::npos;
+  auto one_number = [&](std::string_view what) -> Expected<double> {
+    if (!has_arg || Trim(arg).empty()) {
+      return Reason(std::string(kind) + " needs a parameter, e.g. " + std::string(kind) + ":" +
+                    std::string(what));
+    }
+    if (arg.find(':') != std::string_view::npos) {
+      return Reason(std::string(kind) + ": one parameter expected, got " + Quote(arg) +
+                    " (fio's center parameter is not supported)");
+    }
+    auto d = ParseDouble(arg);
+    if (!d) return Reason(std::string(kind) + " parameter: " + d.error().message);
+    return *d;
+  };
+  if (kind == "random" && !has_arg) {
+    p.random_distribution = RandomDistribution::kRandom;
+  } else if (kind == "zipf") {
+    auto t = one_number("1.2");
+    if (!t) return t.error();
+    if (!(*t > 0) || *t > 100)
+      return Reason("zipf theta must be > 0 (and <= 100), got " + std::string(Trim(arg)));
+    p.random_distribution = RandomDistribution::kZipf;
+    p.zipf_theta = *t;
+  } else if (kind == "pareto") {
+    auto h = one_number("0.2");
+    if (!h) return h.error();
+    if (!(*h > 0 && *h < 1))
+      return Reason("pareto h must be > 0 and < 1, got " + std::string(Trim(arg)));
+    p.random_distribution = RandomDistribution::kPareto;
+    p.pareto_h = *h;
+  } else if (kind == "normal" || kind == "gauss") {
+    double dev = 0;
+    if (has_arg) {
+      auto d = one_number("10");
+      if (!d) return d.error();
+      if (!(*d >= 0 && *d <= 100))
+        return Reason("normal deviation must be 0..100 (%), got " + std::string(Trim(arg)));
+      dev = *d;
+    }
+    p.random_distribution = RandomDistribution::kNormal;
+    p.normal_dev = dev;
+  } else if (kind == "zoned") {
+    if (!has_arg || Trim(arg).empty()) {
+      return Reason("zoned needs access%/size% pairs, e.g. zoned:60/10:30/20:10/70");
+    }
+    std::vector<ZoneSpec> zones;
+    std::uint32_t access = 0, size = 0;
+    std::string_view rest = arg;
+    while (true) {
+      const std::size_t c = rest.find(':');
+      const std::string_view z = Trim(rest.substr(0, c));
+      const std::size_t slash = z.find('/');
+      if (slash == std::string_view::npos) {
+        return Reason("zoned: entry " + Quote(z) + " must be access%/size%");
+      }
+      auto a = ParsePercent(z.substr(0, slash));
+      auto s = ParsePercent(z.substr(slash + 1));
+      if (!a) return Reason("zoned: entry " + Quote(z) + ": access " + a.error().message);
+      if (!s) return Reason("zoned: entry " + Quote(z) + ": size " + s.error().message);
+      if (*s == 0) return Reason("zoned: entry " + Quote(z) + ": size % must be > 0");
+      zones.push_back({*a, *s});
+      access += *a;
+      size += *s;
+      if (zones.size() > 256) return Reason("zoned: at most 256 zones");
+      if (c == std::string_view::npos) break;
+      rest = rest.substr(c + 1);
+    }
+    if (access != 100)
+      return Reason("zoned: access percentages must add up to 100, got " + std::to_string(access));
+    if (size > 100)
+      return Reason("zoned: size percentages must add up to at most 100, got " +
+                    std::to_string(size));
+    p.random_distribution = RandomDistribution::kZoned;
+    p.zones = std::move(zones);
+  } else {
+    return Reason("unknown distribution " + Quote(v) +
+                  " (valid: " + std::string(kDistributionChoices) + ")");
+  }
+  if (p.random_distribution != RandomDistribution::kZoned) p.zones.clear();
+  if (p.random_distribution != RandomDistribution::kZipf) p.zipf_theta = 0;
+  if (p.random_distribution != RandomDistribution::kPareto) p.pareto_h = 0;
+  if (p.random_distribution != RandomDistribution::kNormal) p.normal_dev = 0;
+  return {};
+}
+
+Expected<bool> ParseBool(std::string_view text, bool has_value) {
+  if (!has_value) return true;
+  const std::string_view v = Trim(text);
+  if (v == "1" || v == "true") return true;
+  if (v == "0" || v == "false") return false;
+  return Reason("expected 0 or 1, got " + Quote(v));
+}
+
+using Setter = std::function<Expected<void>(Profile&, std::string_view, int)>;
+struct Option {
+  std::string_view name;
+  Setter set;
+};
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option> kOptions = [] {
+    std::vector<Option> o;
+    auto rw = [](Profile& p, std::string_view v, int) -> Expected<void> {
+      static constexpr std::array<std::pair<std::string_view, RwMode>, 7> kModes = {
+          {{"read", RwMode::kRead},
+           {"write", RwMode::kWrite},
+           {"randread", RwMode::kRandRead},
+           {"randwrite", RwMode::kRandWrite},
+           {"rw", RwMode::kReadWrite},
+           {"readwrite", RwMode::kReadWrite},
+           {"randrw", RwMode::kRandRw}}};
+      const std::string_view t = Trim(v);
+      for (auto [name, mode] : kModes) {
+        if (t == name) {
+          p.rw = mode;
+          return {};
+        }
+      }
+      return Reason("unknown value " + Quote(t) +
+                    " (valid: read, write, randread, randwrite, rw, readwrite, randrw)");
+    };
+    o.push_back({"rw", rw});
+    o.push_back({"readwrite", rw});
+    o.push_back({"name", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t.empty()) return Reason("must not be empty");
+                   p.name = std::string(t);
+                   return {};
+                 }});
+    o.push_back({"rwmixread", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParsePercent(v);
+                   if (!n) return n.error();
+                   p.rwmixread = *n;
+                   return {};
+                 }});
+    o.push_back({"rwmixwrite", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParsePercent(v);
+                   if (!n) return n.error();
+                   p.rwmixread = 100 - *n;
+                   return {};
+                 }});
+    auto bs = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+      auto n = ParseFioSize(v, kb);
+      if (!n) return n.error();
+      if (*n == 0) return Reason("must be > 0, got 0");
+      p.bs = *n;
+      return {};
+    };
+    o.push_back({"bs", bs});
+    o.push_back({"blocksize", bs});
+    o.push_back({"bssplit", [](Profile& p, std::string_view v, int kb) {
+                   return ParseBsSplit(v, kb, p.bssplit);
+                 }});
+    o.push_back({"iodepth", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 1, 65536);
+                   if (!n) return n.error();
+                   p.iodepth = static_cast<std::uint32_t>(*n);
+                   return {};
+                 }});
+    o.push_back({"numjobs", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 1, 4096);
+                   if (!n) return n.error();
+                   p.numjobs = static_cast<std::uint32_t>(*n);
+                   return {};
+                 }});
+    o.push_back({"size", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto s = ParseSizeSpec(v, kb, /*allow_zero=*/false, /*allow_hundred=*/true);
+                   if (!s) return s.error();
+                   p.size = *s;
+                   p.has_size = true;
+                   return {};
+                 }});
+    o.push_back({"offset", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto s = ParseSizeSpec(v, kb, /*allow_zero=*/true, /*allow_hundred=*/false);
+                   if (!s) return s.error();
+                   p.offset = *s;
+                   return {};
+                 }});
+    o.push_back({"offset_increment", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto s = ParseSizeSpec(v, kb, /*allow_zero=*/true, /*allow_hundred=*/false);
+                   if (!s) return s.error();
+                   p.offset_increment = *s;
+                   return {};
+                 }});
+    auto runtime = [](Profile& p, std::string_view v, int) -> Expected<void> {
+      auto t = ParseFioTime(v, kSecond);
+      if (!t) return t.error();
+      p.runtime = *t;
+      return {};
+    };
+    o.push_back({"runtime", runtime});
+    o.push_back({"timeout", runtime});
+    o.push_back({"number_ios", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto n = ParseFioSize(v, kb);
+                   if (!n) return n.error();
+                   p.number_ios = *n;
+                   return {};
+                 }});
+    o.push_back({"ramp_time", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto t = ParseFioTime(v, kSecond);
+                   if (!t) return t.error();
+                   p.ramp_time = *t;
+                   return {};
+                 }});
+    o.push_back({"random_distribution",
+                 [](Profile& p, std::string_view v, int) { return ParseDistribution(v, p); }});
+    o.push_back({"percentage_random", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParsePercent(v);
+                   if (!n) return n.error();
+                   p.percentage_random = *n;
+                   return {};
+                 }});
+    o.push_back(
+        {"percentage_sequential", [](Profile& p, std::string_view v, int) -> Expected<void> {
+           auto n = ParsePercent(v);
+           if (!n) return n.error();
+           p.percentage_random = 100 - *n;
+           return {};
+         }});
+    o.push_back({"rate_iops", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto n = ParseFioSize(v, kb);
+                   if (!n) return n.error();
+                   if (*n > 1'000'000'000)
+                     return Reason("must be at most 1000000000, got " + std::string(Trim(v)));
+                   p.rate_iops = *n;
+                   return {};
+                 }});
+    o.push_back({"thinktime", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto t = ParseFioTime(v, kMicro);
+                   if (!t) return t.error();
+                   p.thinktime = *t;
+                   return {};
+                 }});
+    o.push_back({"randseed", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseUnsigned(v);
+                   if (!n) return n.error();
+                   p.randseed = *n;
+                   return {};
+                 }});
+    o.push_back({"random_scatter", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.random_scatter = *b;
+                   return {};
+                 }});
+    return o;
+  }();
+  return kOptions;
+}
+
+// Options whose value may legitimately contain ',' (free text).
+bool AllowsComma(std::string_view key) {
+  return key == "name";
+}
+
+}  // namespace
+
+std::uint64_t SizeSpec::Resolve(std::uint64_t volume_bytes, std::uint64_t align) const {
+  if (!is_percent) return bytes;
+  const auto v =
+      static_cast<std::uint64_t>(static_cast<long double>(volume_bytes) * percent / 100.0L);
+  return align > 0 ? v / align * align : v;
+}
+
+std::uint32_t Profile::read_percent() const {
+  switch (rw) {
+    case RwMode::kRead:
+    case RwMode::kRandRead: return 100;
+    case RwMode::kWrite:
+    case RwMode::kRandWrite: return 0;
+    default: return rwmixread;
+  }
+}
+
+std::uint64_t Profile::min_bs() const {
+  if (bssplit.empty()) return bs;
+  std::uint64_t m = UINT64_MAX;
+  for (const auto& e : bssplit) m = std::min(m, e.bs);
+  return m;
+}
+
+std::uint64_t Profile::max_bs() const {
+  if (bssplit.empty()) return bs;
+  std::uint64_t m = 0;
+  for (const auto& e : bssplit) m = std::max(m, e.bs);
+  return m;
+}
+
+std::string_view ToString(RwMode rw) {
+  switch (rw) {
+    case RwMode::kRead: return "read";
+    case RwMode::kWrite: return "write";
+    case RwMode::kRandRead: return "randread";
+    case RwMode::kRandWrite: return "randwrite";
+    case RwMode::kReadWrite: return "rw";
+    case RwMode::kRandRw: return "randrw";
+  }
+  return "read";
+}
+
+std::string RandomDistributionString(const Profile& p) {
+  switch (p.random_distribution) {
+    case RandomDistribution::kRandom: return "random";
+    case RandomDistribution::kZipf: return "zipf:" + FormatDouble(p.zipf_theta);
+    case RandomDistribution::kPareto: return "pareto:" + FormatDouble(p.pareto_h);
+    case RandomDistribution::kNormal:
+      return p.normal_dev > 0 ? "normal:" + FormatDouble(p.normal_dev) : "normal";
+    case RandomDistribution::kZoned: {
+      std::string s = "zoned";
+      for (const auto& z : p.zones) {
+        s += ":" + std::to_string(z.access_percent) + "/" + std::to_string(z.size_percent);
+      }
+      return s;
+    }
+  }
+  return "random";
+}
+
+const std::vector<std::string_view>& SupportedOptionNames() {
+  static const std::vector<std::string_view> kNames = [] {
+    std::vector<std::string_view> v;
+    for (const auto& o : Options()) v.push_back(o.name);
+    v.push_back("kb_base");
+    return v;
+  }();
+  return kNames;
+}
+
+const std::vector<std::string_view>& IgnoredOptionNames() {
+  static const std::vector<std::string_view> kNames(kIgnoredFioOptions.begin(),
+                                                    kIgnoredFioOptions.end());
+  return kNames;
+}
+
+Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::string_view value,
+                                        bool has_value, int kb_base) {
+  const auto prefix = [&](const Error& e) {
+    return MakeError(std::string(key) + ": " + e.message);
+  };
+  for (const auto& o : Options()) {
+    if (o.name != key) continue;
+    if (!has_value && key != "random_scatter") return prefix(Reason("needs a value"));
+    if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
+      return prefix(
+          Reason("per-direction values (read,write) are not supported; give one value, got " +
+                 Quote(Trim(value))));
+    }
+    auto r = o.set(p, has_value ? value : std::string_view("1"), kb_base);
+    if (!r) return prefix(r.error());
+    return OptionResult::kApplied;
+  }
+  if (key == "kb_base") {
+    const std::string_view t = Trim(value);
+    if (t != "1024" && t != "1000") return prefix(Reason("must be 1024 or 1000, got " + Quote(t)));
+    return OptionResult::kApplied;  // the caller applies it to later options
+  }
+  for (auto name : kIgnoredFioOptions) {
+    if (name == key) return OptionResult::kIgnored;
+  }
+  return OptionResult::kUnknown;
+}
+
+Expected<void> ValidateProfile(const Profile& p) {
+  auto fail = [](std::string m) { return MakeError(std::move(m)); };
+  if (p.name.empty()) return fail("name: must not be empty");
+  if (p.rwmixread > 100)
+    return fail("rwmixread: must be 0..100, got " + std::to_string(p.rwmixread));
+  if (p.bs == 0) return fail("bs: must be > 0, got 0");
+  if (!p.bssplit.empty()) {
+    std::uint32_t total = 0;
+    for (const auto& e : p.bssplit) {
+      if (e.bs == 0) return fail("bssplit: block size must be > 0");
+      total += e.percent;
+    }
+    if (total != 100)
+      return fail("bssplit: percentages must add up to 100, got " + std::to_string(total));
+  }
+  if (p.iodepth < 1 || p.iodepth > 65536)
+    return fail("iodepth: must be 1..65536, got " + std::to_string(p.iodepth));
+  if (p.numjobs < 1 || p.numjobs > 4096)
+    return fail("numjobs: must be 1..4096, got " + std::to_string(p.numjobs));
+  if (p.percentage_random > 100) {
+    return fail("percentage_random: must be 0..100, got " + std::to_string(p.percentage_random));
+  }
+  if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0)
+    return fail("runtime: times must be >= 0");
+  if (p.has_size && p.size.is_percent && !(p.size.percent > 0 && p.size.percent <= 100)) {
+    return fail("size: percentage must be > 0 .. 100, got " + FormatDouble(p.size.percent));
+  }
+  if (p.has_size && !p.size.is_percent && p.size.bytes == 0)
+    return fail("size: must be > 0, got 0");
+  if (p.offset.is_percent && !(p.offset.percent >= 0 && p.offset.percent < 100)) {
+    return fail("offset: percentage must be 0 and < 100, got " + FormatDouble(p.offset.percent));
+  }
+  if (p.has_size && p.size.is_percent && p.offset.is_percent &&
+      p.offset.percent + p.size.percent > 100) {
+    return fail("size: offset " + FormatDouble(p.offset.percent) + "% + size " +
+                FormatDouble(p.size.percent) + "% exceeds the volume");
+  }
+  switch (p.random_distribution) {
+    case RandomDistribution::kRandom: break;
+    case RandomDistribution::kZipf:
+      if (!(p.zipf_theta > 0 && p.zipf_theta <= 100))
+        return fail("random_distribution: zipf theta must be > 0");
+      break;
+    case RandomDistribution::kPareto:
+      if (!(p.pareto_h > 0 && p.pareto_h < 1))
+        return fail("random_distribution: pareto h must be > 0 and < 1");
+      break;
+    case RandomDistribution::kNormal:
+      if (!(p.normal_dev >= 0 && p.normal_dev <= 100))
+        return fail("random_distribution: normal deviation must be 0..100");
+      break;
+    case RandomDistribution::kZoned: {
+      std::uint32_t a = 0, s = 0;
+      for (const auto& z : p.zones) {
+        if (z.size_percent == 0) return fail("random_distribution: zoned: size % must be > 0");
+        a += z.access_percent;
+        s += z.size_percent;
+      }
+      if (p.zones.empty() || a != 100 || s > 100) {
+        return fail(
+            "random_distribution: zoned: access % must add up to 100 and size % to at most 100");
+      }
+      break;
+    }
+  }
+  return {};
+}
+
+namespace {
+
+Expected<std::string> JsonValueText(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number_float()) return FormatDouble(v.get<double>());
+  if (v.is_boolean()) return std::string(v.get<bool>() ? "1" : "0");
+  return MakeError("must be a string or a number");
+}
+
+}  // namespace
+
+Expected<Profile> ParseProfileJson(const nlohmann::json& j, std::string_view source_name) {
+  const std::string src(source_name);
+  if (!j.is_object()) return MakeError(src + ": a profile must be a JSON object");
+  int kb_base = 1024;
+  if (auto it = j.find("kb_base"); it != j.end()) {
+    auto text = JsonValueText(*it);
+    if (!text || (*text != "1024" && *text != "1000")) {
+      return MakeError(src + ": kb_base: must be 1024 or 1000");
+    }
+    kb_base = *text == "1000" ? 1000 : 1024;
+  }
+  Profile p;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "kb_base") continue;
+    auto text = JsonValueText(value);
+    if (!text) return MakeError(src + ": " + key + ": " + text.error().message);
+    auto r = SetProfileOption(p, key, *text, true, kb_base);
+    if (!r) return MakeError(src + ": " + r.error().message);
+    if (*r == OptionResult::kUnknown) {
+      return MakeError(src + ": " + key +
+                       ": unknown field (valid: " + Join(SupportedOptionNames()) + ")");
+    }
+  }
+  // Aliases given together must agree (JSON objects have no order to decide).
+  auto both = [&](const char* a, const char* b, auto sum_to_100) -> Expected<void> {
+    if (!j.contains(a) || !j.contains(b)) return {};
+    Profile x, y;
+    (void)SetProfileOption(x, a, *JsonValueText(j[a]), true, kb_base);
+    (void)SetProfileOption(y, b, *JsonValueText(j[b]), true, kb_base);
+    if (!sum_to_100(x, y)) return MakeError(src + ": " + b + ": contradicts " + a);
+    return {};
+  };
+  if (auto r = both("rwmixread", "rwmixwrite",
+                    [](const Profile& x, const Profile& y) { return x.rwmixread == y.rwmixread; });
+      !r)
+    return r.error();
+  if (auto r = both("percentage_random", "percentage_sequential",
+                    [](const Profile& x, const Profile& y) {
+                      return x.percentage_random == y.percentage_random;
+                    });
+      !r)
+    return r.error();
+  if (auto r =
+          both("rw", "readwrite", [](const Profile& x, const Profile& y) { return x.rw == y.rw; });
+      !r)
+    return r.error();
+  if (auto r =
+          both("bs", "blocksize", [](const Profile& x, const Profile& y) { return x.bs == y.bs; });
+      !r)
+    return r.error();
+  if (auto r = both("runtime", "timeout",
+                    [](const Profile& x, const Profile& y) { return x.runtime == y.runtime; });
+      !r)
+    return r.error();
+  if (auto v = ValidateProfile(p); !v) return MakeError(src + ": " + v.error().message);
+  return p;
+}
+
+nlohmann::json ToJson(const Profile& p) {
+  nlohmann::json j = nlohmann::json::object();
+  j["name"] = p.name;
+  j["rw"] = std::string(ToString(p.rw));
+  j["rwmixread"] = p.rwmixread;
+  j["bs"] = FormatFioSize(p.bs);
+  if (!p.bssplit.empty()) j["bssplit"] = FormatBsSplit(p.bssplit);
+  j["iodepth"] = p.iodepth;
+  j["numjobs"] = p.numjobs;
+  if (p.has_size) j["size"] = FormatSizeSpec(p.size);
+  j["offset"] = FormatSizeSpec(p.offset);
+  j["offset_increment"] = FormatSizeSpec(p.offset_increment);
+  j["runtime"] = FormatFioTime(p.runtime);
+  j["number_ios"] = p.number_ios;
+  j["ramp_time"] = FormatFioTime(p.ramp_time);
+  j["random_distribution"] = RandomDistributionString(p);
+  j["percentage_random"] = p.percentage_random;
+  j["rate_iops"] = p.rate_iops;
+  j["thinktime"] = FormatFioTime(p.thinktime);
+  j["randseed"] = p.randseed;
+  j["random_scatter"] = p.random_scatter;
+  return j;
+}
+
+Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patch,
+                                    std::string_view source_name) {
+  nlohmann::json base = ToJson(p);
+  if (patch.is_object()) {
+    // A patch naming one of two aliases replaces the other, so that
+    // {"rwmixwrite": 30} over {"rwmixread": 50} is not a contradiction.
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kAliases = {
+        {{"rwmixread", "rwmixwrite"},
+         {"percentage_random", "percentage_sequential"},
+         {"rw", "readwrite"},
+         {"bs", "blocksize"},
+         {"runtime", "timeout"}}};
+    for (auto [a, b] : kAliases) {
+      if (patch.contains(std::string(b)) && !patch.contains(std::string(a)))
+        base.erase(std::string(a));
+      if (patch.contains(std::string(a)) && !patch.contains(std::string(b)))
+        base.erase(std::string(b));
+    }
+  }
+  base.merge_patch(patch);
+  return ParseProfileJson(base, source_name);
+}
+
+Expected<void> SetProfileField(Profile& p, std::string_view path, const nlohmann::json& value) {
+  if (!path.empty() && path.front() == '/') path.remove_prefix(1);
+  if (path.empty() || path.find('/') != std::string_view::npos) {
+    return MakeError("override: " + std::string(path) +
+                     ": profile fields are flat keys such as rwmixread");
+  }
+  nlohmann::json patch = nlohmann::json::object();
+  patch[std::string(path)] = value;
+  auto r = ApplyProfilePatch(p, patch, "override");
+  if (!r) return r.error();
+  p = std::move(*r);
+  return {};
+}
+
+}  // namespace tierlab

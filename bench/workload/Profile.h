@@ -1,0 +1,168 @@
+#pragma once
+// A workload profile: what one fio job section (or one tierlab profile JSON)
+// describes. Field and option names are fio's, with fio's meaning; where
+// tierlab differs it says so here.
+//
+// Options (JSON keys and fio job-file options are the same names):
+//   name                 job name (fio: the section name or name=)
+//   rw / readwrite       read | write | randread | randwrite | rw | readwrite | randrw
+//                        ("rw" and "readwrite" are the same: mixed sequential).
+//                        fio's "rw=randread:8" suffix is not supported.
+//   rwmixread            % of mixed I/Os that are reads, 0..100 (default 50)
+//   rwmixwrite           100 - rwmixread (sets rwmixread)
+//   bs / blocksize       block size, > 0, e.g. 4k (default 4k). One value for
+//                        reads and writes; fio's "bs=4k,64k" per-direction form
+//                        is rejected.
+//   bssplit              "4k/50:8k/30:64k/20": sizes and % of I/Os; the %s must
+//                        add up to 100 (a size with an empty % gets the rest,
+//                        as in fio). Overrides bs when given.
+//   iodepth              outstanding I/Os per job, 1..65536 (default 1)
+//   numjobs              concurrent jobs, 1..4096 (default 1)
+//   size                 bytes each job covers ("10g") or a % of the volume
+//                        ("50%"); default: volume size - offset
+//   offset               start of the region: bytes or % of the volume (default 0)
+//   offset_increment     job j starts at offset + j * offset_increment (bytes or %)
+//   runtime / timeout    measured run time (fio time: "30" = 30 s, "500ms", "5m")
+//   number_ios           stop each job after this many I/Os (0 = no limit)
+//   ramp_time            warm-up before measuring (fio time)
+//   random_distribution  random | zipf:θ (θ > 0) | pareto:h (0 < h < 1) |
+//                        normal[:dev%] | zoned:a/s[:a/s...] (access%/size%;
+//                        access %s add up to 100, size %s at most 100)
+//   percentage_random    for rand* modes: % of I/Os at a random block; the rest
+//                        continue sequentially after the previous I/O
+//                        (vdbench seekpct). Default 100.
+//   percentage_sequential  100 - percentage_random (sets percentage_random)
+//   rate_iops            per-job cap on I/Os per second, all directions
+//                        together (fio applies one value to each direction;
+//                        "a,b" per-direction form is rejected). 0 = no cap.
+//   thinktime            pause between an I/O's completion and the next issue
+//                        (fio time, bare number = microseconds)
+//   randseed             seed of every random stream of the job
+//   random_scatter       tierlab extension, default 1: spread the popularity
+//                        ranks of zipf/pareto/normal over the region with a
+//                        keyed permutation (fio always hashes them). 0 puts
+//                        the hottest blocks first, for extent-level locality.
+//   kb_base              1024 (default) or 1000: meaning of k/m/g (FioUnits.h).
+//                        Affects parsing only; not stored.
+//
+// Accepted and ignored (they have no meaning for tierlab, or tierlab always
+// behaves this way): see kIgnoredFioOptions in Profile.cc, and
+// IgnoredOptionNames() — ioengine, direct, buffered, filename, directory,
+// group_reporting, time_based (tierlab is time based whenever runtime is set),
+// thread, randrepeat, norandommap, random_generator, stonewall, new_group,
+// wait_for_previous, description, invalidate, the log and percentile-report
+// options, buffer content options, iodepth_batch*, cpus_allowed...
+//
+// Overrides (the matrix runner): a profile is data; the matrix applies a JSON
+// merge patch (RFC 7386) to ToJson(profile) and re-parses it, so an override
+// is validated exactly like a file. ApplyProfilePatch/SetProfileField do that.
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tiering/core/Expected.h"
+#include "tiering/core/IoRequest.h"
+
+namespace tierlab {
+
+enum class RwMode : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandRw };
+enum class RandomDistribution : std::uint8_t { kRandom, kZipf, kPareto, kNormal, kZoned };
+
+struct BsSplitEntry {
+  std::uint64_t bs = 0;
+  std::uint32_t percent = 0;
+  bool operator==(const BsSplitEntry&) const = default;
+};
+
+struct ZoneSpec {
+  std::uint32_t access_percent = 0;
+  std::uint32_t size_percent = 0;
+  bool operator==(const ZoneSpec&) const = default;
+};
+
+// Bytes, or a percentage of the volume when `is_percent`.
+struct SizeSpec {
+  std::uint64_t bytes = 0;
+  double percent = 0;
+  bool is_percent = false;
+  bool operator==(const SizeSpec&) const = default;
+  // Resolves against a volume; percentages round down to `align`.
+  std::uint64_t Resolve(std::uint64_t volume_bytes, std::uint64_t align) const;
+};
+
+inline constexpr std::uint64_t kDefaultRandSeed = 0x89abcdef;
+
+struct Profile {
+  std::string name = "job";
+  RwMode rw = RwMode::kRead;
+  std::uint32_t rwmixread = 50;
+  std::uint64_t bs = 4096;
+  std::vector<BsSplitEntry> bssplit;  // empty: every I/O is `bs`
+  std::uint32_t iodepth = 1;
+  std::uint32_t numjobs = 1;
+  bool has_size = false;  // false: volume size - offset
+  SizeSpec size;
+  SizeSpec offset;
+  SizeSpec offset_increment;
+  Nanos runtime = 0;  // 0: not time based
+  std::uint64_t number_ios = 0;
+  Nanos ramp_time = 0;
+  RandomDistribution random_distribution = RandomDistribution::kRandom;
+  double zipf_theta = 0;        // zipf
+  double pareto_h = 0;          // pareto
+  double normal_dev = 0;        // normal: stddev in % of the region; 0 = fio's default (100/12 %)
+  std::vector<ZoneSpec> zones;  // zoned
+  std::uint32_t percentage_random = 100;
+  std::uint64_t rate_iops = 0;
+  Nanos thinktime = 0;
+  std::uint64_t randseed = kDefaultRandSeed;
+  bool random_scatter = true;
+
+  bool operator==(const Profile&) const = default;
+
+  bool is_random() const {
+    return rw == RwMode::kRandRead || rw == RwMode::kRandWrite || rw == RwMode::kRandRw;
+  }
+  bool is_mixed() const { return rw == RwMode::kReadWrite || rw == RwMode::kRandRw; }
+  // Share of reads in % (100 for read-only modes, 0 for write-only).
+  std::uint32_t read_percent() const;
+  std::uint64_t min_bs() const;
+  std::uint64_t max_bs() const;
+};
+
+std::string_view ToString(RwMode rw);
+// "random", "zipf:1.2", "zoned:60/10:40/90"...
+std::string RandomDistributionString(const Profile& p);
+
+// Parses a profile object. `source_name` prefixes every error:
+// "job.json: rwmixread: must be 0..100, got 150". Unknown keys are errors
+// that list the valid ones; ignored fio options are accepted. Exit code 2.
+Expected<Profile> ParseProfileJson(const nlohmann::json& j, std::string_view source_name);
+
+// The full effective profile; ParseProfileJson(ToJson(p)) == p.
+nlohmann::json ToJson(const Profile& p);
+
+// JSON merge patch on ToJson(p), re-parsed and validated ("null" removes a
+// key, i.e. restores its default).
+Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patch,
+                                    std::string_view source_name);
+// One field: `path` is a key ("rwmixread"; "/rwmixread" also accepted).
+Expected<void> SetProfileField(Profile& p, std::string_view path, const nlohmann::json& value);
+
+// Lower-level entry used by both parsers: sets option `key` from its text
+// form. Errors are "key: reason" (no file prefix). Unknown key: the message
+// starts with "unknown option". `kb_base` is 1024 or 1000.
+enum class OptionResult : std::uint8_t { kApplied, kIgnored, kUnknown };
+Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::string_view value,
+                                        bool has_value, int kb_base);
+// Checks that need several fields (offset% + size% <= 100...). "field: reason".
+Expected<void> ValidateProfile(const Profile& p);
+
+// Names, for error messages and documentation.
+const std::vector<std::string_view>& SupportedOptionNames();
+const std::vector<std::string_view>& IgnoredOptionNames();
+
+}  // namespace tierlab

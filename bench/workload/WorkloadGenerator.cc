@@ -1,0 +1,165 @@
+#include "bench/workload/WorkloadGenerator.h"
+
+#include <algorithm>
+#include <string>
+
+namespace tierlab {
+namespace {
+
+enum Stream : std::uint64_t { kOpStream = 1, kBsStream, kSeqStream, kBlockStream };
+// The scatter permutation is keyed by randseed alone: one hot set per profile.
+constexpr std::uint64_t kScatterKey = 0x5ca77e5;
+
+}  // namespace
+
+Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
+                                                      std::uint64_t volume_bytes,
+                                                      std::uint32_t alignment,
+                                                      std::uint32_t job_index) {
+  const std::string who = "profile '" + profile.name + "': ";
+  auto fail = [&](std::string m) { return MakeError(who + m); };
+  if (auto v = ValidateProfile(profile); !v) return fail(v.error().message);
+  if (alignment == 0) return fail("device alignment must be > 0");
+  if (volume_bytes < alignment)
+    return fail("volume of " + std::to_string(volume_bytes) + " bytes is too small");
+  if (job_index >= profile.numjobs) {
+    return fail("job index " + std::to_string(job_index) + " >= numjobs " +
+                std::to_string(profile.numjobs));
+  }
+  auto check_bs = [&](std::uint64_t bs, const char* field) -> Expected<void> {
+    if (bs % alignment != 0) {
+      return fail(std::string(field) + ": " + std::to_string(bs) +
+                  " is not a multiple of the device's " + std::to_string(alignment) +
+                  "-byte blocks");
+    }
+    return {};
+  };
+  if (profile.bssplit.empty()) {
+    if (auto r = check_bs(profile.bs, "bs"); !r) return r.error();
+  }
+  for (const auto& e : profile.bssplit) {
+    if (auto r = check_bs(e.bs, "bssplit"); !r) return r.error();
+  }
+
+  WorkloadGenerator g;
+  g.profile_ = profile;
+  g.job_ = job_index;
+  g.ba_ = profile.min_bs();
+  const std::uint64_t max_bs = profile.max_bs();
+
+  const std::uint64_t base = profile.offset.Resolve(volume_bytes, g.ba_);
+  const std::uint64_t inc = profile.offset_increment.Resolve(volume_bytes, g.ba_);
+  if (base % alignment != 0)
+    return fail("offset: " + std::to_string(base) + " is not a multiple of " +
+                std::to_string(alignment));
+  if (inc % alignment != 0) {
+    return fail("offset_increment: " + std::to_string(inc) + " is not a multiple of " +
+                std::to_string(alignment));
+  }
+  unsigned __int128 begin = static_cast<unsigned __int128>(inc) * job_index + base;
+  if (begin >= volume_bytes) {
+    return fail("offset: job " + std::to_string(job_index) +
+                " starts at or beyond the end of the volume (" + std::to_string(volume_bytes) +
+                " bytes)");
+  }
+  g.begin_ = static_cast<std::uint64_t>(begin);
+  std::uint64_t size =
+      profile.has_size ? profile.size.Resolve(volume_bytes, g.ba_) : volume_bytes - g.begin_;
+  size -= size % alignment;
+  if (size < max_bs) {
+    return fail("size: region of " + std::to_string(size) +
+                " bytes is smaller than the block size " + std::to_string(max_bs));
+  }
+  if (static_cast<unsigned __int128>(g.begin_) + size > volume_bytes) {
+    return fail("size: job " + std::to_string(job_index) + " region [" + std::to_string(g.begin_) +
+                ", " + std::to_string(static_cast<std::uint64_t>(g.begin_ + size)) +
+                ") ends beyond the volume (" + std::to_string(volume_bytes) + " bytes)");
+  }
+  g.end_ = g.begin_ + size;
+  g.nblocks_ = std::max<std::uint64_t>(size / g.ba_, 1);
+  g.cursor_[0] = g.cursor_[1] = g.begin_;
+
+  g.read_percent_ = profile.read_percent();
+  g.random_percent_ = profile.is_random() ? profile.percentage_random : 0;
+  g.bs_ = profile.bs;
+  if (!profile.bssplit.empty()) {
+    g.bs_by_percent_.reserve(100);
+    for (const auto& e : profile.bssplit) {
+      for (std::uint32_t i = 0; i < e.percent; ++i) g.bs_by_percent_.push_back(e.bs);
+    }
+    g.bs_by_percent_.resize(100, profile.bssplit.back().bs);
+  }
+
+  const std::uint64_t seed = profile.randseed;
+  g.op_rng_.Seed(DeriveSeed(seed, job_index, kOpStream));
+  g.bs_rng_.Seed(DeriveSeed(seed, job_index, kBsStream));
+  g.seq_rng_.Seed(DeriveSeed(seed, job_index, kSeqStream));
+  g.block_rng_.Seed(DeriveSeed(seed, job_index, kBlockStream));
+
+  g.dist_ = profile.random_distribution;
+  switch (g.dist_) {
+    case RandomDistribution::kRandom: break;
+    case RandomDistribution::kZipf: g.zipf_ = ZipfSampler(g.nblocks_, profile.zipf_theta); break;
+    case RandomDistribution::kPareto:
+      g.pareto_ = ParetoSampler(g.nblocks_, profile.pareto_h);
+      break;
+    case RandomDistribution::kNormal:
+      g.normal_ = NormalSampler(g.nblocks_, profile.normal_dev);
+      break;
+    case RandomDistribution::kZoned: g.zoned_ = ZonedSampler(g.nblocks_, profile.zones); break;
+  }
+  g.scatter_enabled_ = profile.random_scatter && g.dist_ != RandomDistribution::kRandom &&
+                       g.dist_ != RandomDistribution::kZoned;
+  if (g.scatter_enabled_) g.scatter_ = BlockPermutation(g.nblocks_, DeriveSeed(seed, kScatterKey));
+  return g;
+}
+
+std::uint64_t WorkloadGenerator::PickBlock() {
+  std::uint64_t rank;
+  switch (dist_) {
+    case RandomDistribution::kRandom: return block_rng_.Below(nblocks_);
+    case RandomDistribution::kZipf: rank = zipf_.Sample(block_rng_); break;
+    case RandomDistribution::kPareto: rank = pareto_.Sample(block_rng_); break;
+    case RandomDistribution::kNormal: rank = normal_.Sample(block_rng_); break;
+    case RandomDistribution::kZoned: return zoned_.Sample(block_rng_);
+    default: return 0;
+  }
+  return scatter_enabled_ ? scatter_(rank) : rank;
+}
+
+NextIo WorkloadGenerator::Next() {
+  NextIo io;
+  if (read_percent_ >= 100) {
+    io.op = IoOp::kRead;
+  } else if (read_percent_ == 0) {
+    io.op = IoOp::kWrite;
+  } else {
+    io.op = op_rng_.Below(100) < read_percent_ ? IoOp::kRead : IoOp::kWrite;
+  }
+  io.length = bs_by_percent_.empty() ? bs_ : bs_by_percent_[bs_rng_.Below(100)];
+  const int dir = io.op == IoOp::kRead ? 0 : 1;
+  const bool random =
+      random_percent_ >= 100 || (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_);
+  std::uint64_t off;
+  if (random) {
+    off = begin_ + PickBlock() * ba_;
+    if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
+  } else {
+    off = cursor_[dir];
+    if (off + io.length > end_) off = begin_;
+  }
+  cursor_[dir] = off + io.length;
+  io.offset = off;
+  return io;
+}
+
+std::uint64_t WorkloadGenerator::io_bytes_limit() const {
+  if (profile_.runtime > 0 || profile_.number_ios > 0) return 0;
+  return end_ - begin_;
+}
+
+Nanos WorkloadGenerator::rate_interval() const {
+  return profile_.rate_iops > 0 ? kSecond / static_cast<Nanos>(profile_.rate_iops) : 0;
+}
+
+}  // namespace tierlab

@@ -1,0 +1,102 @@
+#pragma once
+// The I/O stream of one fio-style job: which op, where, how long.
+//
+// A runner creates numjobs generators (job_index 0..numjobs-1) for a
+// Profile, keeps iodepth I/Os in flight per job, and asks Next() for each new
+// I/O. The generator only decides *what* to issue; timing (ramp, runtime,
+// rate, thinktime) is the runner's, from the accessors below.
+//
+// Semantics (fio's, differences documented in BlockDistributions.h):
+// - Region: job j covers [offset + j*offset_increment, + size). As in fio,
+//   every job covers the same region unless offset_increment is set. size
+//   defaults to the rest of the volume. Percentages are of the volume, rounded
+//   down to the block alignment (ba).
+// - ba (block alignment of random offsets) = the smallest block size, as
+//   fio's default; random blocks are [0, region / ba). An I/O that would run
+//   past the region end is moved back to the last aligned offset that fits.
+// - Op: reads with probability rwmixread% for rw/randrw (per I/O, fio's
+//   rand_between(1,100) <= rwmixread).
+// - Length: bs, or a bssplit entry chosen by its %.
+// - Offset: sequential modes continue after the previous I/O of the same
+//   direction (fio's last_pos per direction), wrapping to the region start.
+//   Random modes pick a random block with probability percentage_random%,
+//   else continue sequentially after the previous I/O of that direction —
+//   fio's percentage_random and vdbench's seekpct.
+// - Randomness: each decision (op, length, random-or-sequential, block) has
+//   its own Xoshiro256** stream derived from (randseed, job_index, decision),
+//   so changing bssplit does not change the op sequence. Same inputs → same
+//   sequence, on any machine.
+//
+// Next() never allocates and costs a few ns for uniform random I/O. A
+// generator is used by one thread at a time; it is movable and copyable.
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/workload/BlockDistributions.h"
+#include "bench/workload/Profile.h"
+#include "bench/workload/Random.h"
+#include "tiering/core/Expected.h"
+#include "tiering/core/IoRequest.h"
+
+namespace tierlab {
+
+struct NextIo {
+  IoOp op = IoOp::kRead;
+  std::uint64_t offset = 0;  // bytes, multiple of the device alignment
+  std::uint64_t length = 0;  // bytes, multiple of the device alignment
+};
+
+class WorkloadGenerator {
+ public:
+  // `volume_bytes`: the device size. `alignment`: its logical block size;
+  // every block size and byte offset of the profile must be a multiple of it.
+  // Errors (exit code 2) name the profile and the field:
+  // "profile '4k-randread': size: job 3 region [..) ends beyond the volume".
+  static Expected<WorkloadGenerator> Create(const Profile& profile, std::uint64_t volume_bytes,
+                                            std::uint32_t alignment, std::uint32_t job_index);
+
+  NextIo Next();
+
+  // Fields the runner drives the job with.
+  const Profile& profile() const { return profile_; }
+  std::uint32_t job_index() const { return job_; }
+  std::uint32_t iodepth() const { return profile_.iodepth; }
+  std::uint32_t numjobs() const { return profile_.numjobs; }
+  Nanos ramp_time() const { return profile_.ramp_time; }
+  Nanos runtime() const { return profile_.runtime; }                // 0: not time based
+  std::uint64_t number_ios() const { return profile_.number_ios; }  // 0: no I/O count limit
+  // fio's default stop condition when neither runtime nor number_ios is set:
+  // each job transfers `size` bytes. 0 when another limit applies.
+  std::uint64_t io_bytes_limit() const;
+  // Minimum spacing between issues of this job for rate_iops (0 = none).
+  Nanos rate_interval() const;
+  Nanos thinktime() const { return profile_.thinktime; }
+  std::uint64_t region_begin() const { return begin_; }
+  std::uint64_t region_end() const { return end_; }
+  std::uint64_t block_alignment() const { return ba_; }
+  std::uint64_t block_count() const { return nblocks_; }
+
+ private:
+  WorkloadGenerator() = default;
+  std::uint64_t PickBlock();
+
+  Profile profile_;
+  std::uint32_t job_ = 0;
+  std::uint64_t begin_ = 0, end_ = 0, ba_ = 1, nblocks_ = 1;
+  std::uint32_t read_percent_ = 100;
+  std::uint32_t random_percent_ = 0;  // 0 for sequential modes
+  std::uint64_t bs_ = 4096;
+  std::vector<std::uint64_t> bs_by_percent_;  // 100 entries when bssplit is set
+  std::uint64_t cursor_[2] = {0, 0};          // next sequential offset: read, write
+  Xoshiro256 op_rng_, bs_rng_, seq_rng_, block_rng_;
+  RandomDistribution dist_ = RandomDistribution::kRandom;
+  ZipfSampler zipf_;
+  ParetoSampler pareto_;
+  NormalSampler normal_;
+  ZonedSampler zoned_;
+  BlockPermutation scatter_;
+  bool scatter_enabled_ = false;
+};
+
+}  // namespace tierlab

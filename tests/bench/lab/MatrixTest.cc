@@ -1,0 +1,261 @@
+// Matrix expansion (order, include/exclude, ids, seeds), bad input, shards,
+// the parallel runner's determinism and the shard merge.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "bench/lab/Matrix.h"
+#include "bench/lab/MatrixRunner.h"
+#include "layouts/MatrixSpec.h"
+
+namespace tierlab {
+namespace {
+
+ExpandedMatrix MustExpand(const nlohmann::json& j) {
+  auto spec = ParseMatrixJson(j, "m.json");
+  EXPECT_TRUE(spec.ok()) << spec.error().message;
+  auto m = ExpandMatrix(*spec);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? std::move(m.value()) : ExpandedMatrix{};
+}
+
+Error ExpandError(const nlohmann::json& j) {
+  auto spec = ParseMatrixJson(j, "m.json");
+  if (!spec.ok()) return spec.error();
+  auto m = ExpandMatrix(*spec);
+  if (!m.ok()) return m.error();
+  auto b = CheckCellsBuild(*m);
+  if (!b.ok()) return b.error();
+  ADD_FAILURE() << "expected an error for " << j.dump();
+  return MakeError("", 0);
+}
+
+// A small, fast matrix: all-flash cells, 50 ms measured.
+nlohmann::json Tiny() {
+  return {{"name", "tiny"},
+          {"layouts", {"nvme2+ssd4", "ssd4/hdd4"}},
+          {"profiles", {"4k-randread", "4k-70-30"}},
+          {"profile_override",
+           {{"runtime", "50ms"},
+            {"ramp_time", "10ms"},
+            {"size", "1g"},
+            {"numjobs", 1},
+            {"iodepth", 8}}},
+          {"axes", {{"bs", {"4k", "8k"}}}}};
+}
+
+TEST(MatrixTest, CartesianProductInDocumentedOrder) {
+  nlohmann::json j = Tiny();
+  j["layouts"] = {"nvme2+ssd4", "ssd2+hdd4"};
+  j["axes"]["cache.read"] = {true, false};
+  j["repeats"] = 2;
+  j["seed"] = 7;
+  const ExpandedMatrix m = MustExpand(j);
+  // 2 layouts x 2 profiles x 2 bs x 2 cache.read x 2 repeats.
+  ASSERT_EQ(m.cells.size(), 32u);
+  for (std::size_t i = 0; i < m.cells.size(); ++i) EXPECT_EQ(m.cells[i].index, i);
+  // Layouts outermost, repeats innermost; axes in key order (bs before cache.read).
+  EXPECT_EQ(m.cells[0].layout_name, "nvme2+ssd4");
+  EXPECT_EQ(m.cells[16].layout_name, "ssd2+hdd4");
+  EXPECT_EQ(m.cells[8].profile_name, "4k-70-30");
+  EXPECT_EQ(m.cells[0].label, "nvme2+ssd4 | 4k-randread | bs=4k cache.read=true #0");
+  EXPECT_EQ(m.cells[1].label, "nvme2+ssd4 | 4k-randread | bs=4k cache.read=true #1");
+  EXPECT_EQ(m.cells[2].label, "nvme2+ssd4 | 4k-randread | bs=4k cache.read=false #0");
+  EXPECT_EQ(m.cells[4].profile.bs, 8192u);
+  // Overrides reach the effective configs.
+  EXPECT_EQ(m.cells[2].layout.cache["read"], false);
+  EXPECT_EQ(m.cells[0].profile.runtime, 50 * kMilli);
+  // Repeats share the id and get seed + repeat as randseed.
+  EXPECT_EQ(m.cells[0].id, m.cells[1].id);
+  EXPECT_NE(m.cells[0].id, m.cells[2].id);
+  EXPECT_EQ(m.cells[0].seed, 7u);
+  EXPECT_EQ(m.cells[1].seed, 8u);
+  EXPECT_EQ(m.cells[1].profile.randseed, 8u);
+  std::set<std::string> ids;
+  for (const auto& c : m.cells) ids.insert(c.id);
+  EXPECT_EQ(ids.size(), 16u);
+}
+
+TEST(MatrixTest, IdsAndHashAreStableAndDependOnConfig) {
+  const ExpandedMatrix a = MustExpand(Tiny());
+  const ExpandedMatrix b = MustExpand(Tiny());
+  ASSERT_EQ(a.cells.size(), b.cells.size());
+  for (std::size_t i = 0; i < a.cells.size(); ++i) EXPECT_EQ(a.cells[i].id, b.cells[i].id);
+  EXPECT_EQ(a.hash, b.hash);
+  nlohmann::json j = Tiny();
+  j["profile_override"]["iodepth"] = 16;
+  const ExpandedMatrix c = MustExpand(j);
+  EXPECT_NE(a.cells[0].id, c.cells[0].id);
+  EXPECT_NE(a.hash, c.hash);
+}
+
+TEST(MatrixTest, ExcludeRemovesCellsMatchingEveryKey) {
+  nlohmann::json j = Tiny();
+  j["exclude"] = {{{"profile", "4k-randread"}, {"bs", "8k"}}, {{"layout", "ssd4/hdd4"}}};
+  const ExpandedMatrix m = MustExpand(j);
+  // nvme2+ssd4: randread 4k, 70-30 4k, 70-30 8k.
+  ASSERT_EQ(m.cells.size(), 3u);
+  for (const auto& c : m.cells) {
+    EXPECT_EQ(c.layout_name, "nvme2+ssd4");
+    EXPECT_FALSE(c.profile_name == "4k-randread" && c.profile.bs == 8192) << c.label;
+  }
+}
+
+TEST(MatrixTest, IncludeExtendsMatchingCellsOrAddsNewOnes) {
+  nlohmann::json j = Tiny();
+  j["include"] = {
+      // Extends the two nvme2+ssd4 / 8k cells with an extra override.
+      {{"layout", "nvme2+ssd4"}, {"bs", "8k"}, {"iodepth", 2}},
+      // Matches nothing (bs 64k is not an axis value): a new cell per profile.
+      {{"layout", "nvme2+ssd4"}, {"bs", "64k"}},
+  };
+  const ExpandedMatrix m = MustExpand(j);
+  ASSERT_EQ(m.cells.size(), 8u + 2u);
+  int extended = 0;
+  for (const auto& c : m.cells) {
+    if (c.profile.iodepth == 2) {
+      ++extended;
+      EXPECT_EQ(c.layout_name, "nvme2+ssd4");
+      EXPECT_EQ(c.profile.bs, 8192u);
+      EXPECT_NE(c.label.find("iodepth=2"), std::string::npos) << c.label;
+    }
+  }
+  EXPECT_EQ(extended, 2);
+  EXPECT_EQ(m.cells[8].profile.bs, 65536u);
+  EXPECT_EQ(m.cells[8].profile_name, "4k-randread");
+  EXPECT_EQ(m.cells[9].profile_name, "4k-70-30");
+}
+
+TEST(MatrixTest, UnknownAxisPathNamesTheMatrixFileAndAxis) {
+  nlohmann::json j = Tiny();
+  j["axes"] = {{"cache.foo", {1, 2}}};
+  const Error e = ExpandError(j);
+  EXPECT_EQ(e.exit_code, kExitUsage);
+  EXPECT_EQ(e.message.rfind("m.json: axes.\"cache.foo\": ", 0), 0u) << e.message;
+  EXPECT_NE(e.message.find("unknown key"), std::string::npos) << e.message;
+
+  j["axes"] = {{"blocksise", {"4k"}}};  // a profile option typo
+  const Error p = ExpandError(j);
+  EXPECT_EQ(p.exit_code, kExitUsage);
+  EXPECT_EQ(p.message.rfind("m.json: axes.\"blocksise\": ", 0), 0u) << p.message;
+
+  j["axes"] = {{"tiers[7].count", {1}}};
+  const Error t = ExpandError(j);
+  EXPECT_EQ(t.message.rfind("m.json: axes.\"tiers[7].count\": ", 0), 0u) << t.message;
+  EXPECT_NE(t.message.find("out of range"), std::string::npos) << t.message;
+
+  j["axes"] = {{"cache.read", {false}}};  // ssd4/hdd4 has no cache to switch
+  const Error nc = ExpandError(j);
+  EXPECT_EQ(nc.message.rfind("m.json: axes.\"cache.read\": ssd4/hdd4: ", 0), 0u) << nc.message;
+  EXPECT_NE(nc.message.find("has no cache"), std::string::npos) << nc.message;
+
+  j["axes"] = {{"iodepth", {0}}};  // invalid value: the profile's own validation
+  const Error v = ExpandError(j);
+  EXPECT_EQ(v.message.rfind("m.json: axes.\"iodepth\": ", 0), 0u) << v.message;
+}
+
+TEST(MatrixTest, LayoutTooBigForItsTiersIsABuildError) {
+  nlohmann::json j = Tiny();
+  j["layouts"] = {"nvme2+hdd4"};
+  j["axes"] = {{"layout.size", {"64g", "100t"}}};
+  const Error e = ExpandError(j);
+  EXPECT_EQ(e.exit_code, kExitUsage);
+  EXPECT_EQ(e.message.rfind("m.json: cell \"nvme2+hdd4 | 4k-randread | layout.size=100t\": ", 0),
+            0u)
+      << e.message;
+  EXPECT_NE(e.message.find("does not fit"), std::string::npos) << e.message;
+  EXPECT_EQ(e.message.find('\n'), std::string::npos);
+}
+
+TEST(MatrixTest, ShardsCoverEveryCellExactlyOnce) {
+  for (std::uint32_t n : {1u, 2u, 3u, 5u, 16u, 40u}) {
+    std::vector<int> seen(33, 0);
+    for (std::uint32_t i = 1; i <= n; ++i) {
+      auto s = ParseShard(std::to_string(i) + "/" + std::to_string(n));
+      ASSERT_TRUE(s.ok());
+      for (std::size_t k = 0; k < seen.size(); ++k) seen[k] += s->Contains(k) ? 1 : 0;
+    }
+    for (std::size_t k = 0; k < seen.size(); ++k)
+      EXPECT_EQ(seen[k], 1) << "cell " << k << " N " << n;
+  }
+  for (const char* bad : {"0/4", "5/4", "1/0", "a/b", "1", "1/2/3", "-1/2", ""}) {
+    EXPECT_FALSE(ParseShard(bad).ok()) << bad;
+  }
+}
+
+TEST(MatrixTest, ResultsDoNotDependOnWorkerCount) {
+  const ExpandedMatrix m = MustExpand(Tiny());
+  MatrixRunOptions one;
+  one.jobs = 1;
+  MatrixRunOptions two;
+  two.jobs = 2;
+  auto a = RunMatrix(m, one);
+  auto b = RunMatrix(m, two);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_EQ(a->at("cells").size(), m.cells.size());
+  EXPECT_EQ(a->dump(), b->dump());
+  const auto& c0 = a->at("cells")[0];
+  EXPECT_EQ(c0["index"], 0);
+  EXPECT_EQ(c0["id"], m.cells[0].id);
+  EXPECT_EQ(c0["axes"]["bs"], "4k");
+  EXPECT_GT(c0["jobs"][0]["read"]["iops"].get<double>(), 0);
+  EXPECT_EQ(a->at("matrix_hash"), m.hash);
+}
+
+TEST(MatrixTest, MergeIsOrderIndependentAndRefusesMismatches) {
+  const ExpandedMatrix m = MustExpand(Tiny());
+  std::vector<nlohmann::json> parts;
+  std::vector<std::string> names;
+  for (std::uint32_t i = 1; i <= 3; ++i) {
+    MatrixRunOptions o;
+    o.jobs = 1;
+    o.shard = *ParseShard(std::to_string(i) + "/3");
+    auto r = RunMatrix(m, o);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    parts.push_back(*r);
+    names.push_back("part" + std::to_string(i) + ".json");
+  }
+  MatrixRunOptions all;
+  all.jobs = 1;
+  auto whole = RunMatrix(m, all);
+  ASSERT_TRUE(whole.ok());
+
+  std::size_t missing = 99;
+  auto merged = MergeMatrixResults(parts, names, &missing);
+  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  EXPECT_EQ(missing, 0u);
+  EXPECT_EQ(merged->at("cells"), whole->at("cells"));
+  std::vector<std::size_t> order = {2, 0, 1};
+  std::vector<nlohmann::json> shuffled;
+  std::vector<std::string> shuffled_names;
+  for (auto i : order) shuffled.push_back(parts[i]), shuffled_names.push_back(names[i]);
+  auto merged2 = MergeMatrixResults(shuffled, shuffled_names);
+  ASSERT_TRUE(merged2.ok());
+  EXPECT_EQ(merged2->dump(), merged->dump());
+
+  // Missing shard: merged, but reported.
+  auto partial = MergeMatrixResults({parts[0], parts[1]}, {names[0], names[1]}, &missing);
+  ASSERT_TRUE(partial.ok());
+  EXPECT_EQ(missing, parts[2]["cells"].size());
+
+  // The same shard twice: duplicate cells.
+  auto dup = MergeMatrixResults({parts[0], parts[0]}, {"a.json", "b.json"});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_NE(dup.error().message.find("is in both a.json and b.json"), std::string::npos)
+      << dup.error().message;
+
+  // Another matrix.
+  nlohmann::json other = parts[1];
+  other["matrix_hash"] = "0000000000000000";
+  auto mismatch = MergeMatrixResults({parts[0], other}, {"a.json", "b.json"});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.error().message.find("b.json is from a different matrix"), std::string::npos)
+      << mismatch.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab

@@ -1,0 +1,222 @@
+// The write-cache analyzer against a plain replay of the same trace on the
+// same stack, its endurance arithmetic, and its write curve.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "bench/analysis/StackDistanceMrc.h"
+#include "bench/lab/TraceReplay.h"
+#include "bench/lab/WriteCacheAnalyzer.h"
+#include "bench/trace/TraceFactory.h"
+#include "bench/trace/TraceWriter.h"
+#include "bench/workload/WorkloadGenerator.h"
+#include "layouts/StackBuilder.h"
+#include "tiering/core/SimEngine.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+class WriteCacheAnalyzerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tierlab-wca-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // `n` 4 KiB requests, `write_percent` writes, uniformly over `span` bytes,
+  // one every `gap` ns of trace time.
+  std::string WriteTrace(const std::string& name, int n, int write_percent, std::uint64_t span,
+                         Nanos gap) {
+    const std::string path = (dir_ / name).string();
+    auto w = CreateTraceWriter(path, TraceFormat::kTierlabBin);
+    EXPECT_TRUE(w.ok());
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < n; ++i) {
+      TraceRecord r;
+      r.timestamp = i * gap;
+      r.op = static_cast<int>(rng() % 100) < write_percent ? IoOp::kWrite : IoOp::kRead;
+      r.offset = rng() % (span / 4096) * 4096;
+      r.length = 4096;
+      EXPECT_TRUE((*w)->Write(r).ok());
+    }
+    EXPECT_TRUE((*w)->Close().ok());
+    return path;
+  }
+
+  AnalyzerInput Input(const std::string& trace, std::uint64_t cache_bytes) {
+    AnalyzerInput in;
+    auto l = MakeAnalyzerLayout("nvme-pm1725", cache_bytes, "hdd1");
+    EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().message);
+    in.layout = *l;
+    in.trace_path = trace;
+    in.replay.mode = ReplayMode::kOpen;
+    in.replay.iodepth = 64;
+    return in;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// Absorption reported by the analyzer equals what a replay of the same trace
+// on the same stack (no analyzer sampling) measures, within 1 %. The trace
+// outruns one HDD so that the cache fills and throttles: a trivial 100 %
+// would not test anything.
+TEST_F(WriteCacheAnalyzerTest, AbsorptionMatchesPlainReplay) {
+  // 20000 random 4 KiB writes over 2 GiB at 20 k/s (80 MB/s) into a 32 MiB cache.
+  const std::string trace = WriteTrace("burst.bin", 20000, 90, 2048 * kMiB, 50 * kMicro);
+  AnalyzerInput in = Input(trace, 32 * kMiB);
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+
+  SimEngine engine;
+  auto volume = BuildVolume(engine, in.layout, BuildOptions{});
+  ASSERT_TRUE(volume.ok());
+  auto reader = OpenTrace(trace);
+  ASSERT_TRUE(reader.ok());
+  auto run = ReplayTrace(engine, volume->top(), **reader, in.replay);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  const CacheStats s = volume->cache()->cache_stats();
+  ASSERT_GT(s.write_requests, 0u);
+  ASSERT_GT(s.write_throttled, 0u) << "the trace must overrun the cache for this test to bite";
+  const double replay_share =
+      static_cast<double>(s.write_absorbed - std::min(s.write_absorbed, s.write_throttled)) /
+      static_cast<double>(s.write_requests);
+  EXPECT_LT(replay_share, 0.99);
+  EXPECT_NEAR(rep->base.absorbed_share, replay_share, 0.01);
+  EXPECT_EQ(rep->base.write_requests, s.write_requests);
+  // The dirty timeline saw the high watermark and destage ran.
+  ASSERT_TRUE(rep->base.time_to_high_watermark.has_value());
+  EXPECT_GE(rep->base.peak_dirty_bytes, rep->base.high_watermark_bytes);
+  EXPECT_GT(rep->base.destaged_bytes, 0u);
+  EXPECT_GT(rep->base.sustainable_destage_bps, 0);
+  EXPECT_GT(rep->base.throttled_wall_ns, 0);
+  EXPECT_GT(rep->base.timeline.size(), 10u);
+}
+
+// DWPD = cache-device bytes per day of trace time / cache-device capacity;
+// life = 5 years x rating / DWPD; write amplification = device / host bytes.
+TEST_F(WriteCacheAnalyzerTest, EnduranceArithmetic) {
+  // 5000 writes of 4 KiB over 1 hour of trace time (one every 720 ms).
+  const std::string trace = WriteTrace("slow.bin", 5000, 100, 256 * kMiB, 720 * kMilli);
+  AnalyzerInput in = Input(trace, 1024 * kMiB);
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  const AnalyzerReport& r = *rep;
+  EXPECT_EQ(r.trace_duration, 4999 * 720 * kMilli);
+  EXPECT_EQ(r.cache_device_bytes, 1024 * kMiB);
+  EXPECT_EQ(r.base.host_write_bytes, 5000u * 4096);
+  // Every host write lands on the cache device at least once.
+  ASSERT_GE(r.base.cache_device_write_bytes, r.base.host_write_bytes);
+  const double days = 4999 * 0.72 / 86400;
+  const double per_day = static_cast<double>(r.base.cache_device_write_bytes) / days;
+  EXPECT_NEAR(r.cache_bytes_per_day, per_day, per_day * 1e-9);
+  const double dwpd = per_day / (1024.0 * kMiB);
+  EXPECT_NEAR(r.dwpd, dwpd, dwpd * 1e-9);
+  ASSERT_GT(r.endurance_dwpd_rating, 0);
+  EXPECT_NEAR(r.life_years, 5 * r.endurance_dwpd_rating / dwpd, 1e-9 * r.life_years);
+  EXPECT_NEAR(r.write_amplification,
+              static_cast<double>(r.base.cache_device_write_bytes) / (5000.0 * 4096), 1e-12);
+  EXPECT_DOUBLE_EQ(r.base.absorbed_share, 1.0);
+  const nlohmann::json j = ToJson(r);
+  EXPECT_DOUBLE_EQ(j["endurance"]["dwpd"].get<double>(), r.dwpd);
+}
+
+// The write curve halves the cache per point and absorption does not grow as
+// the cache shrinks past the burst; the recommendation names a tried size.
+TEST_F(WriteCacheAnalyzerTest, WriteCurveAndRecommendation) {
+  const std::string trace = WriteTrace("curve.bin", 20000, 90, 2048 * kMiB, 50 * kMicro);
+  AnalyzerInput in = Input(trace, 256 * kMiB);
+  in.write_curve_points = 4;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep->write_curve.size(), 4u);
+  for (std::size_t i = 1; i < rep->write_curve.size(); ++i) {
+    EXPECT_EQ(rep->write_curve[i].cache_bytes, 2 * rep->write_curve[i - 1].cache_bytes);
+  }
+  EXPECT_LT(rep->write_curve.front().absorbed_share, rep->write_curve.back().absorbed_share);
+  if (rep->recommended_bytes) {
+    bool found = false;
+    for (const auto& p : rep->write_curve) {
+      if (p.cache_bytes == *rep->recommended_bytes) {
+        found = true;
+        EXPECT_GE(p.absorbed_share, in.absorb_target);
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+  ASSERT_TRUE(rep->read_mrc.has_value());
+  EXPECT_FALSE(rep->read_mrc->points.empty());
+  const std::string html = ToHtml(*rep);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no fetches
+}
+
+// A profile gets a read MRC too: its generated request stream, as many I/Os
+// as the simulation issued, through the exact MRC. The curve must equal one
+// computed here from the same generator and count, and be a real curve
+// (misses fall as the cache grows; at the working set only cold misses).
+TEST_F(WriteCacheAnalyzerTest, ProfileGetsTheReadMrcOfItsGeneratedStream) {
+  auto profile = ParseProfileJson(nlohmann::json{{"name", "zipf-rw"},
+                                                 {"rw", "randrw"},
+                                                 {"rwmixread", 70},
+                                                 {"bs", "4k"},
+                                                 {"size", "64m"},
+                                                 {"random_distribution", "zipf:1.1"},
+                                                 {"iodepth", 8},
+                                                 {"number_ios", 40000}},
+                                  "test");
+  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  AnalyzerInput in = Input("", 256 * kMiB);
+  in.trace_path.clear();
+  in.profile = *profile;
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_TRUE(rep->read_mrc.has_value());
+  EXPECT_EQ(rep->mrc_method, "exact");
+  const MissRatioCurve& c = *rep->read_mrc;
+  ASSERT_GT(c.points.size(), 5u);
+  EXPECT_EQ(c.references, 40000);  // one 4 KiB block per I/O at a 4 KiB line
+
+  SimEngine engine;
+  auto volume = BuildVolume(engine, in.layout, BuildOptions{});
+  ASSERT_TRUE(volume.ok());
+  auto gen =
+      WorkloadGenerator::Create(*profile, volume->top().Size(), volume->top().BlockSize(), 0);
+  ASSERT_TRUE(gen.ok());
+  StackDistanceMrc mine(c.block_size);
+  for (int i = 0; i < 40000; ++i) {
+    const NextIo io = gen->Next();
+    mine.Add(TraceRecord{0, io.op, io.offset, static_cast<std::uint32_t>(io.length)});
+  }
+  EXPECT_DOUBLE_EQ(c.read_references, static_cast<double>(mine.read_references()));
+  for (const MrcPoint& p : c.points) {
+    EXPECT_DOUBLE_EQ(p.read_miss_ratio, mine.ReadMissRatio(p.cache_blocks)) << p.cache_blocks;
+  }
+  EXPECT_GT(c.points.front().read_miss_ratio, c.points.back().read_miss_ratio);
+  const double cold = static_cast<double>(mine.unique_blocks()) / 40000;
+  EXPECT_DOUBLE_EQ(c.points.back().miss_ratio, cold);
+  EXPECT_LT(cold, 0.5);  // zipf over 16 Ki blocks: most references are re-references
+}
+
+TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {
+  const std::string trace = WriteTrace("t.bin", 10, 50, 64 * kMiB, kMilli);
+  AnalyzerInput in = Input(trace, 64 * kMiB);
+  in.layout.cache["write"] = "writethrough";
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.error().exit_code, kExitUsage);
+}
+
+}  // namespace
+}  // namespace tierlab

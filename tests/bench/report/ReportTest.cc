@@ -1,0 +1,134 @@
+// The matrix report: Markdown and CSV against committed golden files (from a
+// committed results fixture), HTML self-containment and charts, options.
+//
+// The fixture tests/data/matrix/results.json is the output of
+//   tierlab matrix tests/data/matrix/report-fixture.json -o results.json
+// stored compact; it is fixed so the goldens do not follow the models.
+// Regenerate the goldens after an intended format change:
+//   TIERLAB_UPDATE_GOLDEN=1 ./tests/bench_tests --gtest_filter='ReportTest.*'
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "bench/report/HtmlReport.h"
+#include "bench/report/MatrixReport.h"
+#include "layouts/Layout.h"
+
+namespace tierlab {
+namespace {
+
+const std::string kDir = std::string(TIERLAB_SOURCE_DIR) + "/tests/data/matrix/";
+
+nlohmann::json Fixture() {
+  auto j = ReadJsonFile(kDir + "results.json");
+  EXPECT_TRUE(j.ok()) << j.error().message;
+  return j.ok() ? *j : nlohmann::json::object();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void ExpectGolden(const std::string& actual, const std::string& name) {
+  const std::string path = kDir + name;
+  if (std::getenv("TIERLAB_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual;
+  }
+  EXPECT_EQ(actual, ReadText(path)) << "golden " << path << " differs";
+}
+
+TEST(ReportTest, MarkdownMatchesGolden) {
+  auto md = RenderReport(Fixture(), ReportFormat::kMarkdown, ReportOptions{});
+  ASSERT_TRUE(md.ok()) << md.error().message;
+  ExpectGolden(*md, "report.md");
+  // Spot checks that do not depend on the golden: one table per profile,
+  // layout rows, repeats shown with their spread.
+  EXPECT_NE(md->find("### profile 4k-randread"), std::string::npos);
+  EXPECT_NE(md->find("### profile 4k-70-30"), std::string::npos);
+  EXPECT_NE(md->find("| layout "), std::string::npos);
+  EXPECT_NE(md->find("IOPS read"), std::string::npos);
+  EXPECT_NE(md->find("IOPS complete"), std::string::npos);
+  EXPECT_NE(md->find(" ±"), std::string::npos);
+}
+
+TEST(ReportTest, CsvMatchesGoldenWithOneRowPerCell) {
+  const nlohmann::json r = Fixture();
+  auto csv = RenderReport(r, ReportFormat::kCsv, ReportOptions{});
+  ASSERT_TRUE(csv.ok()) << csv.error().message;
+  ExpectGolden(*csv, "report.csv");
+  const auto lines = std::count(csv->begin(), csv->end(), '\n');
+  EXPECT_EQ(static_cast<std::size_t>(lines), r["cells"].size() + 1);
+  EXPECT_EQ(csv->rfind("index,id,label,layout,profile,", 0), 0u);
+  EXPECT_NE(csv->find("complete_lat_p99_ns"), std::string::npos);
+}
+
+TEST(ReportTest, JsonAggregatesRepeats) {
+  const nlohmann::json r = Fixture();
+  auto text = RenderReport(r, ReportFormat::kJson, ReportOptions{});
+  ASSERT_TRUE(text.ok());
+  const auto j = nlohmann::json::parse(*text);
+  ASSERT_FALSE(j["groups"].empty());
+  const auto& g = j["groups"][0];
+  EXPECT_EQ(g["repeats"], 2);
+  const auto& iops = g["metrics"]["complete"]["iops"];
+  EXPECT_LE(iops["min"].get<double>(), iops["mean"].get<double>());
+  EXPECT_LE(iops["mean"].get<double>(), iops["max"].get<double>());
+}
+
+TEST(ReportTest, HtmlIsOneSelfContainedPageWithCharts) {
+  auto html = RenderReport(Fixture(), ReportFormat::kHtml, ReportOptions{});
+  ASSERT_TRUE(html.ok()) << html.error().message;
+  EXPECT_EQ(html->rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* s :
+       {"class=\"bar-chart\"", "IOPS (complete I/Os)", "Bandwidth (GB/s)", "Mean latency (ms)",
+        "class=\"percentile-chart\"", "<polyline", "<table>", "<style>"}) {
+    EXPECT_NE(html->find(s), std::string::npos) << s;
+  }
+  // Nothing fetched from anywhere: no scripts, no links, no remote URLs
+  // (the SVG namespace is an identifier, not a fetch).
+  EXPECT_EQ(html->find("<script"), std::string::npos);
+  EXPECT_EQ(html->find("<link"), std::string::npos);
+  std::string stripped = *html;
+  for (std::size_t p;
+       (p = stripped.find("xmlns=\"http://www.w3.org/2000/svg\"")) != std::string::npos;)
+    stripped.erase(p, 34);
+  EXPECT_EQ(stripped.find("http://"), std::string::npos);
+  EXPECT_EQ(stripped.find("https://"), std::string::npos);
+  EXPECT_EQ(HtmlEscape("<a&\"b'>"), "&lt;a&amp;&quot;b&#39;&gt;");
+}
+
+TEST(ReportTest, RowsColsAndMetricsOptions) {
+  const nlohmann::json r = Fixture();
+  ReportOptions o;
+  o.cols = "";
+  o.metrics = {"p99"};
+  o.split_rw = false;
+  auto text = RenderReport(r, ReportFormat::kText, o);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  EXPECT_NE(text->find("all cells"), std::string::npos);
+  EXPECT_NE(text->find("p99 ms complete"), std::string::npos);
+  EXPECT_EQ(text->find("IOPS complete"), std::string::npos);
+  // With no column key, the profile becomes a row key (it varies).
+  EXPECT_NE(text->find("profile"), std::string::npos);
+
+  ReportOptions bad;
+  bad.metrics = {"iops", "p98"};
+  auto e = RenderReport(r, ReportFormat::kMarkdown, bad);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().exit_code, kExitUsage);
+  EXPECT_EQ(e.error().message.rfind("--metrics: unknown \"p98\"", 0), 0u);
+  ReportOptions bad_rows;
+  bad_rows.rows = {"colour"};
+  auto e2 = RenderReport(r, ReportFormat::kMarkdown, bad_rows);
+  ASSERT_FALSE(e2.ok());
+  EXPECT_EQ(e2.error().message.rfind("--rows: unknown key \"colour\"", 0), 0u);
+}
+
+}  // namespace
+}  // namespace tierlab

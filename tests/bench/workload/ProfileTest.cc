@@ -1,0 +1,270 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "bench/workload/BuiltinProfiles.h"
+#include "bench/workload/FioUnits.h"
+#include "bench/workload/Profile.h"
+
+namespace tierlab {
+namespace {
+
+using nlohmann::json;
+
+std::string ErrorOf(const json& j) {
+  auto p = ParseProfileJson(j, "job.json");
+  EXPECT_FALSE(p.ok()) << j.dump();
+  if (p.ok()) return "";
+  EXPECT_EQ(p.error().exit_code, kExitUsage);
+  return p.error().message;
+}
+
+TEST(FioUnitsTest, SizesFollowFioKbBase) {
+  EXPECT_EQ(*ParseFioSize("4096"), 4096u);
+  EXPECT_EQ(*ParseFioSize("4k"), 4096u);
+  EXPECT_EQ(*ParseFioSize("4K"), 4096u);
+  EXPECT_EQ(*ParseFioSize("4kb"), 4096u);
+  EXPECT_EQ(*ParseFioSize("64m"), 64u << 20);
+  EXPECT_EQ(*ParseFioSize("1g"), 1ull << 30);
+  EXPECT_EQ(*ParseFioSize("2t"), 2ull << 40);
+  EXPECT_EQ(*ParseFioSize("0x1000"), 4096u);
+  // fio's compatibility mode: the IEC spelling means powers of 10.
+  EXPECT_EQ(*ParseFioSize("4kib"), 4000u);
+  EXPECT_EQ(*ParseFioSize("4k", 1000), 4000u);
+  EXPECT_EQ(*ParseFioSize("4kib", 1000), 4096u);
+  EXPECT_FALSE(ParseFioSize("abc").ok());
+  EXPECT_FALSE(ParseFioSize("4q").ok());
+  EXPECT_FALSE(ParseFioSize("-4k").ok());
+  EXPECT_FALSE(ParseFioSize("99999999999999p").ok());
+}
+
+TEST(FioUnitsTest, TimesFollowFio) {
+  EXPECT_EQ(*ParseFioTime("30", kSecond), 30 * kSecond);
+  EXPECT_EQ(*ParseFioTime("500ms", kSecond), 500 * kMilli);
+  EXPECT_EQ(*ParseFioTime("2m", kSecond), 120 * kSecond);
+  EXPECT_EQ(*ParseFioTime("1h", kSecond), 3600 * kSecond);
+  EXPECT_EQ(*ParseFioTime("100", kMicro), 100 * kMicro);
+  EXPECT_EQ(*ParseFioTime("250us", kSecond), 250 * kMicro);
+  EXPECT_FALSE(ParseFioTime("5x", kSecond).ok());
+  EXPECT_EQ(FormatFioTime(1500 * kMilli), "1500ms");
+  EXPECT_EQ(FormatFioTime(60 * kSecond), "1m");
+  EXPECT_EQ(FormatFioSize(4096), "4k");
+  EXPECT_EQ(FormatFioSize(1000), "1000");
+  EXPECT_EQ(FormatFioSize(3ull << 30), "3g");
+}
+
+TEST(ProfileTest, ParsesFioNamedFields) {
+  const json j = {{"name", "oltp"},
+                  {"rw", "randrw"},
+                  {"rwmixread", 70},
+                  {"bssplit", "4k/50:8k/30:64k/20"},
+                  {"iodepth", 32},
+                  {"numjobs", 4},
+                  {"size", "50%"},
+                  {"offset", "1g"},
+                  {"runtime", "2m"},
+                  {"ramp_time", 10},
+                  {"random_distribution", "zipf:1.2"},
+                  {"percentage_random", 80},
+                  {"rate_iops", 5000},
+                  {"thinktime", 100},
+                  {"randseed", 42},
+                  {"ioengine", "libaio"},
+                  {"direct", 1}};
+  auto p = ParseProfileJson(j, "job.json");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->name, "oltp");
+  EXPECT_EQ(p->rw, RwMode::kRandRw);
+  EXPECT_EQ(p->rwmixread, 70u);
+  ASSERT_EQ(p->bssplit.size(), 3u);
+  EXPECT_EQ(p->bssplit[2], (BsSplitEntry{65536, 20}));
+  EXPECT_EQ(p->min_bs(), 4096u);
+  EXPECT_EQ(p->max_bs(), 65536u);
+  EXPECT_EQ(p->iodepth, 32u);
+  EXPECT_EQ(p->numjobs, 4u);
+  EXPECT_TRUE(p->has_size);
+  EXPECT_TRUE(p->size.is_percent);
+  EXPECT_DOUBLE_EQ(p->size.percent, 50);
+  EXPECT_EQ(p->offset.bytes, 1ull << 30);
+  EXPECT_EQ(p->runtime, 120 * kSecond);
+  EXPECT_EQ(p->ramp_time, 10 * kSecond);
+  EXPECT_EQ(p->random_distribution, RandomDistribution::kZipf);
+  EXPECT_DOUBLE_EQ(p->zipf_theta, 1.2);
+  EXPECT_EQ(p->percentage_random, 80u);
+  EXPECT_EQ(p->rate_iops, 5000u);
+  EXPECT_EQ(p->thinktime, 100 * kMicro);
+  EXPECT_EQ(p->randseed, 42u);
+}
+
+TEST(ProfileTest, AliasesAndComplements) {
+  auto p = ParseProfileJson(
+      json{{"readwrite", "rw"}, {"rwmixwrite", 30}, {"percentage_sequential", 25}}, "x");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->rw, RwMode::kReadWrite);
+  EXPECT_EQ(p->rwmixread, 70u);
+  EXPECT_EQ(p->percentage_random, 75u);
+  EXPECT_NE(
+      ErrorOf({{"rwmixread", 50}, {"rwmixwrite", 30}}).find("rwmixwrite: contradicts rwmixread"),
+      std::string::npos);
+}
+
+TEST(ProfileTest, BsSplitBlankPercentagesShareTheRest) {
+  auto p = ParseProfileJson(json{{"bssplit", "4k/50:8k/:16k/"}}, "x");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_EQ(p->bssplit.size(), 3u);
+  EXPECT_EQ(p->bssplit[1].percent, 25u);
+  EXPECT_EQ(p->bssplit[2].percent, 25u);
+}
+
+TEST(ProfileTest, PreciseErrors) {
+  EXPECT_EQ(ErrorOf({{"rwmixread", 150}}), "job.json: rwmixread: must be 0..100, got 150");
+  EXPECT_EQ(ErrorOf({{"rw", "random"}}),
+            "job.json: rw: unknown value 'random' (valid: read, write, randread, randwrite, rw, "
+            "readwrite, randrw)");
+  EXPECT_EQ(ErrorOf({{"bs", 0}}), "job.json: bs: must be > 0, got 0");
+  EXPECT_EQ(ErrorOf({{"bs", "0k"}}), "job.json: bs: must be > 0, got 0");
+  EXPECT_NE(ErrorOf({{"bs", "4k,8k"}}).find("job.json: bs: per-direction values"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf({{"random_distribution", "zipf:abc"}}),
+            "job.json: random_distribution: zipf parameter: expected a number, got 'abc'");
+  EXPECT_EQ(ErrorOf({{"random_distribution", "zipf"}}),
+            "job.json: random_distribution: zipf needs a parameter, e.g. zipf:1.2");
+  EXPECT_NE(ErrorOf({{"random_distribution", "zipf:0"}}).find("zipf theta must be > 0"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({{"random_distribution", "pareto:1.5"}}).find("pareto h must be > 0 and < 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({{"random_distribution", "zoned:60/10:30/20"}})
+                .find("access percentages must add up to 100, got 90"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({{"random_distribution", "lognormal"}}).find("(valid: random, zipf:<theta>"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf({{"bssplit", "4k/50:8k/30"}}),
+            "job.json: bssplit: percentages must add up to 100, got 80");
+  EXPECT_EQ(ErrorOf({{"iodepth", 0}}), "job.json: iodepth: must be 1..65536, got 0");
+  EXPECT_EQ(ErrorOf({{"runtime", "10x"}}),
+            "job.json: runtime: unknown time suffix in '10x' (valid: ns, us, ms, s, m, h, d)");
+  EXPECT_NE(ErrorOf({{"size", "150%"}}).find("job.json: size: percentage must be"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({{"size", "60%"}, {"offset", "50%"}}).find("exceeds the volume"),
+            std::string::npos);
+  const std::string unknown = ErrorOf({{"blocksz", "4k"}});
+  EXPECT_EQ(unknown.rfind("job.json: blocksz: unknown field (valid: rw, readwrite, name,", 0), 0u)
+      << unknown;
+  EXPECT_EQ(ErrorOf({{"iodepth", json::array()}}),
+            "job.json: iodepth: must be a string or a number");
+  EXPECT_EQ(ErrorOf(json::array()), "job.json: a profile must be a JSON object");
+}
+
+TEST(ProfileTest, ToJsonRoundTrips) {
+  Profile p;
+  p.name = "mix";
+  p.rw = RwMode::kRandRw;
+  p.rwmixread = 65;
+  p.bssplit = {{4096, 60}, {1 << 20, 40}};
+  p.has_size = true;
+  p.size = SizeSpec{0, 37.5, true};
+  p.offset = SizeSpec{8192, 0, false};
+  p.offset_increment = SizeSpec{0, 12.5, true};
+  p.runtime = 1500 * kMilli;
+  p.ramp_time = 3 * kSecond;
+  p.number_ios = 1000;
+  p.random_distribution = RandomDistribution::kZoned;
+  p.zones = {{60, 10}, {30, 20}, {10, 70}};
+  p.percentage_random = 50;
+  p.rate_iops = 777;
+  p.thinktime = 25 * kMicro;
+  p.randseed = 0xfeedfacecafebeefull;
+  p.random_scatter = false;
+  auto back = ParseProfileJson(ToJson(p), "roundtrip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, p) << ToJson(p).dump();
+
+  for (const char* dist : {"zipf:0.99", "pareto:0.2", "normal", "normal:7.5", "random"}) {
+    auto q = ParseProfileJson(json{{"random_distribution", dist}}, "x");
+    ASSERT_TRUE(q.ok()) << q.error().message;
+    auto r = ParseProfileJson(ToJson(*q), "x");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(*r, *q) << dist;
+    EXPECT_EQ(RandomDistributionString(*r), dist);
+  }
+}
+
+TEST(ProfileTest, PatchAndSetFieldRevalidate) {
+  auto base = FindBuiltinProfile("4k-70-30");
+  ASSERT_TRUE(base.ok());
+  auto patched = ApplyProfilePatch(*base, json{{"rwmixwrite", 10}, {"bs", "8k"}}, "matrix.json");
+  ASSERT_TRUE(patched.ok()) << patched.error().message;
+  EXPECT_EQ(patched->rwmixread, 90u);
+  EXPECT_EQ(patched->bs, 8192u);
+  EXPECT_EQ(patched->iodepth, base->iodepth);
+
+  auto bad = ApplyProfilePatch(*base, json{{"rwmixread", 150}}, "matrix.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "matrix.json: rwmixread: must be 0..100, got 150");
+
+  Profile p = *base;
+  ASSERT_TRUE(SetProfileField(p, "/iodepth", 8).ok());
+  EXPECT_EQ(p.iodepth, 8u);
+  ASSERT_TRUE(SetProfileField(p, "size", "25%").ok());
+  EXPECT_TRUE(p.has_size);
+  ASSERT_TRUE(SetProfileField(p, "size", nullptr).ok());  // null restores the default
+  EXPECT_FALSE(p.has_size);
+  auto r = SetProfileField(p, "numjobs", 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "override: numjobs: must be 1..4096, got 0");
+  EXPECT_EQ(p.iodepth, 8u);  // unchanged on error
+  EXPECT_FALSE(SetProfileField(p, "a/b", 1).ok());
+}
+
+TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
+  const std::set<std::string> expected = {"4k-randread",
+                                          "4k-randwrite",
+                                          "4k-70-30",
+                                          "4k-30-70",
+                                          "8k-70-30",
+                                          "64k-seqread",
+                                          "64k-seqwrite",
+                                          "hcibench-4k-50rand-r0",
+                                          "hcibench-4k-50rand-r30",
+                                          "hcibench-4k-50rand-r70",
+                                          "hcibench-4k-50rand-r100"};
+  std::set<std::string> listed;
+  for (const auto& b : BuiltinProfileList()) {
+    listed.insert(std::string(b.name));
+    EXPECT_FALSE(b.description.empty()) << b.name;
+    EXPECT_EQ(b.description.find('\n'), std::string_view::npos);
+    auto p = FindBuiltinProfile(b.name);
+    ASSERT_TRUE(p.ok()) << b.name;
+    EXPECT_EQ(p->name, b.name);
+    EXPECT_TRUE(ValidateProfile(*p).ok()) << b.name;
+    auto back = ParseProfileJson(ToJson(*p), "builtin");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, *p) << b.name;
+  }
+  EXPECT_EQ(listed, expected);
+
+  auto p7030 = FindBuiltinProfile("4k-70-30");
+  EXPECT_EQ(p7030->rw, RwMode::kRandRw);
+  EXPECT_EQ(p7030->rwmixread, 70u);
+  EXPECT_EQ(p7030->bs, 4096u);
+  EXPECT_EQ(FindBuiltinProfile("64k-seqread")->rw, RwMode::kRead);
+  EXPECT_EQ(FindBuiltinProfile("64k-seqwrite")->bs, 65536u);
+
+  auto group = ExpandProfileName("hcibench-4k-50rand");
+  ASSERT_TRUE(group.ok());
+  ASSERT_EQ(group->size(), 4u);
+  const std::uint32_t reads[] = {0, 30, 70, 100};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ((*group)[i].rwmixread, reads[i]);
+    EXPECT_EQ((*group)[i].percentage_random, 50u);
+    EXPECT_EQ((*group)[i].rw, RwMode::kRandRw);
+  }
+  auto unknown = FindBuiltinProfile("4k-random");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("valid: 4k-randread"), std::string::npos);
+  EXPECT_EQ(ExpandProfileName("8k-70-30")->size(), 1u);
+}
+
+}  // namespace
+}  // namespace tierlab

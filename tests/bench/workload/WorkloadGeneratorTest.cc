@@ -1,0 +1,332 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "bench/workload/BlockDistributions.h"
+#include "bench/workload/BuiltinProfiles.h"
+#include "bench/workload/WorkloadGenerator.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+WorkloadGenerator Make(const Profile& p, std::uint64_t volume = kGiB, std::uint32_t align = 512,
+                       std::uint32_t job = 0) {
+  auto g = WorkloadGenerator::Create(p, volume, align, job);
+  EXPECT_TRUE(g.ok()) << (g.ok() ? "" : g.error().message);
+  return std::move(*g);
+}
+
+Profile RandRead() {
+  Profile p;
+  p.rw = RwMode::kRandRead;
+  return p;
+}
+
+TEST(WorkloadGeneratorTest, RwMixReadRatioWithinOnePercent) {
+  for (std::uint32_t mix : {0u, 30u, 70u, 100u}) {
+    Profile p;
+    p.rw = RwMode::kRandRw;
+    p.rwmixread = mix;
+    auto g = Make(p);
+    const int n = 200000;
+    int reads = 0;
+    for (int i = 0; i < n; ++i) reads += g.Next().op == IoOp::kRead;
+    EXPECT_NEAR(100.0 * reads / n, mix, 1.0) << mix;
+  }
+  Profile w;
+  w.rw = RwMode::kWrite;
+  auto g = Make(w);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(g.Next().op, IoOp::kWrite);
+}
+
+TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
+  Profile p = RandRead();
+  p.bssplit = {{4096, 50}, {8192, 30}, {65536, 20}};
+  auto g = Make(p);
+  std::map<std::uint64_t, int> seen;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) ++seen[g.Next().length];
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_NEAR(100.0 * seen[4096] / n, 50, 1);
+  EXPECT_NEAR(100.0 * seen[8192] / n, 30, 1);
+  EXPECT_NEAR(100.0 * seen[65536] / n, 20, 1);
+}
+
+TEST(WorkloadGeneratorTest, RegionBoundsAndAlignmentRespected) {
+  Profile p = RandRead();
+  p.bssplit = {{4096, 50}, {12288, 25}, {131072, 25}};
+  p.has_size = true;
+  p.size = SizeSpec{0, 25, true};
+  p.offset = SizeSpec{64 * 1024 * 1024, 0, false};
+  p.offset_increment = SizeSpec{0, 10, true};
+  p.numjobs = 4;
+  p.percentage_random = 70;
+  p.rw = RwMode::kRandRw;
+  const std::uint64_t volume = 4 * kGiB;
+  for (std::uint32_t job = 0; job < 4; ++job) {
+    auto g = Make(p, volume, 4096, job);
+    const std::uint64_t begin = 64ull << 20;
+    const std::uint64_t inc = volume / 10 / 4096 * 4096;
+    EXPECT_EQ(g.region_begin(), begin + job * inc);
+    EXPECT_EQ(g.region_end() - g.region_begin(), volume / 4);
+    for (int i = 0; i < 50000; ++i) {
+      const NextIo io = g.Next();
+      ASSERT_GE(io.offset, g.region_begin());
+      ASSERT_LE(io.offset + io.length, g.region_end());
+      ASSERT_EQ(io.offset % 4096, 0u);
+      ASSERT_EQ(io.length % 4096, 0u);
+    }
+  }
+  // Random blocks align to ba = the smallest block size, as fio.
+  Profile q = RandRead();
+  q.bs = 16384;
+  auto g = Make(q, kGiB, 512);
+  for (int i = 0; i < 10000; ++i) ASSERT_EQ(g.Next().offset % 16384, 0u);
+}
+
+TEST(WorkloadGeneratorTest, SequentialStreamsStaySequentialPerJobAndDirection) {
+  Profile p;
+  p.rw = RwMode::kReadWrite;
+  p.rwmixread = 50;
+  p.bssplit = {{4096, 50}, {65536, 50}};
+  p.has_size = true;
+  p.size = SizeSpec{8 << 20, 0, false};  // small: exercises the wrap
+  p.numjobs = 2;
+  for (std::uint32_t job = 0; job < 2; ++job) {
+    auto g = Make(p, kGiB, 4096, job);
+    std::uint64_t next[2] = {g.region_begin(), g.region_begin()};
+    int wraps = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const NextIo io = g.Next();
+      const int d = io.op == IoOp::kRead ? 0 : 1;
+      if (io.offset != next[d]) {
+        ASSERT_EQ(io.offset, g.region_begin())
+            << "a sequential job may only jump back to the start";
+        ASSERT_GT(next[d] + io.length, g.region_end());
+        ++wraps;
+      }
+      next[d] = io.offset + io.length;
+    }
+    EXPECT_GT(wraps, 0);
+  }
+}
+
+TEST(WorkloadGeneratorTest, PercentageRandomMixesSeekAndSequential) {
+  Profile p = RandRead();
+  p.percentage_random = 50;
+  auto g = Make(p, 64 * kGiB);
+  std::uint64_t prev_end = g.region_begin();
+  int sequential = 0;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    const NextIo io = g.Next();
+    sequential += io.offset == prev_end;
+    prev_end = io.offset + io.length;
+  }
+  // 50% continue; a random pick lands on the next block with odds ~1/16M.
+  EXPECT_NEAR(100.0 * sequential / n, 50, 1.0);
+}
+
+double TopShare(std::vector<std::uint64_t> counts, double fraction) {
+  std::sort(counts.rbegin(), counts.rend());
+  const auto k = static_cast<std::size_t>(fraction * static_cast<double>(counts.size()));
+  double top = 0, all = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    (i < k ? top : all) += static_cast<double>(counts[i]);
+  return top / (top + all);
+}
+
+std::vector<std::uint64_t> BlockCounts(WorkloadGenerator& g, int samples) {
+  std::vector<std::uint64_t> counts(g.block_count());
+  for (int i = 0; i < samples; ++i)
+    ++counts[(g.Next().offset - g.region_begin()) / g.block_alignment()];
+  return counts;
+}
+
+// Expected share of the hottest 10% of blocks, analytically: the zipf mass
+// of ranks 1..n/10, H(n/10, θ) / H(n, θ).
+double ZipfTopShare(std::uint64_t n, double theta, double fraction) {
+  double top = 0, all = 0;
+  const auto k = static_cast<std::uint64_t>(fraction * static_cast<double>(n));
+  for (std::uint64_t r = 1; r <= n; ++r) {
+    const double w = std::pow(static_cast<double>(r), -theta);
+    all += w;
+    if (r <= k) top += w;
+  }
+  return top / all;
+}
+
+TEST(WorkloadGeneratorTest, ZipfTopTenPercentShareMatchesAnalytic) {
+  const std::uint64_t blocks = 10000;
+  for (double theta : {0.8, 1.2}) {
+    Profile p = RandRead();
+    p.random_distribution = RandomDistribution::kZipf;
+    p.zipf_theta = theta;
+    auto g = Make(p, blocks * 4096, 4096);
+    ASSERT_EQ(g.block_count(), blocks);
+    const double got = TopShare(BlockCounts(g, 2'000'000), 0.10);
+    EXPECT_NEAR(got, ZipfTopShare(blocks, theta, 0.10), 0.01) << "theta " << theta;
+  }
+}
+
+TEST(WorkloadGeneratorTest, ParetoFollowsFiosDefinition) {
+  // fio: rank = (n-1) * u^(log h / log(1-h)), so P(rank < x·n) = x^(log(1-h)/log h):
+  // pareto:0.2 sends 80% of I/Os to the hottest 20% of blocks.
+  const std::uint64_t blocks = 10000;
+  for (double h : {0.2, 0.1}) {
+    Profile p = RandRead();
+    p.random_distribution = RandomDistribution::kPareto;
+    p.pareto_h = h;
+    auto g = Make(p, blocks * 4096, 4096);
+    const auto counts = BlockCounts(g, 2'000'000);
+    EXPECT_NEAR(TopShare(counts, h), 1 - h, 0.01) << h;
+    const double inv_power = std::log(1 - h) / std::log(h);
+    EXPECT_NEAR(TopShare(counts, 0.10), std::pow(0.10, inv_power), 0.01) << h;
+  }
+}
+
+TEST(WorkloadGeneratorTest, NormalAndZonedShapes) {
+  const std::uint64_t blocks = 100000;
+  Profile p = RandRead();
+  p.random_distribution = RandomDistribution::kNormal;
+  p.normal_dev = 10;         // σ = 10% of the region
+  p.random_scatter = false;  // ranks are blocks: the bell is visible in place
+  auto g = Make(p, blocks * 4096, 4096);
+  int within = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) {
+    const double b = static_cast<double>(g.Next().offset / 4096);
+    within += std::abs(b - blocks / 2.0) <= 0.10 * blocks;
+  }
+  EXPECT_NEAR(100.0 * within / n, 68.27, 1.0);
+
+  Profile z = RandRead();
+  z.random_distribution = RandomDistribution::kZoned;
+  z.zones = {{60, 10}, {30, 20}, {10, 70}};
+  auto gz = Make(z, blocks * 4096, 4096);
+  int zone_hits[3] = {};
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t b = gz.Next().offset / 4096;
+    ++zone_hits[b < blocks / 10 ? 0 : b < blocks * 3 / 10 ? 1 : 2];
+  }
+  EXPECT_NEAR(100.0 * zone_hits[0] / n, 60, 1);
+  EXPECT_NEAR(100.0 * zone_hits[1] / n, 30, 1);
+  EXPECT_NEAR(100.0 * zone_hits[2] / n, 10, 1);
+}
+
+TEST(WorkloadGeneratorTest, JobsShareOneHotSetButNotOneSequence) {
+  Profile p = RandRead();
+  p.random_distribution = RandomDistribution::kZipf;
+  p.zipf_theta = 1.2;
+  p.numjobs = 2;
+  auto a = Make(p, 4096 * 10000, 4096, 0), b = Make(p, 4096 * 10000, 4096, 1);
+  auto ca = BlockCounts(a, 200000), cb = BlockCounts(b, 200000);
+  const auto hottest_a = std::max_element(ca.begin(), ca.end()) - ca.begin();
+  const auto hottest_b = std::max_element(cb.begin(), cb.end()) - cb.begin();
+  EXPECT_EQ(hottest_a, hottest_b);
+  EXPECT_NE(ca, cb);
+}
+
+TEST(WorkloadGeneratorTest, SameSeedSameSequenceDifferentSeedDifferent) {
+  auto p = FindBuiltinProfile("hcibench-4k-50rand-r70");
+  ASSERT_TRUE(p.ok());
+  p->random_distribution = RandomDistribution::kZipf;
+  p->zipf_theta = 0.9;
+  auto run = [&](std::uint64_t seed, std::uint32_t job) {
+    Profile q = *p;
+    q.randseed = seed;
+    auto g = Make(q, 16 * kGiB, 4096, job);
+    std::vector<std::uint64_t> v;
+    for (int i = 0; i < 1000; ++i) {
+      const NextIo io = g.Next();
+      v.push_back(io.offset ^ (static_cast<std::uint64_t>(io.op) << 63) ^ io.length);
+    }
+    return v;
+  };
+  EXPECT_EQ(run(7, 0), run(7, 0));
+  EXPECT_NE(run(7, 0), run(8, 0));
+  EXPECT_NE(run(7, 0), run(7, 1));
+}
+
+TEST(WorkloadGeneratorTest, CreateRejectsImpossibleLayouts) {
+  Profile p = RandRead();
+  p.bs = 6144;
+  auto g = WorkloadGenerator::Create(p, kGiB, 4096, 0);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message,
+            "profile 'job': bs: 6144 is not a multiple of the device's 4096-byte blocks");
+
+  Profile q = RandRead();
+  q.numjobs = 4;
+  q.has_size = true;
+  q.size = SizeSpec{0, 30, true};
+  q.offset_increment = SizeSpec{0, 30, true};
+  EXPECT_TRUE(WorkloadGenerator::Create(q, kGiB, 4096, 2).ok());
+  g = WorkloadGenerator::Create(q, kGiB, 4096, 3);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("size: job 3 region"), std::string::npos) << g.error().message;
+  EXPECT_EQ(g.error().exit_code, kExitUsage);
+
+  Profile r = RandRead();
+  r.bs = 1 << 20;
+  g = WorkloadGenerator::Create(r, 512 * 1024, 512, 0);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("smaller than the block size"), std::string::npos);
+  EXPECT_FALSE(WorkloadGenerator::Create(RandRead(), kGiB, 512, 1).ok());  // job >= numjobs
+}
+
+TEST(WorkloadGeneratorTest, RunnerFields) {
+  Profile p = RandRead();
+  p.iodepth = 8;
+  p.rate_iops = 4000;
+  p.thinktime = 50 * kMicro;
+  auto g = Make(p, kGiB);
+  EXPECT_EQ(g.iodepth(), 8u);
+  EXPECT_EQ(g.rate_interval(), 250 * kMicro);
+  EXPECT_EQ(g.thinktime(), 50 * kMicro);
+  EXPECT_EQ(g.io_bytes_limit(), kGiB);  // fio: no runtime, no number_ios → size bytes
+  p.runtime = 10 * kSecond;
+  EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), 0u);
+}
+
+TEST(BlockDistributionsTest, PermutationIsABijection) {
+  for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 1000ull, 1024ull, 1025ull, 65537ull}) {
+    BlockPermutation perm(n, 99);
+    std::vector<bool> hit(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto x = perm(i);
+      ASSERT_LT(x, n);
+      ASSERT_FALSE(hit[x]) << "n=" << n;
+      hit[x] = true;
+    }
+  }
+}
+
+TEST(BlockDistributionsTest, ZipfSamplerMatchesExactMassesForSmallN) {
+  // Every rank's frequency within 4 standard errors of 1/k^θ / H(n, θ),
+  // including θ = 1 where fio's sampler is undefined.
+  for (double theta : {0.5, 1.0, 2.0}) {
+    const std::uint64_t n = 20;
+    ZipfSampler z(n, theta);
+    Xoshiro256 rng(11);
+    std::vector<double> counts(n);
+    const int samples = 1'000'000;
+    for (int i = 0; i < samples; ++i) ++counts[z.Sample(rng)];
+    double norm = 0;
+    for (std::uint64_t k = 1; k <= n; ++k) norm += std::pow(static_cast<double>(k), -theta);
+    for (std::uint64_t k = 1; k <= n; ++k) {
+      const double pk = std::pow(static_cast<double>(k), -theta) / norm;
+      const double se = std::sqrt(pk * (1 - pk) / samples);
+      EXPECT_NEAR(counts[k - 1] / samples, pk, 4 * se + 1e-6) << "theta " << theta << " rank " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tierlab

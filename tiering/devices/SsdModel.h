@@ -1,0 +1,96 @@
+#pragma once
+// Timing model of a solid-state device: NVMe and SATA flash, Optane, and the
+// RAM device (the same model with a microsecond latency).
+//
+// Two stages, both O(1) per request:
+//  1. A latency pipeline: a request never completes earlier than
+//       submit + L_op + max(0, length - 4 KiB) / BW_op
+//     where L_op is the preset's QD1 4 KiB latency (read or write).
+//  2. A shared back end (the media behind the device's service units, and
+//     the channel/bus) that serves requests in submission order; a request
+//     costs it
+//       c = 1 / IOPS_op                          for length <= 4 KiB
+//       c = max(1 / IOPS_op, length / BW_op)      otherwise,
+//     so the device never exceeds its IOPS or bandwidth figure. Reads and
+//     writes share it: a 70/30 mix gets the harmonic blend of the two.
+//  completion = max(stage 1, time the back end finishes this request).
+// The N service units are treated as one fluid server of N times the unit
+// rate: once enough requests are queued (QD >= IOPS x L) throughput is
+// exactly the IOPS/bandwidth figure, below that it is QD / latency.
+//
+// Flush costs a fixed kFlushLatency (enterprise flash with power-loss
+// protection: acknowledged writes are already durable); discard costs
+// kDiscardLatency and no back-end time. Neither waits for other requests.
+//
+// Threading: engine thread only. Failure: only the checks of
+// BlockDevice::Submit (EINVAL); the model itself never fails.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tiering/core/BlockDevice.h"
+#include "tiering/devices/DevicePreset.h"
+#include "tiering/devices/ModelDevice.h"
+#include "tiering/devices/SparseStore.h"
+
+namespace tierlab {
+
+class SsdModel final : public BlockDevice {
+ public:
+  static constexpr Nanos kFlushLatency = 20 * kMicro;
+  static constexpr Nanos kDiscardLatency = 10 * kMicro;
+
+  // `preset` must not be an HDD preset.
+  SsdModel(Engine& engine, std::string name, const DevicePreset& preset,
+           const ModelOptions& options);
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return block_size_; }
+  bool RequiresData() const override { return store_.has_value(); }
+  std::string Kind() const override { return std::string(ToString(type_)); }
+
+  // The completion time a request submitted now would get, without
+  // submitting it (for tests and capacity planning).
+  Nanos PredictCompletion(const IoRequest& req) const;
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // With data: the store's holes (pages never written or discarded whole).
+  // Timing-only: the default (all data).
+  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
+                      AllocationMap& out) const override;
+
+ private:
+  // Per-direction figures in integer picoseconds, so costs such as
+  // 1/550k s = 1818.18 ns accumulate without drift.
+  struct Direction {
+    std::int64_t op_ps;  // back-end cost of a <= 4 KiB op
+    double ps_per_byte;  // back-end cost per byte (1 / bandwidth)
+    Nanos latency;       // QD1 4 KiB latency
+  };
+  // Back-end cost and earliest completion for a read or write.
+  std::int64_t CostPs(const Direction& d, std::uint64_t length) const;
+  Nanos MinLatency(const Direction& d, std::uint64_t length) const;
+  // Completes a with-data request: moves the data, then finishes.
+  void CompleteWithData(std::uint32_t slot);
+
+  DeviceType type_;
+  std::uint64_t size_;
+  std::uint32_t block_size_;
+  Direction read_;
+  Direction write_;
+  std::int64_t backend_free_ps_ = 0;
+
+  // With-data mode: the contents, and the requests in flight (a slab with a
+  // free list, so the steady state allocates nothing).
+  std::optional<SparseStore> store_;
+  struct Inflight {
+    IoRequest req;
+    IoCallback done;
+  };
+  std::vector<Inflight> inflight_;
+  std::vector<std::uint32_t> free_slots_;
+};
+
+}  // namespace tierlab

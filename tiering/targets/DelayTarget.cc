@@ -1,0 +1,24 @@
+#include "tiering/targets/DelayTarget.h"
+
+namespace tierlab {
+
+DelayTarget::DelayTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
+                         DelayConfig delay)
+    : BlockDevice(engine, std::move(name)), child_(std::move(child)), delay_(delay) {}
+
+void DelayTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  Held* h = pool_.Acquire();
+  h->done = std::move(done);
+  h->req = req;
+  const Nanos d = req.op == IoOp::kRead    ? delay_.read
+                  : req.op == IoOp::kFlush ? delay_.flush
+                                           : delay_.write;
+  engine().ScheduleAfter(d, [this, h] {
+    child_->Submit(h->req, [this, h](Status st) {
+      Finish(h->done, st);
+      pool_.Release(h);
+    });
+  });
+}
+
+}  // namespace tierlab

@@ -1,0 +1,43 @@
+#pragma once
+// dm-delay: adds a fixed latency to every request of one child, per op type,
+// by holding the request until `now + delay` and then forwarding it (the
+// SPDK delay bdev's stamp-and-release pattern, on the engine's timers).
+
+#include <memory>
+
+#include "tiering/core/BlockDevice.h"
+#include "tiering/core/ObjectPool.h"
+
+namespace tierlab {
+
+struct DelayConfig {
+  Nanos read = 0;
+  Nanos write = 0;  // also discards
+  Nanos flush = 0;
+};
+
+class DelayTarget final : public BlockDevice {
+ public:
+  DelayTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
+              DelayConfig delay);
+
+  std::uint64_t Size() const override { return child_->Size(); }
+  std::uint32_t BlockSize() const override { return child_->BlockSize(); }
+  bool RequiresData() const override { return child_->RequiresData(); }
+  std::vector<BlockDevice*> Children() const override { return {child_.get()}; }
+  std::string Kind() const override { return "delay"; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+
+ private:
+  struct Held {
+    IoCallback done;
+    IoRequest req;
+  };
+  std::unique_ptr<BlockDevice> child_;
+  DelayConfig delay_;
+  ObjectPool<Held> pool_;
+};
+
+}  // namespace tierlab
