@@ -1,6 +1,6 @@
 // libFuzzer target for the profile parsers: the bytes are tried as a fio job
-// file (with and without ignore_unknown) and, when they are valid JSON, as a
-// profile object. Every accepted profile must round-trip through ToJson and
+// file (with and without ignore_unknown) and, when the JSON reader accepts
+// them, as a profile object. Every accepted profile must round-trip through ToJson and
 // build a generator without crashing. See fuzz/README.md.
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "bench/workload/FioJobFile.h"
 #include "bench/workload/Profile.h"
 #include "bench/workload/WorkloadGenerator.h"
+#include "layouts/JsonParse.h"
 
 namespace {
 
@@ -38,10 +39,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::abort();  // errors must say something
     }
   }
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_discarded()) {
-    auto p = tierlab::ParseProfileJson(j, "fuzz.json");
+  // The JSON reader every profile file goes through (depth, duplicates).
+  const auto j = tierlab::ParseJsonText(text, "fuzz.json");
+  if (j.ok()) {
+    auto p = tierlab::ParseProfileJson(*j, "fuzz.json");
     if (p.ok()) Exercise(*p);
+  } else if (j.error().message.empty()) {
+    std::abort();
   }
   return 0;
 }

@@ -1,8 +1,10 @@
 #include "layouts/JsonFields.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
+#include "layouts/JsonParse.h"
 #include "policies/ByteSize.h"
 
 namespace tierlab {
@@ -42,7 +44,7 @@ std::string JsonFields::String(std::string_view key, std::string def) {
   const auto* v = Get(key);
   if (v == nullptr) return def;
   if (!v->is_string()) {
-    Fail(key, "must be a string, got " + v->dump());
+    Fail(key, "must be a string, got " + DescribeJson(*v));
     return def;
   }
   return v->get<std::string>();
@@ -52,7 +54,7 @@ bool JsonFields::Bool(std::string_view key, bool def) {
   const auto* v = Get(key);
   if (v == nullptr) return def;
   if (!v->is_boolean()) {
-    Fail(key, "must be true or false, got " + v->dump());
+    Fail(key, "must be true or false, got " + DescribeJson(*v));
     return def;
   }
   return v->get<bool>();
@@ -67,7 +69,7 @@ bool JsonFields::Switch(std::string_view key, bool def) {
     if (s == "on") return true;
     if (s == "off") return false;
   }
-  Fail(key, "must be true/false or \"on\"/\"off\", got " + v->dump());
+  Fail(key, "must be true/false or \"on\"/\"off\", got " + DescribeJson(*v));
   return def;
 }
 
@@ -76,13 +78,22 @@ std::int64_t JsonFields::Int(std::string_view key, std::int64_t def, std::int64_
   const auto* v = Get(key);
   if (v == nullptr) return def;
   if (!v->is_number_integer()) {
-    Fail(key, "must be an integer, got " + v->dump());
+    Fail(key, "must be an integer, got " + DescribeJson(*v));
     return def;
   }
-  const auto x = v->get<std::int64_t>();
-  if (x < min || x > max) {
+  // An unsigned value above INT64_MAX would read back as negative.
+  const bool too_big = v->is_number_unsigned() &&
+                       v->get<std::uint64_t>() >
+                           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const auto x = too_big ? std::int64_t{0} : v->get<std::int64_t>();
+  if (too_big || x < min || x > max) {
     std::ostringstream s;
-    s << "must be " << min << ".." << max << ", got " << x;
+    s << "must be " << min << ".." << max << ", got ";
+    if (too_big) {
+      s << v->get<std::uint64_t>();
+    } else {
+      s << x;
+    }
     Fail(key, s.str());
     return def;
   }
@@ -93,7 +104,7 @@ double JsonFields::Number(std::string_view key, double def, double min, double m
   const auto* v = Get(key);
   if (v == nullptr) return def;
   if (!v->is_number()) {
-    Fail(key, "must be a number, got " + v->dump());
+    Fail(key, "must be a number, got " + DescribeJson(*v));
     return def;
   }
   const double x = v->get<double>();
@@ -114,7 +125,7 @@ std::uint64_t JsonFields::Bytes(std::string_view key, std::uint64_t def) {
     auto b = ParseBytesText(v->get<std::string>());
     if (b.ok()) return *b;
   }
-  Fail(key, "must be a byte count such as 4096, \"64k\" or \"8g\", got " + v->dump());
+  Fail(key, "must be a byte count such as 4096, \"64k\" or \"8g\", got " + DescribeJson(*v));
   return def;
 }
 
@@ -128,7 +139,7 @@ std::string JsonFields::Choice(std::string_view key, std::string def,
     Fail(key, "unknown \"" + s + "\"; known: " + JoinNames(choices));
     return def;
   }
-  Fail(key, "must be one of " + JoinNames(choices) + ", got " + v->dump());
+  Fail(key, "must be one of " + JoinNames(choices) + ", got " + DescribeJson(*v));
   return def;
 }
 
@@ -142,7 +153,7 @@ std::vector<std::string> JsonFields::Strings(std::string_view key) {
   }
   for (const auto& e : *v) {
     if (!e.is_string()) {
-      Fail(key, "must be an array of strings, got " + e.dump());
+      Fail(key, "must be an array of strings, got " + DescribeJson(e));
       return {};
     }
     out.push_back(e.get<std::string>());

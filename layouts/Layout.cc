@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -267,29 +266,12 @@ Expected<nlohmann::json> ExpandShorthand(std::string_view name) {
   return j;
 }
 
-Expected<nlohmann::json> ReadJsonFile(std::string_view path) {
-  const std::string p(path);
-  std::ifstream in(p);
-  if (!in) return MakeError(p + ": cannot open: no such file or not readable");
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
-  if (j.is_discarded()) {
-    // Re-parse with exceptions off to get the position: nlohmann reports it
-    // only through the exception text.
-    in.clear();
-    in.seekg(0);
-    try {
-      [[maybe_unused]] const auto unused = nlohmann::json::parse(in, nullptr, true, true);
-    } catch (const nlohmann::json::parse_error& e) {
-      return MakeError(p + ": invalid JSON: " + std::string(e.what()));
-    }
-    return MakeError(p + ": invalid JSON");
-  }
-  return j;
-}
-
 Expected<LayoutSpec> LoadLayout(std::string_view name_or_path) {
   const std::string s(name_or_path);
   std::error_code ec;
+  if (std::filesystem::is_directory(s, ec)) {
+    return MakeError(s + ": is a directory, not a layout file (or a shorthand such as nvme2+hdd4)");
+  }
   const bool is_file = std::filesystem::is_regular_file(s, ec);
   if (is_file || s.ends_with(".json")) {
     auto j = ReadJsonFile(s);

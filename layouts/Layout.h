@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "layouts/JsonParse.h"  // ReadJsonFile
 #include "tiering/core/Expected.h"
 #include "tiering/devices/DevicePreset.h"
 
@@ -79,8 +80,5 @@ Expected<LayoutSpec> LoadLayout(std::string_view name_or_path);
 
 // The layout `tierlab run` uses with no --layout.
 nlohmann::json DefaultLayoutJson();
-
-// Reads a JSON file; errors name the file (and the parse position).
-Expected<nlohmann::json> ReadJsonFile(std::string_view path);
 
 }  // namespace tierlab

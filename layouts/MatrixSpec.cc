@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
@@ -28,7 +29,7 @@ Expected<std::vector<nlohmann::json>> RefList(const nlohmann::json& j, const std
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (!a[i].is_string() && !a[i].is_object()) {
       return MakeError(source + ": " + key + "[" + std::to_string(i) +
-                       "]: must be a name, a file or an object, got " + a[i].dump());
+                       "]: must be a name, a file or an object, got " + DescribeJson(a[i]));
     }
     out.push_back(a[i]);
   }
@@ -50,7 +51,7 @@ Expected<std::vector<nlohmann::json>> FilterList(const nlohmann::json& j, const 
       if (k == "repeat") return MakeError(where + ".repeat: filters cannot select repeats");
       if ((k == "layout" || k == "profile") && !v.is_string() &&
           !(std::string_view(key) == "include" && v.is_object())) {
-        return MakeError(where + "." + k + ": must be a name, got " + v.dump());
+        return MakeError(where + "." + k + ": must be a name, got " + DescribeJson(v));
       }
     }
     out.push_back(a[i]);
@@ -122,23 +123,23 @@ Expected<MatrixSpec> ParseMatrixJson(const nlohmann::json& j, std::string_view s
                          std::string(" and use \"repeats\""));
       }
       if (!values.is_array() || values.empty()) {
-        return MakeError(where + ": must be a non-empty array of values, got " + values.dump());
+        return MakeError(where + ": must be a non-empty array of values, got " +
+                         DescribeJson(values));
       }
       MatrixAxis a;
       a.path = path;
       a.where = ClassifyAxisPath(path);
       if (a.where.field.empty()) return MakeError(where + ": empty field after \"layout.\"");
+      std::set<nlohmann::json> seen;  // json's order: equal values (1 and 1.0) collide
       for (std::size_t i = 0; i < values.size(); ++i) {
         if (values[i].is_array()) {
           return MakeError(where + "[" + std::to_string(i) +
                            "]: must be a string, number, boolean, object or null, got " +
-                           values[i].dump());
+                           DescribeJson(values[i]));
         }
-        for (std::size_t k = 0; k < i; ++k) {
-          if (values[k] == values[i]) {
-            return MakeError(where + "[" + std::to_string(i) + "]: duplicate value " +
-                             values[i].dump());
-          }
+        if (!seen.insert(values[i]).second) {
+          return MakeError(where + "[" + std::to_string(i) + "]: duplicate value " +
+                           DescribeJson(values[i]));
         }
         a.values.push_back(values[i]);
       }

@@ -1,5 +1,6 @@
 #include "bench/trace/TraceFactory.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "bench/trace/BlkparseReader.h"
@@ -144,6 +145,10 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
 
 Expected<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path,
                                                  const TraceOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return MakeError(path + ": is a directory, not a trace file");
+  }
   auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
   if (!*in) return MakeError(path + ": cannot open");
   return OpenTrace(std::move(in), path, options);

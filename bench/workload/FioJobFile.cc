@@ -3,6 +3,7 @@
 #include <string>
 
 #include "bench/workload/FioUnits.h"
+#include "layouts/JsonParse.h"
 
 namespace tierlab {
 namespace {
@@ -27,6 +28,9 @@ Expected<std::vector<Profile>> ParseFioJobFile(std::string_view text, std::strin
                                                bool ignore_unknown) {
   const std::string file(file_name);
   auto at = [&](std::size_t line) { return file + ":" + std::to_string(line) + ": "; };
+  if (auto text_only = CheckTextBytes(text, file, "a fio job file"); !text_only) {
+    return text_only.error();
+  }
 
   // Options are replayed in file order onto a fresh Profile per job: first
   // every [global] option seen so far, then the job's own.

@@ -1,9 +1,7 @@
 #include "bench/workload/ProfileLoader.h"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "bench/workload/BuiltinProfiles.h"
 #include "bench/workload/FioJobFile.h"
@@ -15,6 +13,9 @@ namespace tierlab {
 Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool ignore_unknown) {
   const std::string s(name_or_path);
   std::error_code ec;
+  if (std::filesystem::is_directory(s, ec)) {
+    return MakeError(s + ": is a directory, not a profile file (or a builtin profile name)");
+  }
   if (!std::filesystem::is_regular_file(s, ec)) {
     if (s.ends_with(".json") || s.ends_with(".fio") || s.find('/') != std::string::npos) {
       return MakeError(s + ": cannot open: no such file");
@@ -45,10 +46,9 @@ Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool 
     out.push_back(std::move(p.value()));
     return out;
   }
-  std::ifstream in(s);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseFioJobFile(text.str(), file, ignore_unknown);
+  auto text = ReadTextFile(s);
+  if (!text.ok()) return text.error();
+  return ParseFioJobFile(*text, file, ignore_unknown);
 }
 
 }  // namespace tierlab

@@ -129,5 +129,17 @@ TEST(FioJobFileTest, KbBaseChangesLaterSizes) {
   EXPECT_EQ((*r)[0].size.bytes, 1024u);
 }
 
+TEST(FioJobFileTest, BinaryBytesAreReportedAsBinaryData) {
+  auto r =
+      ParseFioJobFile(std::string("[job]\nrw=randread\nbs=4k\0\x01\x02\n", 27), "nul.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "nul.fio:3: binary data (byte 0x00 at column 6); a fio job file is text");
+  r = ParseFioJobFile("[job]\nrw=\x1b[31mread\n", "esc.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "esc.fio:2: binary data (byte 0x1b at column 4); a fio job file is text");
+}
+
 }  // namespace
 }  // namespace tierlab
