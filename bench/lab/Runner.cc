@@ -83,6 +83,7 @@ class Run {
       }
     }
     e_.Run();
+    if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", kExitIo);
     if (stalled_) {
       return MakeError(
           "profile '" + p_.name +
@@ -190,6 +191,12 @@ class Run {
       }
       last_completion_ = std::max(last_completion_, now);
     }
+    if ((r_.completed & 4095) == 0 && o_.cancel != nullptr && e_.IsSimulated() &&
+        o_.cancel->load(std::memory_order_relaxed)) {
+      cancelled_ = true;
+      e_.Stop();
+      return;
+    }
     if (o_.progress && r_.completed % o_.progress_every == 0) {
       o_.progress(RunProgress{now - r_.start, p_.runtime > 0 ? p_.ramp_time + p_.runtime : 0,
                               r_.completed, planned_ios_});
@@ -238,6 +245,7 @@ class Run {
   Nanos last_now_ = -1;
   std::uint64_t same_instant_ = 0;
   bool stalled_ = false;
+  bool cancelled_ = false;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<AlignedBuffer> buffers_;

@@ -16,6 +16,7 @@
 // Buffers: when the volume RequiresData() (real devices, with-data models)
 // every slot gets an aligned buffer; otherwise requests are timing-only.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -38,6 +39,10 @@ struct RunOptions {
   // Called every `progress_every` completions (cheap to check, engine-agnostic).
   std::function<void(const RunProgress&)> progress;
   std::uint64_t progress_every = 1 << 16;
+  // Simulated runs only: when it reads true (checked every 4096
+  // completions) the run stops and returns an error; nothing is measured.
+  // Real runs ignore it: their requests are in flight on real devices.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RunResult {
@@ -50,7 +55,8 @@ struct RunResult {
 };
 
 // Runs the profile to completion (calls engine.Run()). Errors: a profile
-// that does not fit the volume (exit code 2).
+// that does not fit the volume or asks for more than kMaxOutstandingRequests
+// (exit code 2); a cancelled run.
 Expected<RunResult> RunWorkload(Engine& engine, BlockDevice& volume, const Profile& profile,
                                 const RunOptions& options = {});
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,11 +25,7 @@ class Replay {
       : e_(e), v_(v), reader_(r), o_(o) {}
 
   Expected<ReplayResult> Go() {
-    if (o_.iodepth == 0) return Error{"replay: iodepth must be >= 1", kExitUsage};
-    if (!(o_.time_scale_percent > 0)) {
-      return Error{"replay: replay_time_scale must be > 0 (a % of the trace's rate)", kExitUsage};
-    }
-    if (o_.replay_scale == 0) return Error{"replay: replay_scale must be >= 1", kExitUsage};
+    if (auto ok = CheckReplaySpec(o_); !ok) return ok.error();
     size_ = v_.Size();
     bs_ = v_.BlockSize();
     data_ = v_.RequiresData();
@@ -44,7 +41,15 @@ class Replay {
       return Error{"replay: the engine stopped before the trace ended", kExitIo};
     }
     res_.bad_records = reader_.bad_records();
+    if (cancelled_) return Error{reader_.name() + ": replay cancelled", kExitIo};
     if (error_) return *error_;
+    if (res_.records == 0) {
+      const std::string skipped = reader_.SkippedSummary();
+      return Error{
+          reader_.name() + ": no I/O records to replay" +
+              (skipped.empty() ? std::string(" (the trace is empty)") : " (" + skipped + ")"),
+          kExitUsage};
+    }
     res_.run.end = std::max(last_completion_, res_.run.start);
     res_.run.metrics.SetWindow(res_.run.start, res_.run.end);
     return std::move(res_);
@@ -71,15 +76,32 @@ class Replay {
       ++res_.records;
       res_.trace_duration = std::max(res_.trace_duration, rec.timestamp);
       IoRequest q;
-      if (Map(rec, &q)) pending_.emplace(Pending{q, Arrival(rec.timestamp)});
+      if (!Map(rec, &q)) continue;
+      const auto arrival = Arrival(rec.timestamp);
+      if (!arrival) break;
+      pending_.emplace(Pending{q, *arrival});
     }
     return pending_.has_value();
   }
 
-  Nanos Arrival(Nanos ts) const {
+  // The record's arrival on the engine clock; nothing (and error_ set) when
+  // the scaled time leaves the clock's range.
+  std::optional<Nanos> Arrival(Nanos ts) {
     if (o_.mode == ReplayMode::kClosed) return 0;
-    return res_.run.start + static_cast<Nanos>(std::llround(static_cast<double>(ts) * 100.0 /
-                                                            o_.time_scale_percent));
+    const double scaled = static_cast<double>(ts) * 100.0 / o_.time_scale_percent;
+    // Headroom below INT64_MAX for the start time and the run after it.
+    constexpr double kLimit = 4e18;  // about 126 years
+    if (!(scaled < kLimit - static_cast<double>(res_.run.start))) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    ": record %llu at %.9g s arrives after %.3g years with replay_time_scale "
+                    "%g%%, past the engine clock's range; use a larger scale or number_ios",
+                    static_cast<unsigned long long>(res_.records), static_cast<double>(ts) / 1e9,
+                    scaled / 1e9 / 3.15576e7, o_.time_scale_percent);
+      error_ = Error{reader_.name() + buf, kExitUsage};
+      return std::nullopt;
+    }
+    return res_.run.start + static_cast<Nanos>(std::llround(scaled));
   }
 
   // Maps a trace record onto the volume; false when it is not issued.
@@ -165,6 +187,13 @@ class Replay {
       }
     }
     last_completion_ = std::max(last_completion_, now);
+    if ((res_.run.completed & 4095) == 0 && o_.run.cancel != nullptr && e_.IsSimulated() &&
+        o_.run.cancel->load(std::memory_order_relaxed)) {
+      cancelled_ = true;
+      error_ = Error{reader_.name() + ": replay cancelled", kExitIo};
+      e_.Stop();
+      return;
+    }
     if (o_.run.progress && res_.run.completed % o_.run.progress_every == 0) {
       o_.run.progress(RunProgress{now - res_.run.start, 0, res_.run.completed, 0});
     }
@@ -190,6 +219,7 @@ class Replay {
   std::optional<Pending> pending_;
   std::optional<Error> error_;
   bool reader_done_ = false;
+  bool cancelled_ = false;
   bool timer_ = false;
   std::uint64_t in_flight_ = 0;
   Nanos last_completion_ = 0;

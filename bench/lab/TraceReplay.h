@@ -50,6 +50,9 @@ struct ReplayResult {
   std::uint64_t bad_records = 0;  // skipped by the reader (skip_bad)
 };
 
+// Errors: options out of range (CheckReplaySpec), a trace with no I/O
+// record (the message says what its lines were), a record whose scaled
+// arrival leaves the engine's clock range (exit code 2); reader errors.
 Expected<ReplayResult> ReplayTrace(Engine& engine, BlockDevice& volume, TraceReader& reader,
                                    const ReplayOptions& options);
 

@@ -29,11 +29,52 @@ bool BlkparseReader::LooksLikeEvent(std::string_view line) {
          f[3].find('.') != std::string_view::npos;
 }
 
+namespace {
+
+std::string Count(std::uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+std::string BlkparseReader::SkippedSummary() const {
+  if (skipped_lines_ == 0) return "";
+  std::uint64_t events = 0;
+  std::string by_action;
+  for (int c = 0; c < 128; ++c) {
+    if (other_actions_[c] == 0) continue;
+    events += other_actions_[c];
+    by_action += (by_action.empty() ? "" : ", ") +
+                 (c == 0 ? std::string("other") : std::string(1, static_cast<char>(c))) + " " +
+                 std::to_string(other_actions_[c]);
+  }
+  std::string parts;
+  if (events > 0) {
+    parts += Count(events, "event", "events") + " of other actions (" + by_action +
+             "; records come from " + std::string(1, options_.blkparse_action) +
+             " events, --blkparse-action picks another)";
+  }
+  if (no_data_ > 0) {
+    parts += (parts.empty() ? "" : ", ") + Count(no_data_, "event", "events") + " without data (N)";
+  }
+  const std::uint64_t other = skipped_lines_ - events - no_data_;
+  if (other > 0) {
+    parts += (parts.empty() ? "" : ", ") +
+             Count(other, "line that is not an event", "lines that are not events") +
+             " (summaries, messages, blank lines)";
+  }
+  return Count(skipped_lines_, "line", "lines") + " skipped: " + parts;
+}
+
 TextTraceReader::LineResult BlkparseReader::ParseLine(std::string_view line, TraceRecord* record) {
   std::string_view f[10];
   std::size_t n = tf::SplitBlanks(line, f, 10);
   if (n < 6 || !IsDevice(f[0])) return LineResult::kSkip;  // summaries, blank lines
-  if (f[5].size() != 1 || f[5][0] != options_.blkparse_action) return LineResult::kSkip;
+  if (f[5].size() != 1 || f[5][0] != options_.blkparse_action) {
+    const auto a = static_cast<unsigned char>(f[5].size() == 1 ? f[5][0] : 0);
+    ++other_actions_[a < 128 ? a : 0];
+    return LineResult::kSkip;
+  }
   if (n < 7) return Bad("missing RWBS field");
   std::string_view rwbs = f[6];
   bool has_d = rwbs.find('D') != std::string_view::npos;
@@ -49,6 +90,7 @@ TextTraceReader::LineResult BlkparseReader::ParseLine(std::string_view line, Tra
   } else if (has_f) {
     record->op = IoOp::kFlush;
   } else if (rwbs.find('N') != std::string_view::npos) {
+    ++no_data_;
     return LineResult::kSkip;
   } else {
     return Bad("unknown RWBS '" + std::string(rwbs) + "'");

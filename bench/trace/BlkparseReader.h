@@ -24,8 +24,15 @@ class BlkparseReader final : public TextTraceReader {
   // True when `line` has the shape of an event line (used by detection).
   static bool LooksLikeEvent(std::string_view line);
 
+  // "40 lines skipped: 38 events of other actions (Q 19, C 19; records come
+  // from D events, --blkparse-action picks another), 2 other lines".
+  std::string SkippedSummary() const override;
+
  private:
   LineResult ParseLine(std::string_view line, TraceRecord* record) override;
+
+  std::uint64_t other_actions_[128] = {};  // skipped events by action (ASCII; 0: others)
+  std::uint64_t no_data_ = 0;              // RWBS N events
 };
 
 }  // namespace tierlab

@@ -39,7 +39,7 @@ Expected<bool> TextTraceReader::Next(TraceRecord* record) {
     }
     switch (ParseLine(line, record)) {
       case LineResult::kRecord: ++records_; return true;
-      case LineResult::kSkip: continue;
+      case LineResult::kSkip: ++skipped_lines_; continue;
       case LineResult::kBad:
         if (options_.skip_bad) {
           ++bad_records_;

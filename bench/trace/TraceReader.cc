@@ -2,6 +2,12 @@
 
 namespace tierlab {
 
+std::string TraceReader::SkippedSummary() const {
+  if (skipped_lines_ == 0) return "";
+  return std::to_string(skipped_lines_) + " line" + (skipped_lines_ == 1 ? "" : "s") +
+         " that are not I/O records";
+}
+
 bool TraceReader::RelativeTime(std::int64_t raw, std::int64_t ns_per_unit, Nanos* out) {
   if (!have_base_) {
     have_base_ = true;

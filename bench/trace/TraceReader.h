@@ -92,6 +92,13 @@ class TraceReader {
   std::uint64_t bad_records() const { return bad_records_; }
   // Records whose time was raised to their predecessor's (kClampMonotonic).
   std::uint64_t reordered_records() const { return reordered_records_; }
+  // Lines of a text trace that were neither records nor malformed: headers,
+  // comments, blank lines, events of another kind.
+  std::uint64_t skipped_lines() const { return skipped_lines_; }
+  // What was skipped, for a note when a trace yields no record ("40 lines
+  // that are not I/O records"; "" when nothing was). Formats that know why
+  // say more (blkparse: events of other actions).
+  virtual std::string SkippedSummary() const;
 
  protected:
   TraceReader(std::string name, const TraceOptions& options)
@@ -107,6 +114,7 @@ class TraceReader {
   std::uint64_t records_ = 0;
   std::uint64_t bad_records_ = 0;
   std::uint64_t reordered_records_ = 0;
+  std::uint64_t skipped_lines_ = 0;
 
  private:
   bool have_base_ = false;

@@ -365,13 +365,13 @@ const std::vector<Option>& Options() {
                    return ParseBsSplit(v, kb, p.bssplit);
                  }});
     o.push_back({"iodepth", [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto n = ParseRange(v, 1, 65536);
+                   auto n = ParseRange(v, 1, kMaxIodepth);
                    if (!n) return n.error();
                    p.iodepth = static_cast<std::uint32_t>(*n);
                    return {};
                  }});
     o.push_back({"numjobs", [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto n = ParseRange(v, 1, 4096);
+                   auto n = ParseRange(v, 1, kMaxNumjobs);
                    if (!n) return n.error();
                    p.numjobs = static_cast<std::uint32_t>(*n);
                    return {};
@@ -588,10 +588,20 @@ Expected<void> ValidateProfile(const Profile& p) {
     if (total != 100)
       return fail("bssplit: percentages must add up to 100, got " + std::to_string(total));
   }
-  if (p.iodepth < 1 || p.iodepth > 65536)
-    return fail("iodepth: must be 1..65536, got " + std::to_string(p.iodepth));
-  if (p.numjobs < 1 || p.numjobs > 4096)
-    return fail("numjobs: must be 1..4096, got " + std::to_string(p.numjobs));
+  if (p.iodepth < 1 || p.iodepth > kMaxIodepth) {
+    return fail("iodepth: must be 1.." + std::to_string(kMaxIodepth) + ", got " +
+                std::to_string(p.iodepth));
+  }
+  if (p.numjobs < 1 || p.numjobs > kMaxNumjobs) {
+    return fail("numjobs: must be 1.." + std::to_string(kMaxNumjobs) + ", got " +
+                std::to_string(p.numjobs));
+  }
+  if (std::uint64_t{p.numjobs} * p.iodepth > kMaxOutstandingRequests) {
+    return fail(
+        "iodepth: numjobs " + std::to_string(p.numjobs) + " x iodepth " +
+        std::to_string(p.iodepth) + " = " + std::to_string(std::uint64_t{p.numjobs} * p.iodepth) +
+        " outstanding requests; a run keeps at most " + std::to_string(kMaxOutstandingRequests));
+  }
   if (p.percentage_random > 100) {
     return fail("percentage_random: must be 0..100, got " + std::to_string(p.percentage_random));
   }

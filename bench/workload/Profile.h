@@ -17,7 +17,8 @@
 //                        add up to 100 (a size with an empty % gets the rest,
 //                        as in fio). Overrides bs when given.
 //   iodepth              outstanding I/Os per job, 1..65536 (default 1)
-//   numjobs              concurrent jobs, 1..4096 (default 1)
+//   numjobs              concurrent jobs, 1..4096 (default 1); numjobs x iodepth
+//                        at most kMaxOutstandingRequests (below)
 //   size                 bytes each job covers ("10g") or a % of the volume
 //                        ("50%"); default: volume size - offset
 //   offset               start of the region: bytes or % of the volume (default 0)
@@ -94,6 +95,20 @@ struct SizeSpec {
 };
 
 inline constexpr std::uint64_t kDefaultRandSeed = 0x89abcdef;
+
+// Per-job limits of iodepth and numjobs (fio's own job limit is 4096).
+inline constexpr std::uint32_t kMaxIodepth = 65536;
+inline constexpr std::uint32_t kMaxNumjobs = 4096;
+
+// Requests one run keeps outstanding at most: numjobs x iodepth for a
+// profile (a trace replay's iodepth is at most kMaxIodepth). Each holds a
+// slot in the runner and a context in every target of the stack it
+// crosses: about 340 bytes on nvme4 and 780 on a write-back cached stack
+// (docs/PERFORMANCE.md, "Outstanding requests"), plus its data buffer in
+// real mode. 2^20 keeps a simulated run under about 1 GiB of such state and
+// is far beyond what a device queue holds (NVMe: 64 Ki per queue, SAS: 256,
+// SATA NCQ: 32).
+inline constexpr std::uint64_t kMaxOutstandingRequests = std::uint64_t{1} << 20;
 
 struct Profile {
   std::string name = "job";

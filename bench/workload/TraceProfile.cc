@@ -60,8 +60,9 @@ Expected<TraceProfile> ParseTraceProfileJson(const nlohmann::json& j, std::strin
       static_cast<std::uint32_t>(f.Int("lba_unit", 512, 1, std::int64_t{1} << 30));
   const std::string mode = f.Choice("replay_mode", "closed", {"closed", "open"});
   p.iodepth_set = f.Has("iodepth");
-  const auto iodepth = f.Int("iodepth", 0, 1, 65536);
-  p.replay.time_scale_percent = f.Number("replay_time_scale", 100, 1e-6, 1e9);
+  const auto iodepth = f.Int("iodepth", 0, 1, kMaxIodepth);
+  p.replay.time_scale_percent =
+      f.Number("replay_time_scale", 100, kMinReplayTimeScale, kMaxReplayTimeScale);
   p.replay.replay_scale = static_cast<std::uint64_t>(
       f.Int("replay_scale", 1, 1, std::numeric_limits<std::int64_t>::max()));
   p.replay.reject_past_end = f.Choice("replay_past_end", "wrap", {"wrap", "reject"}) == "reject";

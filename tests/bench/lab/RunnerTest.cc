@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 
 #include "bench/lab/RunReport.h"
@@ -200,6 +201,31 @@ TEST(RunnerTest, HintsEachRequestTwoAheadWithoutChangingTheRequests) {
   EXPECT_EQ(d.hinted2, std::vector<std::uint64_t>(seq.begin() + 2, seq.begin() + 202));
   EXPECT_EQ(d.hinted2_ops, std::vector<IoOp>(ops.begin() + 2, ops.begin() + 202));
   EXPECT_NE(std::count(ops.begin(), ops.end(), IoOp::kWrite), 0);
+}
+
+TEST(RunnerTest, RefusesMoreOutstandingRequestsThanTheCapBeforeAllocatingThem) {
+  SimEngine e;
+  RamDevice d(e, "ram", 64 << 20);
+  Profile p = MakeProfile(nlohmann::json::object());
+  p.iodepth = 65536;
+  p.numjobs = 4096;  // each field in range; 2^28 slots would be about 17 GB
+  auto r = RunWorkload(e, d, p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_NE(r.error().message.find("outstanding requests"), std::string::npos) << r.error().message;
+}
+
+TEST(RunnerTest, CancelStopsASimulatedRun) {
+  const LayoutSpec l = OneDevice("nvme-pm1725");
+  SimEngine e;
+  auto v = BuildVolume(e, l, BuildOptions{});
+  ASSERT_TRUE(v.ok());
+  std::atomic<bool> cancel{true};
+  RunOptions o;
+  o.cancel = &cancel;
+  auto r = RunWorkload(e, v->top(), MakeProfile({{"runtime", "3600s"}, {"iodepth", 16}}), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("cancelled"), std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <sstream>
 
@@ -130,6 +131,67 @@ TEST(TraceReplayTest, BadOptions) {
   auto r = Replay(*f, TraceBytes(2, 4096), o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().exit_code, kExitUsage);
+}
+
+TEST(TraceReplayTest, TimeScaleOutOfRangeIsRefusedNotReplayedAtFullSpeed) {
+  for (double scale : {1e-300, 0.0, -5.0, 1e10, std::nan("")}) {
+    auto f = Make("64m");
+    ReplayOptions o;
+    o.mode = ReplayMode::kOpen;
+    o.time_scale_percent = scale;
+    auto r = Replay(*f, TraceBytes(2, 4096), o);
+    ASSERT_FALSE(r.ok()) << scale;
+    EXPECT_EQ(r.error().exit_code, kExitUsage);
+    EXPECT_NE(r.error().message.find("replay_time_scale: must be 1e-06..1e+09"), std::string::npos)
+        << r.error().message;
+  }
+  // In range, but a late record scaled past the engine clock's range.
+  auto f = Make("64m");
+  auto out = std::make_unique<std::ostringstream>();
+  std::ostringstream* raw = out.get();
+  auto w = CreateTraceWriter(std::move(out), "mem", TraceFormat::kTierlabBin);
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Write(TraceRecord{0, IoOp::kWrite, 0, 4096}).ok());
+  ASSERT_TRUE((*w)->Write(TraceRecord{100000 * kSecond, IoOp::kWrite, 4096, 4096}).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  ReplayOptions o;
+  o.mode = ReplayMode::kOpen;
+  o.time_scale_percent = 1e-6;
+  auto r = Replay(*f, raw->str(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_NE(r.error().message.find("past the engine clock's range"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(TraceReplayTest, IodepthAboveTheCapIsRefused) {
+  auto f = Make("64m");
+  ReplayOptions o;
+  o.iodepth = 4294967295u;
+  auto r = Replay(*f, TraceBytes(2, 4096), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "replay: iodepth: must be 1..65536, got 4294967295");
+}
+
+TEST(TraceReplayTest, ATraceWithNoRecordSaysWhatItsLinesWere) {
+  // Every event is a queue (Q) or completion (C) event; records come from D.
+  const std::string text =
+      "  8,0    3        1     0.000000000   697  Q  WS 223490 + 8 [kjournald]\n"
+      "  8,0    1        4     0.000150000     0  C  WS 223490 + 8 [0]\n"
+      "  8,0    0        7     0.001200000   800  m   N cfq800 insert_request\n"
+      "CPU0 (8,0):\n";
+  auto f = Make("1g");
+  TraceOptions to;
+  to.format = TraceFormat::kBlkparse;
+  auto reader = OpenTrace(std::make_unique<std::istringstream>(text), "q.blkparse", to);
+  ASSERT_TRUE(reader.ok());
+  auto r = ReplayTrace(f->engine, f->volume.top(), **reader, ReplayOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().message,
+            "q.blkparse: no I/O records to replay (4 lines skipped: 3 events of other actions "
+            "(C 1, Q 1, m 1; records come from D events, --blkparse-action picks another), 1 "
+            "line that is not an event (summaries, messages, blank lines))");
 }
 
 }  // namespace

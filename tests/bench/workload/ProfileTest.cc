@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bench/workload/BuiltinProfiles.h"
+#include "bench/workload/FioJobFile.h"
 #include "bench/workload/FioUnits.h"
 #include "bench/workload/Profile.h"
 
@@ -264,6 +265,20 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("valid: 4k-randread"), std::string::npos);
   EXPECT_EQ(ExpandProfileName("8k-70-30")->size(), 1u);
+}
+
+TEST(ProfileTest, OutstandingRequestsPerRunAreCapped) {
+  // Each within its own limit, together 2^28 requests in flight.
+  auto p = ParseProfileJson({{"name", "big"}, {"iodepth", 65536}, {"numjobs", 4096}}, "big.json");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message,
+            "big.json: iodepth: numjobs 4096 x iodepth 65536 = 268435456 outstanding requests; a "
+            "run keeps at most 1048576");
+  EXPECT_TRUE(
+      ParseProfileJson({{"name", "ok"}, {"iodepth", 256}, {"numjobs", 4096}}, "ok.json").ok());
+  auto fio = ParseFioJobFile("[j]\niodepth=65536\nnumjobs=17\n", "j.fio", false);
+  ASSERT_FALSE(fio.ok());
+  EXPECT_NE(fio.error().message.find("outstanding requests"), std::string::npos);
 }
 
 }  // namespace
