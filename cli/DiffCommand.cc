@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "bench/report/MatrixDiff.h"
+#include "bench/lab/MatrixResults.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 
@@ -49,6 +50,8 @@ int RunDiffCommand(const DiffArgs& a) {
   for (const auto& f : a.files) {
     auto j = ReadJsonFile(f);
     if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+    auto shape = CheckResultsJson(*j, f);
+    if (!shape.ok()) return Fail(shape.error().message, shape.error().exit_code);
     docs.push_back(std::move(j.value()));
   }
   auto d = pivot ? DiffPivot(docs[0], a.pivot, o) : DiffResults(docs[0], docs[1], o);

@@ -1,18 +1,27 @@
 // tierlab matrix: expand a matrix file, run its cells in parallel, write the
 // results JSON and print a report. tierlab merge: join shard results.
 
-#include <unistd.h>
+#include <signal.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
-#include <mutex>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "bench/lab/Matrix.h"
-#include "bench/lab/MatrixRunner.h"
 #include "bench/report/MatrixReport.h"
+#include "bench/lab/MatrixResults.h"
+#include "bench/lab/MatrixRunner.h"
 #include "cli/Commands.h"
+#include "cli/StatusPrinter.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"
+#include "tierlab/Version.h"
 
 namespace tierlab::cli {
 namespace {
@@ -25,58 +34,146 @@ struct MatrixArgs {
   std::string format = "table";
   bool quiet = false;
   bool list = false;
+  bool force = false;
+  bool resume = false;
+  std::string status_interval;
 };
 
-std::string Duration(double s) {
-  char buf[32];
-  const int t = static_cast<int>(s + 0.5);
-  std::snprintf(buf, sizeof buf, "%d:%02d", t / 60, t % 60);
-  return buf;
+// SIGINT/SIGTERM during a matrix: the first asks the runner to stop (the
+// cells finished so far are saved); a second one kills, as by default.
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_signal{0};
+
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop.exchange(true)) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_signal.store(sig);
 }
 
-// Progress on stderr: a bar redrawn in place on a terminal, else one plain
-// line per finished cell (CI logs).
-class MatrixProgressPrinter {
+class StopSignals {
  public:
-  explicit MatrixProgressPrinter(bool quiet) : tty_(isatty(STDERR_FILENO) != 0), quiet_(quiet) {}
-  ~MatrixProgressPrinter() {
-    if (drawn_) std::fprintf(stderr, "\r\033[K");
+  StopSignals() {
+    g_stop.store(false);
+    g_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
   }
-  void Update(const MatrixProgress& p) {
-    if (quiet_) return;
-    const double eta = p.done > 0 ? p.elapsed_s / static_cast<double>(p.done) *
-                                        static_cast<double>(p.total - p.done)
-                                  : 0;
-    const double iops =
-        p.result != nullptr ? p.result->at("jobs").at(0).at("complete").value("iops", 0.0) : 0;
-    if (!tty_) {
-      std::fprintf(stderr, "[%zu/%zu] %s: %.0f IOPS (%.1f s)\n", p.done, p.total,
-                   p.finished->label.c_str(), iops, p.cell_wall_s);
-      return;
-    }
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(kWidth * p.done / std::max<std::size_t>(p.total, 1));
-    std::string bar(static_cast<std::size_t>(filled), '=');
-    bar.resize(kWidth, ' ');
-    std::string current = p.running.empty() ? p.finished->label : p.running.front()->label;
-    if (current.size() > 50) current = current.substr(0, 47) + "...";
-    std::fprintf(stderr, "\r\033[K[%s] %zu/%zu  ETA %s  %s", bar.c_str(), p.done, p.total,
-                 Duration(eta).c_str(), current.c_str());
-    drawn_ = true;
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// Saves the results file as cells finish: at once when asked (stopping,
+// the end), else at most about once a second and never for more than a
+// tenth of the wall time (each save rewrites the whole file).
+class ResultsSaver {
+ public:
+  explicit ResultsSaver(std::string path) : path_(std::move(path)) {}
+  Expected<void> Maybe(const ResultsFile& r, double now_s, bool now) {
+    if (path_.empty() || r.size() == saved_) return {};
+    if (!now && now_s < last_s_ + std::max(1.0, 10 * cost_s_)) return {};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto w = r.WriteAtomic(path_);
+    if (!w.ok()) return w;
+    cost_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    last_s_ = now_s;
+    saved_ = r.size();
+    return {};
   }
 
  private:
-  bool tty_;
-  bool quiet_;
-  bool drawn_ = false;
+  std::string path_;
+  std::size_t saved_ = SIZE_MAX;
+  double last_s_ = 0;
+  double cost_s_ = 0;
 };
 
-Expected<void> WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  f << text;
-  f.close();
-  if (!f) return MakeError(path + ": cannot write", kExitIo);
-  return {};
+std::string MatrixStatus(const MatrixProgress& p) {
+  const double eta =
+      p.done > 0 ? p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done)
+                 : 0;
+  char head[200];
+  std::snprintf(
+      head, sizeof head, "matrix: %llu/%llu cells (%.0f%%), %s elapsed, ETA %s",
+      static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total),
+      p.total > 0 ? 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total) : 100.0,
+      FormatDuration(p.elapsed_s).c_str(), p.done > 0 ? FormatDuration(eta).c_str() : "?");
+  std::string line = head;
+  if (!p.running.empty()) {
+    std::string current = p.running.front()->label;
+    if (current.size() > 60) current = current.substr(0, 57) + "...";
+    line += ", running " + current;
+    if (p.running.size() > 1) line += " +" + std::to_string(p.running.size() - 1);
+  }
+  return line;
+}
+
+// "3.2 h", "12 days" for a figure in seconds.
+std::string Human(double s) {
+  char buf[64];
+  if (s < 120) {
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+  } else if (s < 7200) {
+    std::snprintf(buf, sizeof buf, "%.0f min", s / 60);
+  } else if (s < 2 * 86400) {
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  } else if (s < 2 * 365.25 * 86400) {
+    std::snprintf(buf, sizeof buf, "%.0f days", s / 86400);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g years", s / (365.25 * 86400));
+  }
+  return buf;
+}
+
+// The one-line refusal of a run with more cells than a matrix takes
+// without --force, with what they would cost.
+std::string TooManyCells(const MatrixPlan& plan, std::uint64_t cells, const Shard& shard) {
+  std::string what =
+      cells == UINT64_MAX ? "more than 1.8e19 cells" : std::to_string(cells) + " cells";
+  if (shard.count > 1) what += " in shard " + shard.ToString();
+  std::string cost;
+  if (const double per_cell = plan.MeanSimulatedSeconds(); per_cell > 0) {
+    cost = "; at " + Human(per_cell) + " of simulated ramp + runtime per cell, about " +
+           Human(per_cell * static_cast<double>(cells)) + " of simulated time";
+  }
+  return plan.spec().source + ": " + what + ", more than the " +
+         std::to_string(kMaxCellsWithoutForce) + " a matrix runs without --force" + cost +
+         " (narrow the axes, split it with --shard i/N, or pass --force)";
+}
+
+// --list: the shard's cells, streamed. Below the --force limit every cell
+// is expanded first, so that a bad cell fails before anything is printed.
+int ListCells(const MatrixPlan& plan, const Shard& shard, bool validate_first) {
+  if (validate_first) {
+    ScanOptions so;
+    so.build = false;
+    auto scan = ScanMatrix(plan, so);
+    if (!scan.ok()) return Fail(scan.error().message, scan.error().exit_code);
+  }
+  auto cursor = plan.Cells([&shard](std::uint64_t k) { return shard.Contains(k); });
+  MatrixCell c;
+  while (true) {
+    auto more = cursor.Next(&c);
+    if (!more.ok()) return Fail(more.error().message, more.error().exit_code);
+    if (!*more) break;
+    if (std::printf("%zu %s %s\n", c.index, c.id.c_str(), c.label.c_str()) < 0) {
+      return Fail("--list: cannot write to stdout", kExitIo);
+    }
+  }
+  return kExitOk;
 }
 
 int RunMatrixCommand(const MatrixArgs& a) {
@@ -84,46 +181,131 @@ int RunMatrixCommand(const MatrixArgs& a) {
   if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
   auto shard = ParseShard(a.shard);
   if (!shard.ok()) return Fail(shard.error().message, kExitUsage);
+  double interval = 0;
+  if (!a.status_interval.empty()) {
+    auto i = ParseStatusInterval(a.status_interval);
+    if (!i.ok()) return Fail(i.error().message, kExitUsage);
+    interval = *i;
+  }
+  if (a.resume && a.output.empty()) {
+    return Fail("--resume needs -o FILE, the results file to continue", kExitUsage);
+  }
   auto spec = LoadMatrixFile(a.file);
   if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
-  auto m = ExpandMatrix(*spec);
-  if (!m.ok()) return Fail(m.error().message, m.error().exit_code);
-  if (a.list) {
-    for (const auto& c : m->cells) {
-      if (shard->Contains(c.index))
-        std::printf("%zu %s %s\n", c.index, c.id.c_str(), c.label.c_str());
-    }
-    return kExitOk;
+  auto plan = MatrixPlan::Make(*spec);
+  if (!plan.ok()) return Fail(plan.error().message, plan.error().exit_code);
+  const std::uint64_t cells = plan->ShardSize(*shard);
+  if (cells > kMaxCellsWithoutForce && !a.force) {
+    return Fail(TooManyCells(*plan, cells, *shard), kExitUsage);
   }
-  auto checked = CheckCellsBuild(*m);
-  if (!checked.ok()) return Fail(checked.error().message, checked.error().exit_code);
+  if (a.list) return ListCells(*plan, *shard, /*validate_first=*/!a.force);
 
-  MatrixProgressPrinter printer(a.quiet);
+  // A resumed file's cells must be this matrix's: the scan, which expands
+  // every cell anyway, compares their ids and seeds.
+  std::optional<nlohmann::json> previous;
+  std::map<std::uint64_t, ExpectedCell> expect;
+  if (a.resume) {
+    std::error_code ec;
+    if (std::filesystem::exists(a.output, ec)) {
+      auto j = ReadJsonFile(a.output);
+      if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+      auto shape = CheckResultsJson(*j, a.output);
+      if (!shape.ok()) return Fail(shape.error().message, shape.error().exit_code);
+      for (const auto& c : j->at("cells")) {
+        expect[c.at("index").get<std::uint64_t>()] =
+            ExpectedCell{c.at("id").get<std::string>(), c.value("seed", std::uint64_t{0})};
+      }
+      previous = std::move(j.value());
+    } else if (!a.quiet) {
+      std::fprintf(stderr, "tierlab: %s does not exist yet: running every cell\n",
+                   a.output.c_str());
+    }
+  }
+  ScanOptions so;
+  so.build = true;
+  if (previous) {
+    so.expect = &expect;
+    so.expect_source = a.output;
+  }
+  auto hash = ScanMatrix(*plan, so);
+  if (!hash.ok()) return Fail(hash.error().message, hash.error().exit_code);
+
+  ResultsFile results(MakeResultsHeader(*plan, *hash, *shard));
+  std::set<std::uint64_t> skip;
+  if (previous) {
+    auto loaded = LoadResumedCells(*previous, a.output,
+                                   ResumeKey{*hash, shard->ToString(), kVersion}, results);
+    if (!loaded.ok()) return Fail(loaded.error().message, loaded.error().exit_code);
+    for (const auto& [index, cell] : expect) skip.insert(index);
+    previous.reset();
+    if (!a.quiet) {
+      std::fprintf(stderr, "tierlab: resuming %s: %zu of %llu cells already done\n",
+                   a.output.c_str(), skip.size(), static_cast<unsigned long long>(cells));
+    }
+  }
+
+  StatusPrinter printer(a.quiet, interval);
+  ResultsSaver saver(a.output);
+  std::optional<Error> save_error;
+  StopSignals signals;
   MatrixRunOptions o;
   o.jobs = a.jobs;
   o.shard = *shard;
-  o.progress = [&printer](const MatrixProgress& p) { printer.Update(p); };
+  o.skip = &skip;
+  o.stop = &g_stop;
+  o.tick = [&](const MatrixProgress& p, const ResultsFile& r) {
+    printer.Maybe(p.elapsed_s, [&p] { return MatrixStatus(p); });
+    if (save_error) return;
+    auto w = saver.Maybe(r, p.elapsed_s, g_stop.load());
+    if (!w.ok()) save_error = w.error();
+  };
   MatrixRunStats stats;
-  auto results = RunMatrix(*m, o, &stats);
-  if (!results.ok()) return Fail(results.error().message, results.error().exit_code);
+  auto run = RunMatrixInto(*plan, o, results, &stats);
+  printer.Clear();
+  // Every finished cell goes to the file, whatever happened.
+  auto saved = saver.Maybe(results, 0, /*now=*/true);
+  if (!save_error && !saved.ok()) save_error = saved.error();
+  if (save_error) return Fail(save_error->message, save_error->exit_code);
+  const auto kept = [&] {
+    return std::to_string(results.size()) + " of " + std::to_string(cells) + " cells are in " +
+           a.output + "; tierlab matrix " + a.file + " -o " + a.output + " --resume runs the rest";
+  };
+  if (!run.ok()) {
+    Fail(run.error().message, run.error().exit_code);
+    if (!a.output.empty() && results.size() > 0) {
+      std::fprintf(stderr, "tierlab: %s\n", kept().c_str());
+    }
+    return run.error().exit_code;
+  }
+  if (stats.stopped) {
+    const int sig = g_signal.load() != 0 ? g_signal.load() : SIGINT;
+    std::fprintf(
+        stderr, "tierlab: interrupted by %s: %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+        a.output.empty() ? "no -o FILE, so the finished cells are not kept" : kept().c_str());
+    return 128 + sig;
+  }
   if (!a.quiet) {
-    std::fprintf(stderr, "%s%zu cells in %.1f s with %u workers (%.2f cells/s)\n",
-                 isatty(STDERR_FILENO) ? "\r\033[K" : "", stats.cells, stats.wall_s, stats.jobs,
+    std::fprintf(stderr, "%llu cells in %.1f s with %u workers (%.2f cells/s)\n",
+                 static_cast<unsigned long long>(stats.cells), stats.wall_s, stats.jobs,
                  stats.wall_s > 0 ? static_cast<double>(stats.cells) / stats.wall_s : 0.0);
   }
-  if (!a.output.empty()) {
-    auto w = WriteFile(a.output, results->dump(1) + "\n");
-    if (!w.ok()) return Fail(w.error().message, w.error().exit_code);
-  }
   if (*fmt == ReportFormat::kJson && a.output.empty()) {
-    std::fputs((results->dump(1) + "\n").c_str(), stdout);
+    std::fputs(results.Text().c_str(), stdout);
     return kExitOk;
   }
   if (*fmt == ReportFormat::kJson) return kExitOk;  // the file is the JSON
-  auto report = RenderReport(*results, *fmt, ReportOptions{});
+  auto report = RenderReport(results.Json(), *fmt, ReportOptions{});
   if (!report.ok()) return Fail(report.error().message, report.error().exit_code);
   std::fputs(report->c_str(), stdout);
   return kExitOk;
+}
+
+Expected<void> WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  if (!f) return MakeError(path + ": cannot write", kExitIo);
+  return {};
 }
 
 struct MergeArgs {
@@ -172,7 +354,16 @@ void RegisterMatrixCommand(CLI::App& app, CommandResult& result) {
                   "Report printed on stdout: table, md, csv, json or html")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
+  cmd->add_option("--status-interval", args->status_interval,
+                  "Print a status line every this many seconds (fio time: 30, 500ms, 1m; "
+                  "default: after 3 s, in place on a terminal, else every 10 s)");
   cmd->add_flag("--list", args->list, "Print the cells (index, id, label) and exit");
+  cmd->add_flag(
+      "--force", args->force,
+      "Run or list a matrix of more than " + std::to_string(kMaxCellsWithoutForce) + " cells");
+  cmd->add_flag("--resume", args->resume,
+                "Continue the results file given with -o: run only the cells it lacks (it must "
+                "come from the same matrix, shard and tierlab version)");
   cmd->callback([args, &result] { result.exit_code = RunMatrixCommand(*args); });
 
   auto margs = std::make_shared<MergeArgs>();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "bench/workload/ProfileLoader.h"
 #include "bench/workload/TraceProfile.h"
 #include "cli/Commands.h"
+#include "cli/StatusPrinter.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
 #include "tiering/core/RealEngine.h"
@@ -45,33 +47,46 @@ struct RunArgs {
   std::uint64_t replay_scale = 1;
   bool wrap = false;
   bool reject = false;
+  bool quiet = false;
+  std::string status_interval;
+  double status_interval_s = 0;  // parsed
 };
 
-// A progress line on stderr for runs longer than a second, when stderr is a
-// terminal. Wall time decides (a simulated second is not a wall second).
-class ProgressLine {
+// Progress of one run (or replay) on stderr: StatusPrinter decides when.
+// Wall time decides (a simulated second is not a wall second).
+class RunStatus {
  public:
-  ProgressLine() : tty_(isatty(STDERR_FILENO) != 0), t0_(std::chrono::steady_clock::now()) {}
-  ~ProgressLine() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-  }
+  RunStatus(bool quiet, double interval_s, std::string what)
+      : printer_(quiet, interval_s),
+        what_(std::move(what)),
+        t0_(std::chrono::steady_clock::now()) {}
   void Update(const RunProgress& p) {
-    if (!tty_) return;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    if (wall < 1.0) return;
-    shown_ = true;
-    double frac = 0;
-    if (p.planned > 0) frac = static_cast<double>(p.now) / static_cast<double>(p.planned);
-    if (p.planned_ios > 0) frac = static_cast<double>(p.ios) / static_cast<double>(p.planned_ios);
-    std::fprintf(stderr, "\r\033[Krunning: %3.0f%%  %llu I/Os  %.1f s simulated/elapsed",
-                 100 * std::min(frac, 1.0), static_cast<unsigned long long>(p.ios),
-                 static_cast<double>(p.now) / 1e9);
+    printer_.Maybe(wall, [&] {
+      double frac = -1;
+      if (p.planned > 0) frac = static_cast<double>(p.now) / static_cast<double>(p.planned);
+      if (p.planned_ios > 0) frac = static_cast<double>(p.ios) / static_cast<double>(p.planned_ios);
+      char buf[200];
+      if (frac >= 0) {
+        std::snprintf(buf, sizeof buf, "%s: %3.0f%%, %llu I/Os, %.1f s run time, %s elapsed",
+                      what_.c_str(), 100 * std::min(frac, 1.0),
+                      static_cast<unsigned long long>(p.ios), static_cast<double>(p.now) / 1e9,
+                      FormatDuration(wall).c_str());
+      } else {
+        std::snprintf(buf, sizeof buf, "%s: %llu I/Os, %.1f s run time, %s elapsed", what_.c_str(),
+                      static_cast<unsigned long long>(p.ios), static_cast<double>(p.now) / 1e9,
+                      FormatDuration(wall).c_str());
+      }
+      return std::string(buf);
+    });
   }
+  // Completions between updates: few enough for a slow real device.
+  static std::uint64_t Every(bool real) { return real ? 64 : 4096; }
 
  private:
-  bool tty_;
-  bool shown_ = false;
+  StatusPrinter printer_;
+  std::string what_;
   std::chrono::steady_clock::time_point t0_;
 };
 
@@ -97,6 +112,17 @@ Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
   ro.time_scale_percent = a.replay_time_scale;
   ro.replay_scale = a.replay_scale;
   ro.reject_past_end = a.reject;
+  if (auto ok = CheckReplayOptions(ro); !ok) {
+    // "replay: replay_time_scale: ..." as the option is spelt here.
+    std::string m = ok.error().message;
+    const std::size_t colon = m.find(':', 8);
+    if (m.starts_with("replay: ") && colon != std::string::npos) {
+      std::string option = m.substr(8, colon - 8);
+      std::replace(option.begin(), option.end(), '_', '-');
+      m = "--" + option + m.substr(colon);
+    }
+    return MakeError(m, kExitUsage);
+  }
   return spec;
 }
 
@@ -116,12 +142,13 @@ Expected<std::optional<TraceProfile>> ReplayFromProfileFile(const std::string& f
 
 // One trace replay on the built volume; appends the formatted result to *out.
 int ReplayOne(const TraceProfile& spec, bool real, Engine& engine, const Volume& volume,
-              TableFormat fmt, std::string* out) {
+              TableFormat fmt, bool quiet, double interval_s, std::string* out) {
   auto reader = OpenTrace(spec.path, spec.trace_options);
   if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
   ReplayOptions ro{spec.replay};
-  ProgressLine progress;
-  ro.run.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
+  RunStatus status(quiet, interval_s, "replay " + spec.name);
+  ro.run.progress = [&status](const RunProgress& pr) { status.Update(pr); };
+  ro.run.progress_every = RunStatus::Every(real);
   auto r = ReplayTrace(engine, volume.top(), **reader, ro);
   if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
   const Profile p = ReplayProfile(spec.name, ro, *r);
@@ -142,8 +169,13 @@ int ReplayOne(const TraceProfile& spec, bool real, Engine& engine, const Volume&
   return kExitOk;
 }
 
-int RunOne(const RunArgs& a) {
+int RunOne(RunArgs a) {
   if (a.real && a.sim) return Fail("--sim and --real are exclusive", kExitUsage);
+  if (!a.status_interval.empty()) {
+    auto i = ParseStatusInterval(a.status_interval);
+    if (!i.ok()) return Fail(i.error().message, kExitUsage);
+    a.status_interval_s = *i;
+  }
   auto fmt = ParseTableFormat(a.format);
   if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
 
@@ -193,13 +225,16 @@ int RunOne(const RunArgs& a) {
   {
     auto volume = BuildVolume(*engine, *layout, bo);
     if (!volume.ok()) return Fail(volume.error().message, volume.error().exit_code);
-    if (replay) code = ReplayOne(*replay, a.real, *engine, *volume, *fmt, &out);
+    if (replay) {
+      code = ReplayOne(*replay, a.real, *engine, *volume, *fmt, a.quiet, a.status_interval_s, &out);
+    }
     if (replay && out.empty()) return code;
     for (Profile p : *profiles) {
       if (a.seed_set) p.randseed = a.seed;
-      ProgressLine progress;
+      RunStatus status(a.quiet, a.status_interval_s, "run " + p.name);
       RunOptions ro;
-      ro.progress = [&progress](const RunProgress& pr) { progress.Update(pr); };
+      ro.progress = [&status](const RunProgress& pr) { status.Update(pr); };
+      ro.progress_every = RunStatus::Every(a.real);
       auto result = RunWorkload(*engine, volume->top(), p, ro);
       if (!result.ok()) return Fail(result.error().message, result.error().exit_code);
       RunMeta meta{a.real ? "real" : "sim", p.randseed};
@@ -261,6 +296,10 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_flag("--wrap", args->wrap, "--trace: wrap offsets past the volume end (default)");
   run->add_flag("--reject", args->reject,
                 "--trace: reject records past the volume end (counted, exit 3)");
+  run->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
+  run->add_option("--status-interval", args->status_interval,
+                  "Print a status line every this many seconds (fio time: 30, 500ms, 1m; "
+                  "default: after 3 s, in place on a terminal, else every 10 s)");
   run->callback([args, &result] { result.exit_code = RunOne(*args); });
 }
 

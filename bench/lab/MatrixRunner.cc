@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "bench/lab/RunReport.h"
@@ -38,7 +40,8 @@ std::string MakeTempDir() {
 }  // namespace
 
 Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string& mode,
-                                       const std::string& temp_dir) {
+                                       const std::string& temp_dir,
+                                       const std::atomic<bool>* cancel) {
   const bool real = mode == "real";
   std::unique_ptr<Engine> engine;
   if (real) {
@@ -63,13 +66,17 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
     if (cell.trace) {
       auto reader = OpenTrace(cell.trace->path, cell.trace->trace_options);
       if (!reader.ok()) return fail(reader.error());
-      auto r = ReplayTrace(*engine, volume->top(), **reader, ReplayOptions{cell.trace->replay});
+      ReplayOptions ro{cell.trace->replay};
+      ro.run.cancel = cancel;
+      auto r = ReplayTrace(*engine, volume->top(), **reader, ro);
       if (!r.ok()) return fail(r.error());
       const Profile p = ReplayProfile(cell.trace->name, cell.trace->replay, *r);
       j = MakeRunJson(r->run, p, *volume, RunMeta{mode, cell.seed});
       j["replay"] = ReplayToJson(cell.trace->trace, (*reader)->format(), cell.trace->replay, *r);
     } else {
-      auto r = RunWorkload(*engine, volume->top(), cell.profile);
+      RunOptions ro;
+      ro.cancel = cancel;
+      auto r = RunWorkload(*engine, volume->top(), cell.profile, ro);
       if (!r.ok()) return fail(r.error());
       j = MakeRunJson(*r, cell.profile, *volume, RunMeta{mode, cell.seed});
     }
@@ -89,42 +96,69 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
   return head;
 }
 
-Expected<nlohmann::json> RunMatrix(const ExpandedMatrix& m, const MatrixRunOptions& o,
-                                   MatrixRunStats* stats) {
-  const bool real = m.spec.mode == "real";
-  std::vector<const MatrixCell*> todo;
-  for (const MatrixCell& c : m.cells) {
-    if (o.shard.Contains(c.index)) todo.push_back(&c);
+nlohmann::json MakeResultsHeader(const MatrixPlan& plan, const std::string& hash,
+                                 const Shard& shard) {
+  nlohmann::json out;
+  out["tierlab_version"] = kVersion;
+  out["matrix"] = plan.spec().raw;
+  out["matrix_name"] = plan.spec().name;
+  out["matrix_hash"] = hash;
+  out["cell_count"] = plan.size();
+  out["shard"] = shard.ToString();
+  return out;
+}
+
+Expected<void> RunMatrixInto(const MatrixPlan& plan, const MatrixRunOptions& o,
+                             ResultsFile& results, MatrixRunStats* stats) {
+  const MatrixSpec& spec = plan.spec();
+  const bool real = spec.mode == "real";
+  const auto skipped = [&o](std::uint64_t k) { return o.skip != nullptr && o.skip->count(k) != 0; };
+  const auto wanted = [&o, skipped](std::uint64_t k) { return o.shard.Contains(k) && !skipped(k); };
+  std::uint64_t total = plan.ShardSize(o.shard);
+  if (o.skip != nullptr) {
+    for (std::uint64_t k : *o.skip) total -= o.shard.Contains(k) && k < plan.size() ? 1 : 0;
   }
   unsigned jobs = o.jobs;
   if (jobs == 0) jobs = real ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(todo.size(), 1)));
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(total, 1)));
 
   std::string temp_dir = o.temp_dir;
   std::string made_dir;
-  if (real && temp_dir.empty()) {
+  if (real && temp_dir.empty() && total > 0) {
     temp_dir = made_dir = MakeTempDir();
     if (temp_dir.empty()) return MakeError("cannot create a temp dir", kExitIo);
   }
 
-  std::vector<nlohmann::json> results(todo.size());
-  std::vector<std::uint64_t> ios(todo.size(), 0);
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mu;
+  MatrixPlan::Cursor cursor = plan.Cells(wanted);
+  std::mutex mu;  // guards everything below, and the cursor
+  std::condition_variable workers_done;
+  unsigned active = jobs;
+  bool failed = false;
   std::optional<Error> first_error;
   std::size_t first_error_at = SIZE_MAX;
-  std::size_t done = 0;
+  std::uint64_t done = 0;
+  std::uint64_t ios = 0;
   std::map<std::size_t, const MatrixCell*> running;
+  nlohmann::json last;
+  std::string last_label;
   const auto t0 = Clock::now();
+  const auto stopping = [&o] { return o.stop != nullptr && o.stop->load(); };
 
   auto worker = [&] {
-    while (!failed.load()) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= todo.size()) return;
-      const MatrixCell& cell = *todo[k];
+    while (true) {
+      MatrixCell cell;
       {
         std::lock_guard<std::mutex> lock(mu);
+        if (failed || stopping()) break;
+        auto more = cursor.Next(&cell);
+        if (!more.ok()) {
+          // ScanMatrix expanded every cell before; defensive. The message
+          // names the matrix file already.
+          if (!first_error) first_error = more.error();
+          failed = true;
+          break;
+        }
+        if (!*more) break;
         running[cell.index] = &cell;
       }
       std::string cell_dir;
@@ -134,9 +168,7 @@ Expected<nlohmann::json> RunMatrix(const ExpandedMatrix& m, const MatrixRunOptio
         std::error_code ec;
         std::filesystem::create_directories(cell_dir, ec);
       }
-      const auto c0 = Clock::now();
-      auto r = RunMatrixCell(cell, m.spec.mode, cell_dir);
-      const double cell_wall = Since(c0);
+      auto r = RunMatrixCell(cell, spec.mode, cell_dir, o.stop);
       if (!cell_dir.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(cell_dir, ec);
@@ -144,81 +176,66 @@ Expected<nlohmann::json> RunMatrix(const ExpandedMatrix& m, const MatrixRunOptio
       std::lock_guard<std::mutex> lock(mu);
       running.erase(cell.index);
       if (!r.ok()) {
+        if (stopping()) continue;  // abandoned, not failed
         // Keep the lowest-index error so the message does not depend on -j.
         if (cell.index < first_error_at) {
-          first_error = r.error();
+          first_error = MakeError(spec.source + ": " + r.error().message, r.error().exit_code);
           first_error_at = cell.index;
         }
-        failed.store(true);
-        return;
+        failed = true;
+        break;
       }
-      ios[k] = r->at("jobs").at(0).value("issued_ios", std::uint64_t{0});
-      results[k] = std::move(r.value());
+      ios += r->at("jobs").at(0).value("issued_ios", std::uint64_t{0});
+      results.Add(*r);
+      last = std::move(r.value());
+      last_label = cell.label;
       ++done;
-      if (o.progress) {
-        MatrixProgress p;
-        p.done = done;
-        p.total = todo.size();
-        p.elapsed_s = Since(t0);
-        p.finished = &cell;
-        p.cell_wall_s = cell_wall;
-        p.result = &results[k];
-        for (const auto& [i, c] : running) p.running.push_back(c);
-        o.progress(p);
-      }
     }
+    std::lock_guard<std::mutex> lock(mu);
+    if (--active == 0) workers_done.notify_all();
+  };
+  auto progress = [&] {
+    MatrixProgress p;
+    p.done = done;
+    p.total = total;
+    p.elapsed_s = Since(t0);
+    for (const auto& [i, c] : running) p.running.push_back(c);
+    p.last = last.is_null() ? nullptr : &last;
+    p.last_label = last_label;
+    return p;
   };
   std::vector<std::thread> threads;
-  for (unsigned i = 1; i < jobs; ++i) threads.emplace_back(worker);
-  worker();
+  for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(worker);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    const auto tick = std::chrono::duration<double>(std::max(o.tick_s, 0.01));
+    while (active > 0) {
+      workers_done.wait_for(lock, tick);
+      if (o.tick) o.tick(progress(), results);
+    }
+  }
   for (auto& t : threads) t.join();
   if (!made_dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(made_dir, ec);
   }
-  if (first_error) {
-    return MakeError(m.spec.source + ": " + first_error->message, first_error->exit_code);
-  }
-
-  nlohmann::json out;
-  out["tierlab_version"] = kVersion;
-  out["matrix"] = m.spec.raw;
-  out["matrix_name"] = m.spec.name;
-  out["matrix_hash"] = m.hash;
-  out["cell_count"] = m.cells.size();
-  out["shard"] = o.shard.ToString();
-  out["cells"] = nlohmann::json::array();
-  for (auto& r : results) out["cells"].push_back(std::move(r));
   if (stats != nullptr) {
     stats->wall_s = Since(t0);
-    stats->cells = todo.size();
+    stats->cells = done;
     stats->jobs = jobs;
-    stats->simulated_ios = 0;
-    for (auto n : ios) stats->simulated_ios += n;
+    stats->simulated_ios = ios;
+    stats->stopped = stopping() && done < total;
   }
-  return out;
+  if (first_error) return *first_error;
+  return {};
 }
 
-Expected<void> CheckResultsJson(const nlohmann::json& j, const std::string& name) {
-  if (!j.is_object()) return MakeError(name + ": not a tierlab results document (not an object)");
-  for (const char* key : {"matrix_hash", "cells"}) {
-    if (!j.contains(key)) {
-      return MakeError(name + ": not a tierlab matrix results document (no \"" + key +
-                       "\"; write one with tierlab matrix -o)");
-    }
-  }
-  if (!j.at("cells").is_array()) return MakeError(name + ": cells: must be an array");
-  const auto& cells = j.at("cells");
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const auto& c = cells[i];
-    const std::string where = name + ": cells[" + std::to_string(i) + "]";
-    if (!c.is_object() || !c.contains("index") || !c.at("index").is_number_unsigned() ||
-        !c.contains("id") || !c.contains("jobs") || !c.at("jobs").is_array() ||
-        c.at("jobs").empty()) {
-      return MakeError(where + ": missing index, id or jobs");
-    }
-  }
-  return {};
+Expected<nlohmann::json> RunMatrix(const MatrixPlan& plan, const std::string& hash,
+                                   const MatrixRunOptions& options, MatrixRunStats* stats) {
+  ResultsFile results(MakeResultsHeader(plan, hash, options.shard));
+  auto r = RunMatrixInto(plan, options, results, stats);
+  if (!r.ok()) return r.error();
+  return results.Json();
 }
 
 Expected<nlohmann::json> MergeMatrixResults(const std::vector<nlohmann::json>& parts,

@@ -15,56 +15,91 @@
 //               "jobs", "devices", "tiers", "cache"}]}
 // Cells are sorted by index whatever -j is, and a cell's JSON holds nothing
 // that depends on wall time, so the same matrix gives the same bytes.
+// A run that was interrupted or failed keeps its finished cells: such a file
+// holds fewer cells than cell_count (merge reports the missing ones, and
+// `tierlab matrix --resume` runs them; bench/MatrixResults.h).
 //
-// Threading: `jobs` std::threads take the next cell from a shared counter;
-// each cell builds its own engine and volume and runs single-threaded, so
-// cells share nothing. The progress callback runs under the runner's mutex
-// (never concurrently with itself).
+// Threading: `jobs` std::threads take the next cell from one cursor over
+// the plan (cells are expanded as they are taken, never all at once); each
+// cell builds its own engine and volume and runs single-threaded, so cells
+// share nothing. The calling thread waits for them and runs the tick
+// callback under the runner's mutex (never concurrently with itself).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bench/lab/Matrix.h"
+#include "bench/lab/MatrixResults.h"
 #include "tiering/core/Expected.h"
 
 namespace tierlab {
 
 struct MatrixProgress {
-  std::size_t done = 0;                    // finished cells of this run
-  std::size_t total = 0;                   // cells of this run (the shard's)
+  std::uint64_t done = 0;                  // cells finished in this run
+  std::uint64_t total = 0;                 // cells this run runs (the shard's, minus resumed)
   double elapsed_s = 0;                    // wall time since the start
-  const MatrixCell* finished = nullptr;    // the cell that just finished
-  double cell_wall_s = 0;                  // its wall time
-  const nlohmann::json* result = nullptr;  // its run JSON
   std::vector<const MatrixCell*> running;  // cells in progress, by index
+  const nlohmann::json* last = nullptr;    // the run JSON of the last cell finished, if any
+  std::string last_label;                  // and its label
 };
 
 struct MatrixRunOptions {
   unsigned jobs = 0;  // 0: std::thread::hardware_concurrency() (1 in real mode)
   Shard shard;
   std::string temp_dir;  // real mode: where device files go (default: a new temp dir)
-  std::function<void(const MatrixProgress&)> progress;
+  // Indices of cells not to run (already in a resumed results file).
+  const std::set<std::uint64_t>* skip = nullptr;
+  // Read by every worker: once true, no cell starts, and running simulated
+  // cells are abandoned (real-mode cells finish: their I/O is on real
+  // devices). Finished cells are kept. A signal handler may set it.
+  const std::atomic<bool>* stop = nullptr;
+  // Called every `tick_s` seconds and once at the end, from the thread that
+  // waits for the workers, under the runner's lock (workers finishing a cell
+  // wait): progress on stderr, and saving the results as they grow.
+  std::function<void(const MatrixProgress&, const ResultsFile&)> tick;
+  double tick_s = 0.2;
 };
 
 struct MatrixRunStats {
   double wall_s = 0;
-  std::uint64_t simulated_ios = 0;  // issued I/Os, ramp included, all cells
-  std::size_t cells = 0;
+  std::uint64_t simulated_ios = 0;  // issued I/Os, ramp included, cells of this run
+  std::uint64_t cells = 0;          // cells finished by this run
   unsigned jobs = 1;
+  bool stopped = false;  // `stop` was set: some cells did not run
 };
 
-// Runs the shard's cells. Errors: a cell whose volume cannot be built or
-// whose profile does not fit (exit code 2; message names the matrix file and
-// the cell), I/O errors in real mode (3). `stats` may be null.
-Expected<nlohmann::json> RunMatrix(const ExpandedMatrix& m, const MatrixRunOptions& options,
+// The results document's header: version, matrix, name, hash, cell count,
+// shard (every key but "cells").
+nlohmann::json MakeResultsHeader(const MatrixPlan& plan, const std::string& hash,
+                                 const Shard& shard);
+
+// Runs the shard's cells (but `skip`ped ones) and adds each finished cell to
+// `results`. Errors: a cell whose volume cannot be built or whose profile
+// does not fit (exit code 2; message names the matrix file and the cell),
+// I/O errors in real mode (3). After an error no new cell starts, and the
+// cells finished so far stay in `results`. `stats` may be null.
+Expected<void> RunMatrixInto(const MatrixPlan& plan, const MatrixRunOptions& options,
+                             ResultsFile& results, MatrixRunStats* stats = nullptr);
+
+// RunMatrixInto on a new document: the whole results JSON.
+Expected<nlohmann::json> RunMatrix(const MatrixPlan& plan, const std::string& hash,
+                                   const MatrixRunOptions& options,
                                    MatrixRunStats* stats = nullptr);
+inline Expected<nlohmann::json> RunMatrix(const ExpandedMatrix& m, const MatrixRunOptions& o,
+                                          MatrixRunStats* stats = nullptr) {
+  return RunMatrix(m.plan, m.hash, o, stats);
+}
 
 // One cell, as RunMatrix does it: the cell's JSON (with its coordinates).
+// `cancel`: see RunOptions::cancel.
 Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string& mode,
-                                       const std::string& temp_dir = "");
+                                       const std::string& temp_dir = "",
+                                       const std::atomic<bool>* cancel = nullptr);
 
 // Joins shard results: every part must carry the same matrix_hash, no cell
 // index may appear twice; cells come out sorted by index, so the order of
@@ -73,8 +108,5 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
 Expected<nlohmann::json> MergeMatrixResults(const std::vector<nlohmann::json>& parts,
                                             const std::vector<std::string>& names,
                                             std::size_t* missing = nullptr);
-
-// Checks the shape of a results document (what report/diff/merge read).
-Expected<void> CheckResultsJson(const nlohmann::json& j, const std::string& name);
 
 }  // namespace tierlab

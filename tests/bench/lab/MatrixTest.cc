@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <map>
 #include <random>
 #include <set>
 
@@ -255,6 +257,176 @@ TEST(MatrixTest, MergeIsOrderIndependentAndRefusesMismatches) {
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.error().message.find("b.json is from a different matrix"), std::string::npos)
       << mismatch.error().message;
+}
+
+// Two axes of 10,000 values: 10^8 cells, counted and streamed without
+// expanding them (the old expansion built every cell: 8.7 GB in 30 s).
+nlohmann::json Huge() {
+  nlohmann::json depths = nlohmann::json::array(), sizes = nlohmann::json::array();
+  for (int v = 1; v <= 10000; ++v) {
+    depths.push_back(v);
+    sizes.push_back(std::to_string(v) + "m");
+  }
+  return {{"name", "huge"},
+          {"layouts", {"nvme2+hdd4"}},
+          {"profiles", {"4k-randread"}},
+          {"profile_override", {{"runtime", "1s"}, {"ramp_time", "0"}}},
+          {"axes", {{"iodepth", depths}, {"size", sizes}}}};
+}
+
+TEST(MatrixTest, HugeMatrixIsCountedAndStreamedWithoutExpandingIt) {
+  auto spec = ParseMatrixJson(Huge(), "huge.json");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  auto plan = MatrixPlan::Make(*spec);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->size(), 100000000u);
+  EXPECT_GT(plan->size(), kMaxCellsWithoutForce);
+  EXPECT_EQ(plan->ShardSize(*ParseShard("3/7")), 14285714u);
+  EXPECT_DOUBLE_EQ(plan->MeanSimulatedSeconds(), 1.0);
+  // The first cells of a shard far down the matrix come at once: cells
+  // not wanted are counted, not expanded.
+  const Shard shard = *ParseShard("20000000/20000000");
+  auto cursor = plan->Cells([&shard](std::uint64_t k) { return shard.Contains(k); });
+  MatrixCell c;
+  auto more = cursor.Next(&c);
+  ASSERT_TRUE(more.ok() && *more);
+  EXPECT_EQ(c.index, 19999999u);
+  EXPECT_EQ(c.label, "nvme2+hdd4 | 4k-randread | iodepth=2000 size=10000m");
+  EXPECT_EQ(c.profile.iodepth, 2000u);
+}
+
+// Random matrices with include/exclude: the count MatrixPlan works out
+// without expanding is the number of cells the cursor streams, and a
+// shard's cursor streams exactly the shard's cells of the whole stream.
+TEST(MatrixTest, PlanCountMatchesTheStreamedCells) {
+  std::mt19937 rng(17);
+  const std::vector<std::string> sizes = {"1g", "2g", "3g"};
+  const std::vector<std::string> bss = {"4k", "8k", "16k", "32k"};
+  for (int round = 0; round < 30; ++round) {
+    nlohmann::json j = Tiny();
+    j["repeats"] = 1 + rng() % 3;
+    j["axes"] = nlohmann::json::object();
+    j["axes"]["bs"] =
+        nlohmann::json(std::vector<std::string>(bss.begin(), bss.begin() + 1 + rng() % 4));
+    j["axes"]["size"] =
+        nlohmann::json(std::vector<std::string>(sizes.begin(), sizes.begin() + 1 + rng() % 3));
+    j["exclude"] = nlohmann::json::array();
+    j["include"] = nlohmann::json::array();
+    for (unsigned e = rng() % 3; e > 0; --e) {
+      nlohmann::json x = {{"bs", bss[rng() % 4]}};
+      if (rng() % 2) x["layout"] = rng() % 2 ? "nvme2+ssd4" : "ssd4/hdd4";
+      j["exclude"].push_back(x);
+    }
+    for (unsigned e = rng() % 3; e > 0; --e) {
+      nlohmann::json x = {{"size", sizes[rng() % 3]}, {"iodepth", 1 + rng() % 4}};
+      if (rng() % 2) x["profile"] = rng() % 2 ? "4k-randread" : "4k-70-30";
+      j["include"].push_back(x);
+    }
+    auto spec = ParseMatrixJson(j, "m.json");
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    auto plan = MatrixPlan::Make(*spec);
+    if (!plan.ok()) {
+      EXPECT_NE(plan.error().message.find("exclude removes every cell"), std::string::npos)
+          << plan.error().message;
+      continue;
+    }
+    auto all = ExpandMatrix(*spec);
+    ASSERT_TRUE(all.ok()) << all.error().message;
+    ASSERT_EQ(plan->size(), all->cells.size()) << j.dump();
+    const Shard shard = *ParseShard("2/3");
+    auto cursor = plan->Cells([&shard](std::uint64_t k) { return shard.Contains(k); });
+    std::vector<std::string> got, want;
+    MatrixCell c;
+    while (*cursor.Next(&c)) got.push_back(std::to_string(c.index) + " " + c.id + " " + c.label);
+    for (const auto& x : all->cells) {
+      if (shard.Contains(x.index))
+        want.push_back(std::to_string(x.index) + " " + x.id + " " + x.label);
+    }
+    EXPECT_EQ(got, want) << j.dump();
+    EXPECT_EQ(got.size(), plan->ShardSize(shard));
+  }
+}
+
+TEST(MatrixTest, FiltersOverTooManyCombinationsAreRefused) {
+  nlohmann::json j = Huge();
+  j["exclude"] = {{{"iodepth", 1}, {"size", "1m"}}};
+  auto spec = ParseMatrixJson(j, "huge.json");
+  ASSERT_TRUE(spec.ok());
+  auto plan = MatrixPlan::Make(*spec);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message.find("100000000 combinations; at most 16777216"),
+            std::string::npos)
+      << plan.error().message;
+  // One big axis named is fine: 10,000 combinations scanned.
+  j["exclude"] = {{{"iodepth", 1}}};
+  auto one = MatrixPlan::Make(*ParseMatrixJson(j, "huge.json"));
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->size(), 99990000u);
+}
+
+TEST(MatrixTest, ResumedRunSkipsDoneCellsAndGivesTheSameDocument) {
+  const ExpandedMatrix m = MustExpand(Tiny());
+  MatrixRunOptions one;
+  one.jobs = 1;
+  auto whole = RunMatrix(m, one);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+
+  // A run stopped after its first cells keeps exactly the finished ones.
+  std::atomic<bool> stop{false};
+  ResultsFile partial(MakeResultsHeader(m.plan, m.hash, Shard{}));
+  MatrixRunOptions o;
+  o.jobs = 1;
+  o.stop = &stop;
+  o.tick_s = 0.01;
+  o.tick = [&stop](const MatrixProgress& p, const ResultsFile&) {
+    if (p.done >= 3) stop.store(true);
+  };
+  MatrixRunStats stats;
+  ASSERT_TRUE(RunMatrixInto(m.plan, o, partial, &stats).ok());
+  EXPECT_TRUE(stats.stopped);
+  ASSERT_GE(partial.size(), 3u);
+  ASSERT_LT(partial.size(), m.cells.size());
+  const nlohmann::json first = partial.Json();
+  for (const auto& c : first.at("cells")) {
+    EXPECT_EQ(c, whole->at("cells")[c.at("index").get<std::size_t>()]);
+  }
+
+  // Resume: only the missing cells run; the document is the whole run's.
+  ResultsFile resumed(MakeResultsHeader(m.plan, m.hash, Shard{}));
+  ASSERT_TRUE(LoadResumedCells(first, "r.json",
+                               ResumeKey{m.hash, "1/1", first.at("tierlab_version")}, resumed)
+                  .ok());
+  std::set<std::uint64_t> skip;
+  for (const auto& c : first.at("cells")) skip.insert(c.at("index").get<std::uint64_t>());
+  MatrixRunOptions r;
+  r.jobs = 2;
+  r.skip = &skip;
+  MatrixRunStats rs;
+  ASSERT_TRUE(RunMatrixInto(m.plan, r, resumed, &rs).ok());
+  EXPECT_EQ(rs.cells, m.cells.size() - skip.size());
+  EXPECT_EQ(resumed.Text(), whole->dump(1) + "\n");
+}
+
+TEST(MatrixTest, ScanRefusesResumedCellsOfAnotherConfiguration) {
+  const ExpandedMatrix m = MustExpand(Tiny());
+  std::map<std::uint64_t, ExpectedCell> expect = {{0, {m.cells[0].id, m.cells[0].seed}},
+                                                  {1, {m.cells[2].id, m.cells[1].seed}}};
+  ScanOptions o;
+  o.build = false;
+  o.expect = &expect;
+  o.expect_source = "r.json";
+  auto scan = ScanMatrix(m.plan, o);
+  ASSERT_FALSE(scan.ok());
+  EXPECT_EQ(scan.error().message.rfind("r.json: cell 1 has id " + m.cells[2].id, 0), 0u)
+      << scan.error().message;
+  expect = {{0, {m.cells[0].id, m.cells[0].seed}}, {99, {"x", 1}}};
+  auto beyond = ScanMatrix(m.plan, o);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.error().message.find("index 99"), std::string::npos);
+  expect = {{0, {m.cells[0].id, m.cells[0].seed}}};
+  auto fine = ScanMatrix(m.plan, o);
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(*fine, m.hash);
 }
 
 }  // namespace
