@@ -13,11 +13,11 @@
 #include <string>
 #include <string_view>
 
-#include "bench/Matrix.h"
-#include "bench/MatrixDiff.h"
-#include "bench/MatrixReport.h"
-#include "bench/MatrixResults.h"
-#include "bench/MatrixRunner.h"
+#include "bench/lab/Matrix.h"
+#include "bench/report/MatrixDiff.h"
+#include "bench/report/MatrixReport.h"
+#include "bench/lab/MatrixResults.h"
+#include "bench/lab/MatrixRunner.h"
 #include "layouts/JsonParse.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"

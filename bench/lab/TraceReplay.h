@@ -33,7 +33,10 @@ namespace tierlab {
 // The replay's inputs (ReplaySpec.h) and, for the run itself, the runner's
 // options (progress).
 struct ReplayOptions : ReplaySpec {
-  RunOptions run;  // progress callback
+  ReplayOptions() = default;
+  explicit ReplayOptions(const ReplaySpec& spec) : ReplaySpec(spec) {}
+
+  RunOptions run;  // progress callback, cancellation
 };
 
 struct ReplayResult {
