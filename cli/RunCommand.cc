@@ -112,7 +112,7 @@ Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
   ro.time_scale_percent = a.replay_time_scale;
   ro.replay_scale = a.replay_scale;
   ro.reject_past_end = a.reject;
-  if (auto ok = CheckReplayOptions(ro); !ok) {
+  if (auto ok = CheckReplaySpec(ro); !ok) {
     // "replay: replay_time_scale: ..." as the option is spelt here.
     std::string m = ok.error().message;
     const std::size_t colon = m.find(':', 8);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "bench/trace/TraceFactory.h"
+#include "bench/workload/Profile.h"  // kMaxIodepth
 #include "layouts/JsonFields.h"
 
 namespace tierlab {
