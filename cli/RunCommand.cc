@@ -9,18 +9,14 @@
 #include <fstream>
 #include <optional>
 
+#include "bench/lab/RunCell.h"
 #include "bench/lab/RunReport.h"
-#include "bench/lab/Runner.h"
-#include "bench/lab/TraceReplay.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/ProfileLoader.h"
 #include "bench/workload/TraceProfile.h"
 #include "cli/Commands.h"
 #include "cli/StatusPrinter.h"
 #include "layouts/Layout.h"
-#include "layouts/StackBuilder.h"
-#include "tiering/core/RealEngine.h"
-#include "tiering/core/SimEngine.h"
 
 namespace tierlab::cli {
 namespace {
@@ -140,33 +136,24 @@ Expected<std::optional<TraceProfile>> ReplayFromProfileFile(const std::string& f
   return std::optional<TraceProfile>(std::move(t.value()));
 }
 
-// One trace replay on the built volume; appends the formatted result to *out.
-int ReplayOne(const TraceProfile& spec, bool real, Engine& engine, const Volume& volume,
-              TableFormat fmt, bool quiet, double interval_s, std::string* out) {
-  auto reader = OpenTrace(spec.path, spec.trace_options);
-  if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
-  ReplayOptions ro{spec.replay};
-  RunStatus status(quiet, interval_s, "replay " + spec.name);
-  ro.run.progress = [&status](const RunProgress& pr) { status.Update(pr); };
-  ro.run.progress_every = RunStatus::Every(real);
-  auto r = ReplayTrace(engine, volume.top(), **reader, ro);
-  if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
-  const Profile p = ReplayProfile(spec.name, ro, *r);
-  nlohmann::json j = MakeRunJson(r->run, p, volume, RunMeta{real ? "real" : "sim", 0});
-  j["replay"] = ReplayToJson(spec.trace, (*reader)->format(), ro, *r);
-  if (r->bad_records > 0) {
-    std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", spec.trace.c_str(),
-                 static_cast<unsigned long long>(r->bad_records));
+// The notes and exit code of one finished run or replay.
+int Outcome(const CellRun& c) {
+  int code = kExitOk;
+  if (c.replay) {
+    const std::string& trace = c.json["replay"].value("trace", std::string());
+    if (c.replay->bad_records > 0) {
+      std::fprintf(stderr, "tierlab: %s: skipped %llu malformed record(s)\n", trace.c_str(),
+                   static_cast<unsigned long long>(c.replay->bad_records));
+    }
+    if (c.replay->rejected > 0) {
+      std::fprintf(stderr, "tierlab: %s: rejected %llu record(s) past the end of the volume\n",
+                   trace.c_str(), static_cast<unsigned long long>(c.replay->rejected));
+      code = kExitIo;
+    }
   }
-  if (r->rejected > 0) {
-    std::fprintf(stderr, "tierlab: %s: rejected %llu record(s) past the end of the volume\n",
-                 spec.trace.c_str(), static_cast<unsigned long long>(r->rejected));
-  }
-  *out += FormatRun(j, fmt);
-  const auto& job = j["jobs"][0];
-  if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0 || r->rejected > 0)
-    return kExitIo;
-  return kExitOk;
+  const auto& job = c.json["jobs"][0];
+  if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) code = kExitIo;
+  return code;
 }
 
 int RunOne(RunArgs a) {
@@ -198,57 +185,45 @@ int RunOne(RunArgs a) {
                           : Expected<std::vector<Profile>>(std::vector<Profile>{});
   if (!profiles.ok()) return Fail(profiles.error().message, profiles.error().exit_code);
 
-  std::unique_ptr<Engine> engine;
-  if (a.real) {
-    engine = std::make_unique<RealEngine>();
-  } else {
-    engine = std::make_unique<SimEngine>();
-  }
-  BuildOptions bo;
-  bo.real = a.real;
-  bo.keep_files = a.keep;
-  bo.seed = a.seed_set ? a.seed : 1;
+  RunSettings settings;
+  settings.engine = a.real ? EngineKind::kReal : EngineKind::kSimulated;
+  settings.build_seed = a.seed_set ? a.seed : 1;
+  if (a.seed_set) settings.randseed = a.seed;
+  settings.keep_files = a.keep;
   std::string made_dir;
   if (a.real) {
     if (!a.dir.empty()) {
-      bo.temp_dir = a.dir;
+      settings.device_dir = a.dir;
     } else {
       std::string tmpl = (std::filesystem::temp_directory_path() / "tierlab-run-XXXXXX").string();
       if (mkdtemp(tmpl.data()) == nullptr)
         return Fail("cannot create a temp dir in " + tmpl, kExitIo);
-      bo.temp_dir = made_dir = tmpl;
+      settings.device_dir = made_dir = tmpl;
     }
   }
-
-  std::string out;
-  int code = kExitOk;
-  {
-    auto volume = BuildVolume(*engine, *layout, bo);
-    if (!volume.ok()) return Fail(volume.error().message, volume.error().exit_code);
-    if (replay) {
-      code = ReplayOne(*replay, a.real, *engine, *volume, *fmt, a.quiet, a.status_interval_s, &out);
-    }
-    if (replay && out.empty()) return code;
-    for (Profile p : *profiles) {
-      if (a.seed_set) p.randseed = a.seed;
-      RunStatus status(a.quiet, a.status_interval_s, "run " + p.name);
-      RunOptions ro;
-      ro.progress = [&status](const RunProgress& pr) { status.Update(pr); };
-      ro.progress_every = RunStatus::Every(a.real);
-      auto result = RunWorkload(*engine, volume->top(), p, ro);
-      if (!result.ok()) return Fail(result.error().message, result.error().exit_code);
-      RunMeta meta{a.real ? "real" : "sim", p.randseed};
-      const nlohmann::json j = MakeRunJson(*result, p, *volume, meta);
-      out += FormatRun(j, *fmt);
-      const auto& job = j["jobs"][0];
-      if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) code = kExitIo;
-    }
-  }
+  std::unique_ptr<RunStatus> status;  // the one for the profile or replay running now
+  settings.run_options = [&a, &status](const std::string& label) {
+    status = std::make_unique<RunStatus>(a.quiet, a.status_interval_s, label);
+    RunOptions ro;
+    ro.progress = [s = status.get()](const RunProgress& pr) { s->Update(pr); };
+    ro.progress_every = RunStatus::Every(a.real);
+    return ro;
+  };
+  const Workload workload = replay ? Workload{std::move(*replay)} : Workload{std::move(*profiles)};
+  auto runs = RunCell(*layout, workload, settings);
+  status.reset();
   if (!made_dir.empty() && !a.keep) {
     std::error_code ec;
     std::filesystem::remove_all(made_dir, ec);
   } else if (!made_dir.empty()) {
     std::fprintf(stderr, "tierlab: kept device files in %s\n", made_dir.c_str());
+  }
+  if (!runs.ok()) return Fail(runs.error().message, runs.error().exit_code);
+  std::string out;
+  int code = kExitOk;
+  for (const CellRun& c : *runs) {
+    out += FormatRun(c.json, *fmt);
+    code = std::max(code, Outcome(c));
   }
   const int written = WriteOutput(a.output, out);
   return written != kExitOk ? written : code;

@@ -234,7 +234,6 @@ int Serve(const ServeArgs& a) {
     std::error_code ec;
     std::filesystem::create_directories(a.dir, ec);
     BuildOptions bo;
-    bo.real = true;
     bo.temp_dir = a.dir;
     bo.keep_files = true;
     auto v = BuildVolume(engine, *layout, bo);

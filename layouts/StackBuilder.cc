@@ -7,6 +7,7 @@
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
 #include "tiering/core/RealEngine.h"
+#include "tiering/core/SimEngine.h"
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/ModelDevice.h"
 #include "tiering/targets/LinearTarget.h"
@@ -63,7 +64,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
   std::vector<std::unique_ptr<BlockDevice>> devs;
   for (std::uint32_t i = 0; i < t.count; ++i) {
     const std::string name = t.name + std::to_string(i);
-    if (!o.real) {
+    if (engine.IsSimulated()) {
       ModelOptions mo;
       mo.capacity = DeviceCapacity(t);
       mo.with_data = o.with_data;
@@ -71,8 +72,8 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
       devs.push_back(MakeModelDevice(engine, t.preset, name, mo));
       continue;
     }
-    auto* real = dynamic_cast<RealEngine*>(&engine);
-    if (real == nullptr) return MakeError("real mode needs a real engine", kExitIo);
+    // Not simulated: the engine is a RealEngine (EngineKind.h has the two).
+    auto* real = static_cast<RealEngine*>(&engine);
     FileDeviceOptions fo;
     if (o.volume) {
       // An existing volume's device: used as it is, never created or grown.
@@ -240,6 +241,13 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
   }
   v.top_ = std::move(top);
   return v;
+}
+
+Expected<void> CheckLayoutBuilds(const LayoutSpec& layout) {
+  SimEngine engine;
+  auto v = BuildVolume(engine, layout, BuildOptions{});
+  if (!v.ok()) return v.error();
+  return {};
 }
 
 }  // namespace tierlab

@@ -35,8 +35,9 @@
 
 namespace tierlab {
 
+// Simulated or real follows the engine (EngineKind.h): device models on a
+// SimEngine, files and block devices on a RealEngine.
 struct BuildOptions {
-  bool real = false;        // requires a RealEngine
   bool with_data = false;   // simulation: models keep data (correctness runs)
   std::string temp_dir;     // real mode, devices without paths
   bool keep_files = false;  // real mode: leave created files behind
@@ -96,5 +97,9 @@ class Volume {
 // problems and paths that are not files, 1 for a device in use or of
 // another volume, 3 for devices that cannot be opened.
 Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& layout, const BuildOptions& options);
+
+// Whether `layout` builds as a simulated stack (device models, no data):
+// what a matrix checks of every distinct layout before it runs a cell.
+Expected<void> CheckLayoutBuilds(const LayoutSpec& layout);
 
 }  // namespace tierlab

@@ -515,7 +515,6 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
   // held until the superblocks are written.
   RealEngine engine;
   BuildOptions bo;
-  bo.real = true;
   bo.keep_files = true;
   bo.metadata_reserve = geo.reserve;
   auto v = BuildVolume(engine, l, bo);
@@ -679,7 +678,6 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
   // The devices first: locked (no other user from here on), cache devices
   // carrying this volume's UUID, none shorter than recorded, none grown.
   BuildOptions bo;
-  bo.real = true;
   bo.keep_files = true;
   bo.metadata_reserve = info.metadata_reserve;
   bo.volume = BuildOptions::ExistingVolume{*uuid, info.device_bytes};

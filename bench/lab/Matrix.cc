@@ -10,7 +10,6 @@
 #include "bench/workload/ProfileLoader.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/StackBuilder.h"
-#include "tiering/core/SimEngine.h"
 
 namespace tierlab {
 namespace {
@@ -695,10 +694,9 @@ class BuildCheck {
   void Add(const MatrixCell& c) {
     if (m_.mode != "sim" || error_) return;
     if (!seen_.insert(LayoutToJson(c.layout).dump()).second) return;
-    SimEngine engine;
     LayoutSpec l = c.layout;
     l.source = l.name;
-    auto v = BuildVolume(engine, l, BuildOptions{});
+    auto v = CheckLayoutBuilds(l);
     if (!v.ok()) {
       error_ = MakeError(m_.source + ": cell \"" + c.label + "\": " + v.error().message,
                          v.error().exit_code);

@@ -13,13 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "bench/lab/RunReport.h"
-#include "bench/lab/Runner.h"
-#include "bench/lab/TraceReplay.h"
-#include "bench/trace/TraceFactory.h"
-#include "layouts/StackBuilder.h"
-#include "tiering/core/RealEngine.h"
-#include "tiering/core/SimEngine.h"
+#include "bench/lab/RunCell.h"
 #include "tierlab/Version.h"
 
 namespace tierlab {
@@ -42,45 +36,22 @@ std::string MakeTempDir() {
 Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string& mode,
                                        const std::string& temp_dir,
                                        const std::atomic<bool>* cancel) {
-  const bool real = mode == "real";
-  std::unique_ptr<Engine> engine;
-  if (real) {
-    engine = std::make_unique<RealEngine>();
-  } else {
-    engine = std::make_unique<SimEngine>();
+  auto kind = ParseEngineKind(mode);
+  if (!kind.ok()) return kind.error();
+  RunSettings s;
+  s.engine = *kind;
+  s.build_seed = cell.seed;
+  s.reported_seed = cell.seed;
+  s.device_dir = temp_dir;
+  s.cancel = cancel;
+  const Workload workload =
+      cell.trace ? Workload{*cell.trace} : Workload{std::vector<Profile>{cell.profile}};
+  auto runs = RunCell(cell.layout, workload, s);
+  if (!runs.ok()) {
+    return MakeError("cell \"" + cell.label + "\": " + runs.error().message,
+                     runs.error().exit_code);
   }
-  BuildOptions bo;
-  bo.real = real;
-  bo.seed = cell.seed;
-  bo.temp_dir = temp_dir;
-  nlohmann::json j;
-  {
-    auto volume = BuildVolume(*engine, cell.layout, bo);
-    if (!volume.ok()) {
-      return MakeError("cell \"" + cell.label + "\": " + volume.error().message,
-                       volume.error().exit_code);
-    }
-    const auto fail = [&cell](const Error& e) {
-      return MakeError("cell \"" + cell.label + "\": " + e.message, e.exit_code);
-    };
-    if (cell.trace) {
-      auto reader = OpenTrace(cell.trace->path, cell.trace->trace_options);
-      if (!reader.ok()) return fail(reader.error());
-      ReplayOptions ro{cell.trace->replay};
-      ro.run.cancel = cancel;
-      auto r = ReplayTrace(*engine, volume->top(), **reader, ro);
-      if (!r.ok()) return fail(r.error());
-      const Profile p = ReplayProfile(cell.trace->name, cell.trace->replay, *r);
-      j = MakeRunJson(r->run, p, *volume, RunMeta{mode, cell.seed});
-      j["replay"] = ReplayToJson(cell.trace->trace, (*reader)->format(), cell.trace->replay, *r);
-    } else {
-      RunOptions ro;
-      ro.cancel = cancel;
-      auto r = RunWorkload(*engine, volume->top(), cell.profile, ro);
-      if (!r.ok()) return fail(r.error());
-      j = MakeRunJson(*r, cell.profile, *volume, RunMeta{mode, cell.seed});
-    }
-  }
+  nlohmann::json j = std::move(runs->front().json);
   nlohmann::json axes = nlohmann::json::object();
   for (const auto& [k, v] : cell.axes) axes[k] = v;
   nlohmann::json head = {{"index", cell.index},

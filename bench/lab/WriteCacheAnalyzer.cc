@@ -12,12 +12,10 @@
 
 #include "bench/analysis/ShardsMrc.h"
 #include "bench/analysis/StackDistanceMrc.h"
-#include "bench/lab/Runner.h"
+#include "bench/lab/RunCell.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/WorkloadGenerator.h"
 #include "layouts/JsonFields.h"
-#include "layouts/StackBuilder.h"
-#include "tiering/core/SimEngine.h"
 
 namespace tierlab {
 namespace {
@@ -59,88 +57,115 @@ struct ProfileStream {
 Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& layout,
                                    Nanos interval, Nanos* workload_duration,
                                    ProfileStream* stream = nullptr) {
-  SimEngine engine;
-  auto volume = BuildVolume(engine, layout, BuildOptions{});
-  if (!volume.ok()) return volume.error();
-  CacheTarget* cache = volume->cache();
-  if (cache == nullptr) {
-    return Error{"analyze: layout '" + layout.name + "' has no cache section", kExitUsage};
-  }
-  if (!KeepsDirtyLines(cache->config().write_mode)) {
-    return Error{"analyze: layout '" + layout.name +
-                     "': the cache is not write-back (set cache.write to writeback)",
-                 kExitUsage};
-  }
   CacheRunFigures f;
-  const Nanos t0 = engine.Now();
+  CacheTarget* cache = nullptr;
+  Nanos t0 = 0;
   Nanos period = std::max<Nanos>(interval, kMilli);
-  auto sample = [&] {
-    const CacheStats s = cache->cache_stats();
-    f.timeline.push_back(DirtySample{engine.Now() - t0, s.dirty_lines * s.line_size,
-                                     s.destaged_bytes, s.write_throttled,
-                                     cache->stats().write_bytes});
-  };
-  std::function<void()> tick = [&] {
-    sample();
-    if (f.timeline.size() >= kMaxSamples) {
-      std::vector<DirtySample> kept;
-      for (std::size_t i = 0; i < f.timeline.size(); i += 2) kept.push_back(f.timeline[i]);
-      f.timeline = std::move(kept);
-      period *= 2;
+  std::function<void()> sample;
+  std::function<void()> tick;
+  double busy = 0;  // capacity devices' busy time, summed
+  int devices = 0;
+  RunSettings settings;
+  // The sampler: dirty occupancy, destage and throttling every `period`,
+  // halving the timeline (and doubling the period) when it grows too long.
+  settings.before = [&](Engine& engine, Volume& volume) -> Expected<void> {
+    cache = volume.cache();
+    if (cache == nullptr) {
+      return Error{"analyze: layout '" + layout.name + "' has no cache section", kExitUsage};
     }
+    if (!KeepsDirtyLines(cache->config().write_mode)) {
+      return Error{"analyze: layout '" + layout.name +
+                       "': the cache is not write-back (set cache.write to writeback)",
+                   kExitUsage};
+    }
+    t0 = engine.Now();
+    sample = [&f, &engine, &cache, &t0] {
+      const CacheStats s = cache->cache_stats();
+      f.timeline.push_back(DirtySample{engine.Now() - t0, s.dirty_lines * s.line_size,
+                                       s.destaged_bytes, s.write_throttled,
+                                       cache->stats().write_bytes});
+    };
+    tick = [&f, &engine, &period, &sample, &tick] {
+      sample();
+      if (f.timeline.size() >= kMaxSamples) {
+        std::vector<DirtySample> kept;
+        for (std::size_t i = 0; i < f.timeline.size(); i += 2) kept.push_back(f.timeline[i]);
+        f.timeline = std::move(kept);
+        period *= 2;
+      }
+      engine.ScheduleAfter(period, [&tick] { tick(); });
+    };
+    sample();
     engine.ScheduleAfter(period, [&tick] { tick(); });
+    return {};
   };
-  sample();
-  engine.ScheduleAfter(period, [&tick] { tick(); });
+  settings.after = [&](Engine& engine, Volume& volume) {
+    sample();
+    f.duration = engine.Now() - t0;
+    const CacheStats s = cache->cache_stats();
+    f.line_size = s.line_size;
+    f.cache_bytes = s.capacity_lines * s.line_size;
+    f.write_requests = s.write_requests;
+    f.write_absorbed = s.write_absorbed;
+    f.write_throttled = s.write_throttled;
+    f.write_bypassed = s.write_bypassed;
+    const std::uint64_t clean_absorbed =
+        s.write_absorbed - std::min(s.write_absorbed, s.write_throttled);
+    f.absorbed_share = Share(static_cast<double>(clean_absorbed), s.write_requests);
+    f.throttled_request_ns = s.throttled_ns;
+    f.host_write_bytes = cache->stats().write_bytes;
+    f.host_read_bytes = cache->stats().read_bytes;
+    f.read_hit_ratio = s.ReadHitRatio();
+    f.destage_ops = s.destage_ops;
+    f.destaged_bytes = s.destaged_bytes;
+    f.avg_destage_bytes = s.AverageDestageBytes();
+    for (std::uint64_t b : s.cache_device_write_bytes) f.cache_device_write_bytes += b;
+    const auto& cfg = cache->config();
+    f.high_watermark_bytes =
+        static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.high_watermark / 100);
+    f.low_watermark_bytes =
+        static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.low_watermark / 100);
+    for (const TierView& t : volume.tiers()) {
+      if (t.role != "capacity") continue;
+      for (const BlockDevice* d : t.devices) {
+        busy += static_cast<double>(d->stats().busy_ns);
+        ++devices;
+      }
+    }
+    if (stream != nullptr) {
+      stream->volume_bytes = volume.top().Size();
+      stream->alignment = volume.top().BlockSize();
+    }
+  };
 
+  Workload workload;
+  if (!in.trace_path.empty()) {
+    TraceProfile t;
+    t.name = std::filesystem::path(in.trace_path).filename().string();
+    t.trace = t.path = in.trace_path;
+    t.trace_options = in.trace_options;
+    t.replay = in.replay;
+    workload = std::move(t);
+  } else {
+    workload = std::vector<Profile>{*in.profile};
+  }
+  auto runs = RunCell(layout, workload, settings);
+  if (!runs.ok()) return runs.error();
+  const CellRun& run = runs->front();
   Nanos duration = 0;
   Nanos offered_window = 0;  // the workload's own length, without the drain at the end
-  if (!in.trace_path.empty()) {
-    auto reader = OpenTrace(in.trace_path, in.trace_options);
-    if (!reader.ok()) return reader.error();
-    auto r = ReplayTrace(engine, volume->top(), **reader, in.replay);
-    if (!r.ok()) return r.error();
-    duration = r->trace_duration;
+  if (run.replay) {
+    duration = run.replay->trace_duration;
     if (in.replay.mode == ReplayMode::kOpen) {
       offered_window =
           static_cast<Nanos>(static_cast<double>(duration) * 100.0 / in.replay.time_scale_percent);
     }
   } else {
-    auto r = RunWorkload(engine, volume->top(), *in.profile);
-    if (!r.ok()) return r.error();
-    duration = r->end - r->start;
-    if (stream != nullptr) {
-      *stream = {r->issued, volume->top().Size(), volume->top().BlockSize()};
-    }
+    duration = run.run.end - run.run.start;
+    if (stream != nullptr) stream->issued = run.run.issued;
     offered_window = duration;
   }
-  sample();
-  f.duration = engine.Now() - t0;
   *workload_duration = duration > 0 ? duration : f.duration;
-
-  const CacheStats s = cache->cache_stats();
-  f.line_size = s.line_size;
-  f.cache_bytes = s.capacity_lines * s.line_size;
-  f.write_requests = s.write_requests;
-  f.write_absorbed = s.write_absorbed;
-  f.write_throttled = s.write_throttled;
-  f.write_bypassed = s.write_bypassed;
-  const std::uint64_t clean_absorbed =
-      s.write_absorbed - std::min(s.write_absorbed, s.write_throttled);
-  f.absorbed_share = Share(static_cast<double>(clean_absorbed), s.write_requests);
-  f.throttled_request_ns = s.throttled_ns;
-  f.host_write_bytes = cache->stats().write_bytes;
-  f.host_read_bytes = cache->stats().read_bytes;
-  f.read_hit_ratio = s.ReadHitRatio();
-  f.destage_ops = s.destage_ops;
-  f.destaged_bytes = s.destaged_bytes;
-  f.avg_destage_bytes = s.AverageDestageBytes();
-  for (std::uint64_t b : s.cache_device_write_bytes) f.cache_device_write_bytes += b;
-  const auto& cfg = cache->config();
-  f.high_watermark_bytes =
-      static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.high_watermark / 100);
-  f.low_watermark_bytes =
-      static_cast<std::uint64_t>(static_cast<double>(f.cache_bytes) * cfg.low_watermark / 100);
 
   // Closed loop: the run's own time is the offered window.
   if (offered_window <= 0) offered_window = f.duration;
@@ -171,15 +196,6 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   }
   if (f.peak_fill_bps > 0) {
     f.burst_time_to_full_s = static_cast<double>(f.high_watermark_bytes) / f.peak_fill_bps;
-  }
-  double busy = 0;
-  int devices = 0;
-  for (const TierView& t : volume->tiers()) {
-    if (t.role != "capacity") continue;
-    for (const BlockDevice* d : t.devices) {
-      busy += static_cast<double>(d->stats().busy_ns);
-      ++devices;
-    }
   }
   if (devices > 0 && f.duration > 0) {
     f.capacity_busy_share = busy / devices / static_cast<double>(f.duration);

@@ -128,7 +128,6 @@ TEST(RunnerTest, RealModeMovesRealBytesThroughFiles) {
   {
     RealEngine e;
     BuildOptions bo;
-    bo.real = true;
     bo.temp_dir = dir.string();
     auto v = BuildVolume(e, OneDevice("nvme-pm1725", "32m"), bo);
     ASSERT_TRUE(v.ok()) << v.error().message;

@@ -1,0 +1,88 @@
+#include "bench/lab/RunCell.h"
+
+#include <type_traits>
+
+#include "bench/lab/RunReport.h"
+#include "bench/trace/TraceFactory.h"
+
+namespace tierlab {
+namespace {
+
+class CellRunner {
+ public:
+  CellRunner(Engine& engine, Volume& volume, const RunSettings& s)
+      : engine_(engine), volume_(volume), s_(s) {}
+
+  Expected<void> Run(const std::vector<Profile>& profiles) {
+    for (Profile p : profiles) {
+      if (s_.randseed) p.randseed = *s_.randseed;
+      RunOptions ro = Options("run " + p.name);
+      auto r = RunWorkload(engine_, volume_.top(), p, ro);
+      if (!r.ok()) return r.error();
+      CellRun c;
+      c.json = MakeRunJson(*r, p, volume_, Meta(p.randseed));
+      c.run = *r;
+      c.profile = std::move(p);
+      runs_.push_back(std::move(c));
+    }
+    return {};
+  }
+
+  Expected<void> Run(const TraceProfile& t) {
+    auto reader = OpenTrace(t.path, t.trace_options);
+    if (!reader.ok()) return reader.error();
+    ReplayOptions ro{t.replay};
+    ro.run = Options("replay " + t.name);
+    auto r = ReplayTrace(engine_, volume_.top(), **reader, ro);
+    if (!r.ok()) return r.error();
+    CellRun c;
+    c.profile = ReplayProfile(t.name, t.replay, *r);
+    c.trace_format = (*reader)->format();
+    c.json = MakeRunJson(r->run, c.profile, volume_, Meta(0));
+    c.json["replay"] = ReplayToJson(t.trace, c.trace_format, t.replay, *r);
+    c.run = r->run;
+    c.replay = std::move(*r);
+    runs_.push_back(std::move(c));
+    return {};
+  }
+
+  std::vector<CellRun> Take() { return std::move(runs_); }
+
+ private:
+  RunOptions Options(const std::string& label) const {
+    RunOptions ro = s_.run_options ? s_.run_options(label) : RunOptions{};
+    if (s_.cancel != nullptr) ro.cancel = s_.cancel;
+    return ro;
+  }
+  RunMeta Meta(std::uint64_t own_seed) const {
+    return RunMeta{EngineKindName(s_.engine), s_.reported_seed.value_or(own_seed)};
+  }
+
+  Engine& engine_;
+  Volume& volume_;
+  const RunSettings& s_;
+  std::vector<CellRun> runs_;
+};
+
+}  // namespace
+
+Expected<std::vector<CellRun>> RunCell(const LayoutSpec& layout, const Workload& workload,
+                                       const RunSettings& settings) {
+  const std::unique_ptr<Engine> engine = MakeEngine(settings.engine);
+  BuildOptions bo;
+  bo.seed = settings.build_seed;
+  bo.temp_dir = settings.device_dir;
+  bo.keep_files = settings.keep_files;
+  auto volume = BuildVolume(*engine, layout, bo);
+  if (!volume.ok()) return volume.error();
+  if (settings.before) {
+    if (auto ok = settings.before(*engine, *volume); !ok.ok()) return ok.error();
+  }
+  CellRunner runner(*engine, *volume, settings);
+  auto ran = std::visit([&runner](const auto& w) { return runner.Run(w); }, workload);
+  if (!ran.ok()) return ran.error();
+  if (settings.after) settings.after(*engine, *volume);
+  return runner.Take();
+}
+
+}  // namespace tierlab
