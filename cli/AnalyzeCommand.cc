@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "bench/lab/WriteCacheAnalyzer.h"
+#include "bench/report/AnalyzerHtml.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/ProfileLoader.h"
 #include "cli/Commands.h"
@@ -82,7 +83,7 @@ int Analyze(const AnalyzeArgs& a) {
   if (a.format == "json") {
     out = ToJson(*r).dump(2) + "\n";
   } else if (a.format == "html") {
-    out = ToHtml(*r);
+    out = RenderAnalyzerHtml(*r);
   } else {
     out = ToTextTable(*r);
   }

@@ -14,7 +14,7 @@
 #include <set>
 
 #include "bench/lab/Matrix.h"
-#include "bench/report/MatrixReport.h"
+#include "bench/report/Report.h"
 #include "bench/lab/MatrixResults.h"
 #include "bench/lab/MatrixRunner.h"
 #include "cli/Commands.h"

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "bench/lab/MatrixRunner.h"
-#include "bench/report/MatrixReport.h"
+#include "bench/report/Report.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 

@@ -15,7 +15,7 @@
 
 #include "bench/lab/Matrix.h"
 #include "bench/report/MatrixDiff.h"
-#include "bench/report/MatrixReport.h"
+#include "bench/report/Report.h"
 #include "bench/lab/MatrixResults.h"
 #include "bench/lab/MatrixRunner.h"
 #include "layouts/JsonParse.h"

@@ -123,8 +123,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& input);
 
 nlohmann::json ToJson(const AnalyzerReport& r);
 std::string ToTextTable(const AnalyzerReport& r);
-// One self-contained page, inline SVG plots, no external resources.
-std::string ToHtml(const AnalyzerReport& r);
+// The HTML page: bench/report/AnalyzerHtml.h.
 
 // The layout for --cache-preset/--cache-size/--capacity: one cache device of
 // `preset` holding `cache_bytes`, write-back, over the capacity shorthand

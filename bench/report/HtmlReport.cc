@@ -202,21 +202,6 @@ tr:nth-child(even) td{background:#fafafa})";
 
 }  // namespace
 
-std::string HtmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string RenderHtmlReport(const nlohmann::json& results, const ReportOptions& o) {
   const std::vector<CellGroup> groups = GroupCells(results);
   const std::vector<std::string> row_keys = ResolveRowKeys(results, groups, o);

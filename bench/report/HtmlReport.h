@@ -13,14 +13,12 @@
 #include <string>
 
 #include "bench/report/MatrixReport.h"
+#include "bench/report/Svg.h"  // HtmlEscape
 
 namespace tierlab {
 
 // `results` is a matrix results document; `o` is validated by the caller
 // (RenderReport does it).
 std::string RenderHtmlReport(const nlohmann::json& results, const ReportOptions& o);
-
-// "&lt;" etc.: text for HTML element content and attribute values.
-std::string HtmlEscape(const std::string& s);
 
 }  // namespace tierlab

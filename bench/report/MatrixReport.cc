@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "bench/report/HtmlReport.h"
 #include "layouts/MatrixSpec.h"
 
 namespace tierlab {
@@ -190,16 +189,6 @@ std::vector<std::string> CoordinateKeys(const nlohmann::json& results) {
     for (const auto& [k, v] : c.at("axes").items()) add(k);
   }
   return keys;
-}
-
-Expected<ReportFormat> ParseReportFormat(std::string_view s) {
-  if (s == "table" || s == "text") return ReportFormat::kText;
-  if (s == "md" || s == "markdown") return ReportFormat::kMarkdown;
-  if (s == "csv") return ReportFormat::kCsv;
-  if (s == "json") return ReportFormat::kJson;
-  if (s == "html") return ReportFormat::kHtml;
-  return MakeError("--format: unknown \"" + std::string(s) +
-                   "\"; known: table, md, csv, json, html");
 }
 
 Expected<void> CheckReportOptions(const nlohmann::json& results, const ReportOptions& o) {
@@ -402,19 +391,16 @@ nlohmann::json JsonReport(const nlohmann::json& results, const std::vector<CellG
 
 }  // namespace
 
-Expected<std::string> RenderReport(const nlohmann::json& results, ReportFormat f,
-                                   const ReportOptions& o) {
-  auto ok = CheckReportOptions(results, o);
-  if (!ok.ok()) return ok.error();
+std::string RenderCsvReport(const nlohmann::json& results) {
+  return Csv(results);
+}
+
+std::string RenderJsonReport(const nlohmann::json& results) {
+  return JsonReport(results, GroupCells(results)).dump(2) + "\n";
+}
+
+std::string RenderTextReport(const nlohmann::json& results, const ReportOptions& o, bool md) {
   const std::vector<CellGroup> groups = GroupCells(results);
-  switch (f) {
-    case ReportFormat::kCsv: return Csv(results);
-    case ReportFormat::kJson: return JsonReport(results, groups).dump(2) + "\n";
-    case ReportFormat::kHtml: return RenderHtmlReport(results, o);
-    case ReportFormat::kText:
-    case ReportFormat::kMarkdown: break;
-  }
-  const bool md = f == ReportFormat::kMarkdown;
   std::ostringstream out;
   const std::string name = results.value("matrix_name", "matrix");
   out << (md ? "## " : "") << "Matrix " << name << "\n\n"

@@ -80,9 +80,6 @@ struct ReportOptions {
   bool split_rw = true;  // read / write / complete columns; false: complete only
 };
 
-enum class ReportFormat : std::uint8_t { kText, kMarkdown, kCsv, kJson, kHtml };
-Expected<ReportFormat> ParseReportFormat(std::string_view s);
-
 // Validates names (metrics, row/col keys against the results). Exit code 2.
 Expected<void> CheckReportOptions(const nlohmann::json& results, const ReportOptions& o);
 
@@ -103,8 +100,11 @@ std::vector<ReportTable> BuildReportTables(const nlohmann::json& results,
                                            const std::vector<CellGroup>& groups,
                                            const ReportOptions& o);
 
-// The whole report in one format (HTML: RenderHtmlReport in HtmlReport.h).
-Expected<std::string> RenderReport(const nlohmann::json& results, ReportFormat f,
-                                   const ReportOptions& o);
+// The report as text or Markdown tables, CSV (one row per cell) and JSON
+// (groups with their statistics). The options are not checked here
+// (CheckReportOptions; Report.h's RenderReport does both).
+std::string RenderTextReport(const nlohmann::json& results, const ReportOptions& o, bool markdown);
+std::string RenderCsvReport(const nlohmann::json& results);
+std::string RenderJsonReport(const nlohmann::json& results);
 
 }  // namespace tierlab

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "bench/report/MatrixDiff.h"
-#include "bench/report/MatrixReport.h"
+#include "bench/report/Report.h"
 #include "bench/lab/MatrixResults.h"
 #include "layouts/JsonParse.h"
 

@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "bench/report/HtmlReport.h"
-#include "bench/report/MatrixReport.h"
+#include "bench/report/Report.h"
 #include "layouts/Layout.h"
 
 namespace tierlab {
