@@ -99,8 +99,10 @@ set -e
 cmp full.json full.orig || fail "a refused --resume changed full.json"
 
 # tierlab run: status lines every interval without a terminal, none with -q.
+# 60 simulated seconds take about 1.4 s of wall time in the release build
+# (5 s took 0.18 s: shorter than the interval, so no line was due).
 cat >p.json <<'JSON'
-{"name": "p", "rw": "randread", "bs": "4k", "iodepth": 16, "size": "1g", "runtime": "5s"}
+{"name": "p", "rw": "randread", "bs": "4k", "iodepth": 16, "size": "1g", "runtime": "60s"}
 JSON
 "$bin" run -l nvme4 -p p.json --status-interval 200ms >/dev/null 2>run.err
 grep -q '^run p: *[0-9]*%, [0-9]* I/Os' run.err || fail "run status: $(cat run.err)"
