@@ -4,30 +4,62 @@
 #include "policies/PolicyRegistry.h"
 
 namespace tierlab {
+namespace {
 
-Expected<BlockCacheConfig> ParseBlockCacheJson(const nlohmann::json& j, std::string_view source) {
-  JsonFields f(j, std::string(source), "block_cache");
-  f.OnlyKeys({"size", "line_size", "policy", "lookup_ns", "insert_ns", "locks"});
-  BlockCacheConfig c;
-  c.capacity_bytes = f.Bytes("size", c.capacity_bytes);
-  c.line_size = f.Bytes("line_size", c.line_size);
-  c.replacement = f.Choice("policy", c.replacement, ReplacementPolicyNames());
-  c.lookup_ns = f.Int("lookup_ns", c.lookup_ns, 0, 1'000'000'000);
-  c.insert_ns = f.Int("insert_ns", c.insert_ns, 0, 1'000'000'000);
-  c.locks = static_cast<std::uint32_t>(f.Int("locks", c.locks, 1, 1 << 16));
-  if (!f.ok()) return f.error();
-  const std::string err = c.Validate();
-  if (!err.empty()) return MakeError(std::string(source) + ": block_cache." + err);
-  return c;
+using F = Field<BlockCacheSpec>;
+using json = nlohmann::json;
+
+const F kBlockCacheFields[] = {
+    {"size", "bytes", "bytes", "RAM the block cache holds",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.capacity_bytes = f.Bytes(k, s.config.capacity_bytes);
+     },
+     [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.capacity_bytes); }},
+    {"line_size", "bytes, a power of two >= 512", "bytes", "cache granularity",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.line_size = f.Bytes(k, s.config.line_size);
+     },
+     [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.line_size); }},
+    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "", "replacement policy",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.replacement = f.Choice(k, s.config.replacement, ReplacementPolicyNames());
+     },
+     [](const BlockCacheSpec& s) -> json { return s.config.replacement; }},
+    {"lookup_ns", "integer 0..1e9", "ns", "modelled CPU per line looked up (simulation only)",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.lookup_ns = f.Int(k, s.config.lookup_ns, 0, 1'000'000'000);
+     },
+     [](const BlockCacheSpec& s) -> json { return s.config.lookup_ns; }},
+    {"insert_ns", "integer 0..1e9", "ns", "modelled CPU per line inserted (simulation only)",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.insert_ns = f.Int(k, s.config.insert_ns, 0, 1'000'000'000);
+     },
+     [](const BlockCacheSpec& s) -> json { return s.config.insert_ns; }},
+    {"locks", "integer 1..65536", "", "lock stripes requests serialise on",
+     [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
+       s.config.locks = static_cast<std::uint32_t>(f.Int(k, s.config.locks, 1, 1 << 16));
+     },
+     [](const BlockCacheSpec& s) -> json { return s.config.locks; }},
+};
+
+}  // namespace
+
+std::span<const Field<BlockCacheSpec>> BlockCacheFields() {
+  return kBlockCacheFields;
 }
 
-nlohmann::json BlockCacheToJson(const BlockCacheConfig& c) {
-  return {{"size", FormatBytes(c.capacity_bytes)},
-          {"line_size", FormatBytes(c.line_size)},
-          {"policy", c.replacement},
-          {"lookup_ns", c.lookup_ns},
-          {"insert_ns", c.insert_ns},
-          {"locks", c.locks}};
+Expected<BlockCacheSpec> ParseBlockCacheJson(const nlohmann::json& j, std::string_view source) {
+  JsonFields f(j, std::string(source), "block_cache");
+  BlockCacheSpec b;
+  ReadFields(BlockCacheFields(), f, b);
+  if (!f.ok()) return f.error();
+  const std::string err = b.config.Validate();
+  if (!err.empty()) return MakeError(std::string(source) + ": block_cache." + err);
+  return b;
+}
+
+nlohmann::json BlockCacheToJson(const BlockCacheSpec& b) {
+  return WriteFields(BlockCacheFields(), b);
 }
 
 }  // namespace tierlab

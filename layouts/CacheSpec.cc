@@ -4,42 +4,146 @@
 #include "policies/PolicyRegistry.h"
 
 namespace tierlab {
+namespace {
+
+using F = Field<CacheSpec>;
+using json = nlohmann::json;
+
+double Millis(Nanos n) {
+  return static_cast<double>(n) / static_cast<double>(kMilli);
+}
+Nanos FromMillis(double ms) {
+  return static_cast<Nanos>(ms * static_cast<double>(kMilli));
+}
+
+const F kCacheFields[] = {
+    {"tier", "string", "", "the tier whose devices hold the cache",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) { s.tier = f.String(k, s.tier); },
+     [](const CacheSpec& s) -> json { return s.tier; }, false, "the first tier"},
+    {"read", "bool, or \"on\"/\"off\"", "",
+     "insert lines on read misses (off: reads are served from resident lines only)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.read_cache = f.Switch(k, s.config.read_cache);
+     },
+     [](const CacheSpec& s) -> json { return s.config.read_cache; }},
+    {"write",
+     "off | passthrough | writethrough | writeback | writearound | writeonly | "
+     "writeinvalidate (or pt, wt, wb, wa, wo, wi)",
+     "", "what happens to writes (docs/CACHE.md)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       if (!f.Has(k)) return;
+       const std::string write = f.String(k, "");
+       if (!f.ok()) return;
+       if (auto m = ParseWriteMode(write)) {
+         s.config.write_mode = *m;
+       } else {
+         f.Fail(k, "unknown \"" + write + "\"; known: off, " + JoinNames(WriteModeNames()));
+       }
+     },
+     [](const CacheSpec& s) -> json {
+       for (const std::string& n : WriteModeNames()) {  // the long name reads better in a report
+         if (ParseWriteMode(n) == s.config.write_mode) return n;
+       }
+       return std::string(ToString(s.config.write_mode));
+     }},
+    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "",
+     "replacement policy (docs/CONFIG.md, \"Policies\")",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.replacement = f.Choice(k, s.config.replacement, ReplacementPolicyNames());
+     },
+     [](const CacheSpec& s) -> json { return s.config.replacement; }},
+    {"promotion", "always | nhit:N[:WINDOW] | seqcutoff[:BYTES] | pinned:START-END[,...]", "",
+     "admission of lines into the cache (docs/CONFIG.md, \"Policies\")",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.admission = f.String(k, s.config.admission);
+     },
+     [](const CacheSpec& s) -> json { return s.config.admission; }},
+    {"promotion_concurrency", "integer 0..1048576", "lines",
+     "promotion writes in flight at once; a miss beyond it is not promoted (0 = unlimited)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.promotion_max_in_flight =
+           static_cast<std::uint32_t>(f.Int(k, s.config.promotion_max_in_flight, 0, 1 << 20));
+     },
+     [](const CacheSpec& s) -> json { return s.config.promotion_max_in_flight; }},
+    {"line_size", "bytes, a power of two 4k..1m; 0 = auto", "bytes", "cache line size",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.line_size = f.Bytes(k, s.config.line_size);
+     },
+     [](const CacheSpec& s) -> json { return FormatBytes(s.config.line_size); }},
+    {"high_watermark", "number 0..100", "%",
+     "write-back destage starts when dirty lines reach this share of the cache",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.high_watermark = f.Number(k, s.config.high_watermark, 0, 100);
+     },
+     [](const CacheSpec& s) -> json { return s.config.high_watermark; }},
+    {"low_watermark", "number 0..100, at most high_watermark", "%", "destage stops here",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.low_watermark = f.Number(k, s.config.low_watermark, 0, 100);
+     },
+     [](const CacheSpec& s) -> json { return s.config.low_watermark; }},
+    {"destage_order", "fifo | lba", "", "order dirty lines are destaged in",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.destage_order = f.Choice(k, s.config.destage_order, DestageOrderNames());
+     },
+     [](const CacheSpec& s) -> json { return s.config.destage_order; }},
+    {"destage_concurrency", "integer 1..4096", "operations", "destage writes in flight at once",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.destage_max_in_flight =
+           static_cast<std::uint32_t>(f.Int(k, s.config.destage_max_in_flight, 1, 4096));
+     },
+     [](const CacheSpec& s) -> json { return s.config.destage_max_in_flight; }},
+    {"destage_bandwidth", "bytes", "bytes/s", "cap on destage traffic (0 = none)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.destage_bandwidth = f.Bytes(k, s.config.destage_bandwidth);
+     },
+     [](const CacheSpec& s) -> json { return FormatBytes(s.config.destage_bandwidth); }},
+    {"destage_max_bytes", "bytes", "bytes", "largest coalesced write to the origin",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.destage_max_bytes = f.Bytes(k, s.config.destage_max_bytes);
+     },
+     [](const CacheSpec& s) -> json { return FormatBytes(s.config.destage_max_bytes); }},
+    {"destage_flush", "bool", "",
+     "flush the origin before destaged lines turn clean (off only to measure its cost)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.destage_flush = f.Bool(k, s.config.destage_flush);
+     },
+     [](const CacheSpec& s) -> json { return s.config.destage_flush; }},
+    {"idle_destage_age_ms", "number 0..1e9", "ms",
+     "when idle, destage lines dirty for longer than this (0 = no idle destage)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.idle_destage_age =
+           FromMillis(f.Number(k, Millis(s.config.idle_destage_age), 0, 1e9));
+     },
+     [](const CacheSpec& s) -> json { return Millis(s.config.idle_destage_age); }},
+    {"idle_quiet_ms", "number 0..1e9", "ms", "idle means no foreground request for this long",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.idle_quiet = FromMillis(f.Number(k, Millis(s.config.idle_quiet), 0, 1e9));
+     },
+     [](const CacheSpec& s) -> json { return Millis(s.config.idle_quiet); }},
+    {"capacity", "bytes", "bytes", "cache size (0 = all the cache devices hold)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) { s.capacity = f.Bytes(k, s.capacity); },
+     [](const CacheSpec& s) -> json { return FormatBytes(s.capacity); }, true},
+};
+
+}  // namespace
+
+CacheSpec::CacheSpec() {
+  config.line_size = 4096;
+  config.destage_order = "lba";
+}
+
+std::span<const Field<CacheSpec>> CacheFields() {
+  return kCacheFields;
+}
 
 Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view source,
                                    std::string_view default_tier) {
   JsonFields f(j, std::string(source), "cache");
-  f.OnlyKeys({"tier", "read", "write", "policy", "promotion", "line_size", "high_watermark",
-              "low_watermark", "destage_order", "destage_concurrency", "destage_bandwidth",
-              "destage_max_bytes", "destage_flush", "idle_destage_age_ms", "idle_quiet_ms",
-              "capacity", "promotion_concurrency"});
   CacheSpec c;
-  CacheConfig& cfg = c.config;
-  c.tier = f.String("tier", std::string(default_tier));
-  cfg.read_cache = f.Switch("read", true);
-  const std::string write = f.String("write", "writethrough");
-  if (auto m = ParseWriteMode(write)) {
-    cfg.write_mode = *m;
-  } else {
-    f.Fail("write", "unknown \"" + write + "\"; known: off, " + JoinNames(WriteModeNames()));
-  }
-  cfg.replacement = f.Choice("policy", "lru", ReplacementPolicyNames());
-  cfg.admission = f.String("promotion", "always");
-  cfg.promotion_max_in_flight =
-      static_cast<std::uint32_t>(f.Int("promotion_concurrency", 64, 0, 1 << 20));
-  cfg.line_size = f.Bytes("line_size", 4096);
-  cfg.high_watermark = f.Number("high_watermark", 50, 0, 100);
-  cfg.low_watermark = f.Number("low_watermark", 45, 0, 100);
-  cfg.destage_order = f.Choice("destage_order", "lba", DestageOrderNames());
-  cfg.destage_max_in_flight = static_cast<std::uint32_t>(f.Int("destage_concurrency", 8, 1, 4096));
-  cfg.destage_bandwidth = f.Bytes("destage_bandwidth", 0);
-  cfg.destage_max_bytes = f.Bytes("destage_max_bytes", 1 << 20);
-  cfg.destage_flush = f.Bool("destage_flush", true);
-  cfg.idle_destage_age =
-      static_cast<Nanos>(f.Number("idle_destage_age_ms", 0, 0, 1e9) * static_cast<double>(kMilli));
-  cfg.idle_quiet =
-      static_cast<Nanos>(f.Number("idle_quiet_ms", 0, 0, 1e9) * static_cast<double>(kMilli));
-  c.capacity_bytes = f.Bytes("capacity", 0);
+  c.tier = std::string(default_tier);
+  ReadFields(CacheFields(), f, c);
   if (!f.ok()) return f.error();
+  CacheConfig& cfg = c.config;
   if (MakeAdmissionPolicy(cfg.admission, cfg.line_size == 0 ? 4096 : cfg.line_size) == nullptr) {
     f.Fail("promotion",
            "bad spec \"" + cfg.admission + "\"; known: " + JoinNames(AdmissionPolicyNames()));
@@ -51,29 +155,7 @@ Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view sou
 }
 
 nlohmann::json CacheSpecToJson(const CacheSpec& c) {
-  const CacheConfig& cfg = c.config;
-  nlohmann::json j;
-  j["tier"] = c.tier;
-  j["read"] = cfg.read_cache;
-  for (const std::string& n : WriteModeNames()) {  // the long name reads better in a report
-    if (ParseWriteMode(n) == cfg.write_mode) j["write"] = n;
-  }
-  j["policy"] = cfg.replacement;
-  j["promotion"] = cfg.admission;
-  j["promotion_concurrency"] = cfg.promotion_max_in_flight;
-  j["line_size"] = FormatBytes(cfg.line_size);
-  j["high_watermark"] = cfg.high_watermark;
-  j["low_watermark"] = cfg.low_watermark;
-  j["destage_order"] = cfg.destage_order;
-  j["destage_concurrency"] = cfg.destage_max_in_flight;
-  j["destage_bandwidth"] = FormatBytes(cfg.destage_bandwidth);
-  j["destage_max_bytes"] = FormatBytes(cfg.destage_max_bytes);
-  j["destage_flush"] = cfg.destage_flush;
-  j["idle_destage_age_ms"] =
-      static_cast<double>(cfg.idle_destage_age) / static_cast<double>(kMilli);
-  j["idle_quiet_ms"] = static_cast<double>(cfg.idle_quiet) / static_cast<double>(kMilli);
-  if (c.capacity_bytes != 0) j["capacity"] = FormatBytes(c.capacity_bytes);
-  return j;
+  return WriteFields(CacheFields(), c);
 }
 
 }  // namespace tierlab

@@ -28,6 +28,18 @@ void JsonFields::Fail(std::string_view key, const std::string& what) {
   if (error_.empty()) error_ = Where(key) + ": " + what;
 }
 
+JsonFields JsonFields::Child(const nlohmann::json& obj, const std::string& key_path) const {
+  return JsonFields(obj, source_, path_.empty() ? key_path : path_ + "." + key_path);
+}
+
+void JsonFields::Adopt(const JsonFields& child) {
+  if (error_.empty()) error_ = child.error_;
+}
+
+void JsonFields::Adopt(const Error& e) {
+  if (error_.empty()) error_ = e.message;
+}
+
 bool JsonFields::Has(std::string_view key) const {
   return obj_.is_object() && obj_.contains(std::string(key)) &&
          !obj_.at(std::string(key)).is_null();
@@ -162,6 +174,10 @@ std::vector<std::string> JsonFields::Strings(std::string_view key) {
 }
 
 void JsonFields::OnlyKeys(std::initializer_list<std::string_view> known) {
+  OnlyKeys(std::vector<std::string_view>(known));
+}
+
+void JsonFields::OnlyKeys(const std::vector<std::string_view>& known) {
   if (!obj_.is_object()) return;
   for (const auto& [k, v] : obj_.items()) {
     if (std::find(known.begin(), known.end(), k) == known.end()) {

@@ -39,6 +39,17 @@ class JsonFields {
   std::vector<std::string> Strings(std::string_view key);
   // Unknown keys are errors that list the known ones.
   void OnlyKeys(std::initializer_list<std::string_view> known);
+  void OnlyKeys(const std::vector<std::string_view>& known);
+
+  // The value at `key`, or nullptr when absent or null (for sections a
+  // table row reads itself, such as arrays of objects).
+  const nlohmann::json* Raw(std::string_view key) { return Get(key); }
+  // Fields of a nested object at `key_path` below this one ("pins[0]").
+  JsonFields Child(const nlohmann::json& obj, const std::string& key_path) const;
+  // Takes the first error of a child, if this one has none yet.
+  void Adopt(const JsonFields& child);
+  // Takes an error whose message already names the file and field.
+  void Adopt(const Error& e);
 
   // "file: path.key" for messages made by the caller.
   std::string Where(std::string_view key) const;

@@ -19,75 +19,247 @@ Combine ParseCombine(const std::string& s) {
   return Combine::kStripe;
 }
 
-// Custom model fields a tier may override on its preset ("model": {...}).
-void ApplyModelOverrides(JsonFields& f, DevicePreset& p) {
-  f.OnlyKeys({"type", "read_iops_4k", "write_iops_4k", "seq_read_mbps", "seq_write_mbps",
-              "read_latency_us", "write_latency_us", "service_units", "endurance_dwpd", "rpm",
-              "avg_seek_ms", "track_to_track_ms", "max_transfer_mbps", "min_transfer_mbps"});
-  std::vector<std::string> types = {"ram", "optane", "nvme", "ssd", "hdd"};
-  if (f.Has("type")) {
-    auto t = ParseDeviceType(f.Choice("type", "nvme", types));
-    if (t.ok()) p.type = *t;
-  }
-  p.read_iops_4k = f.Number("read_iops_4k", p.read_iops_4k, 1, 1e9);
-  p.write_iops_4k = f.Number("write_iops_4k", p.write_iops_4k, 1, 1e9);
-  p.seq_read_mbps = f.Number("seq_read_mbps", p.seq_read_mbps, 1, 1e6);
-  p.seq_write_mbps = f.Number("seq_write_mbps", p.seq_write_mbps, 1, 1e6);
-  p.read_latency = static_cast<Nanos>(
-      f.Number("read_latency_us", static_cast<double>(p.read_latency) / 1e3, 0.01, 1e6) * 1e3);
-  p.write_latency = static_cast<Nanos>(
-      f.Number("write_latency_us", static_cast<double>(p.write_latency) / 1e3, 0.01, 1e6) * 1e3);
-  p.service_units = static_cast<std::uint32_t>(f.Int("service_units", p.service_units, 1, 65536));
-  p.endurance_dwpd = f.Number("endurance_dwpd", p.endurance_dwpd, 0, 1e4);
-  p.rpm = f.Number("rpm", p.rpm, 0, 1e5);
-  const double seek = f.Number("avg_seek_ms", p.avg_seek_read_ms, 0, 1e3);
-  if (f.Has("avg_seek_ms")) p.avg_seek_read_ms = p.avg_seek_write_ms = seek;
-  const double ttt = f.Number("track_to_track_ms", p.track_to_track_read_ms, 0, 1e3);
-  if (f.Has("track_to_track_ms")) p.track_to_track_read_ms = p.track_to_track_write_ms = ttt;
-  p.max_transfer_mbps = f.Number("max_transfer_mbps", p.max_transfer_mbps, 0, 1e6);
-  p.min_transfer_mbps = f.Number("min_transfer_mbps", p.min_transfer_mbps, 0, 1e6);
+using json = nlohmann::json;
+
+// A model field given in microseconds or milliseconds, kept in the preset in
+// its own unit.
+Nanos ReadMicros(JsonFields& f, std::string_view k, Nanos current) {
+  if (!f.Has(k)) return current;
+  return static_cast<Nanos>(f.Number(k, static_cast<double>(current) / 1e3, 0.01, 1e6) * 1e3);
 }
 
-Expected<TierSpec> ParseTier(const nlohmann::json& j, const std::string& source,
-                             const std::string& path) {
-  JsonFields f(j, source, path);
-  f.OnlyKeys({"name", "preset", "count", "combine", "chunk", "capacity", "paths", "model"});
-  TierSpec t;
-  t.name = f.String("name", "");
-  const std::string preset = f.String("preset", "");
-  if (f.ok() && preset.empty()) f.Fail("preset", "missing; known: " + KnownPresetList());
-  if (f.ok()) {
-    auto p = FindPreset(preset);
-    if (!p.ok()) {
-      f.Fail("preset", "unknown \"" + preset + "\"; known: " + KnownPresetList());
-    } else {
-      t.preset = *p;
-    }
+// Custom model fields a tier may override on its preset ("model": {...}).
+// Written back as given (TierSpec::model), so `write` is empty.
+const Field<DevicePreset> kModelFields[] = {
+    {"type", "ram | optane | nvme | ssd | hdd", "", "which timing model the device uses",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       if (!f.Has(k)) return;
+       auto t = ParseDeviceType(f.Choice(k, "nvme", {"ram", "optane", "nvme", "ssd", "hdd"}));
+       if (t.ok()) p.type = *t;
+     },
+     nullptr, false, "the preset's"},
+    {"read_iops_4k", "number 1..1e9", "IOPS", "random 4k read IOPS at saturation",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.read_iops_4k = f.Number(k, p.read_iops_4k, 1, 1e9);
+     },
+     nullptr, false, "the preset's"},
+    {"write_iops_4k", "number 1..1e9", "IOPS", "random 4k write IOPS at saturation",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.write_iops_4k = f.Number(k, p.write_iops_4k, 1, 1e9);
+     },
+     nullptr, false, "the preset's"},
+    {"seq_read_mbps", "number 1..1e6", "MB/s", "sequential read bandwidth",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.seq_read_mbps = f.Number(k, p.seq_read_mbps, 1, 1e6);
+     },
+     nullptr, false, "the preset's"},
+    {"seq_write_mbps", "number 1..1e6", "MB/s", "sequential write bandwidth",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.seq_write_mbps = f.Number(k, p.seq_write_mbps, 1, 1e6);
+     },
+     nullptr, false, "the preset's"},
+    {"read_latency_us", "number 0.01..1e6", "us", "4k read latency at queue depth 1",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.read_latency = ReadMicros(f, k, p.read_latency);
+     },
+     nullptr, false, "the preset's"},
+    {"write_latency_us", "number 0.01..1e6", "us", "4k write latency at queue depth 1",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.write_latency = ReadMicros(f, k, p.write_latency);
+     },
+     nullptr, false, "the preset's"},
+    {"service_units", "integer 1..65536", "", "internal parallelism (flash channels)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.service_units = static_cast<std::uint32_t>(f.Int(k, p.service_units, 1, 65536));
+     },
+     nullptr, false, "the preset's"},
+    {"endurance_dwpd", "number 0..1e4", "drive writes/day", "rated endurance",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.endurance_dwpd = f.Number(k, p.endurance_dwpd, 0, 1e4);
+     },
+     nullptr, false, "the preset's"},
+    {"rpm", "number 0..1e5", "rev/min", "HDD spindle speed",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) { p.rpm = f.Number(k, p.rpm, 0, 1e5); },
+     nullptr, false, "the preset's"},
+    {"avg_seek_ms", "number 0..1000", "ms", "HDD average seek, reads and writes",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       const double seek = f.Number(k, p.avg_seek_read_ms, 0, 1e3);
+       if (f.Has(k)) p.avg_seek_read_ms = p.avg_seek_write_ms = seek;
+     },
+     nullptr, false, "the preset's"},
+    {"track_to_track_ms", "number 0..1000", "ms", "HDD track-to-track seek, reads and writes",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       const double ttt = f.Number(k, p.track_to_track_read_ms, 0, 1e3);
+       if (f.Has(k)) p.track_to_track_read_ms = p.track_to_track_write_ms = ttt;
+     },
+     nullptr, false, "the preset's"},
+    {"max_transfer_mbps", "number 0..1e6", "MB/s", "HDD media rate at the outer zone (LBA 0)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.max_transfer_mbps = f.Number(k, p.max_transfer_mbps, 0, 1e6);
+     },
+     nullptr, false, "the preset's"},
+    {"min_transfer_mbps", "number 0..1e6", "MB/s", "HDD media rate at the inner zone",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.min_transfer_mbps = f.Number(k, p.min_transfer_mbps, 0, 1e6);
+     },
+     nullptr, false, "the preset's"},
+};
+
+const Field<TierSpec> kTierFields[] = {
+    {"name", "string", "", "the tier's name (the cache names it in cache.tier)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) { t.name = f.String(k, t.name); },
+     [](const TierSpec& t) -> json { return t.name; }, false, "tier0, tier1, ... by position"},
+    {"preset", "a preset name (tierlab presets)", "", "the device catalog entry; required",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       const std::string preset = f.String(k, "");
+       if (!f.ok()) return;
+       if (preset.empty()) {
+         f.Fail(k, "missing; known: " + KnownPresetList());
+         return;
+       }
+       auto p = FindPreset(preset);
+       if (!p.ok()) {
+         f.Fail(k, "unknown \"" + preset + "\"; known: " + KnownPresetList());
+       } else {
+         t.preset = *p;
+       }
+     },
+     [](const TierSpec& t) -> json {
+       return t.preset.name.empty() ? json() : json(std::string(t.preset.name));
+     }},
+    {"count", "integer 1..1024", "devices", "devices in the tier",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.count = static_cast<std::uint32_t>(f.Int(k, t.count, 1, 1024));
+     },
+     [](const TierSpec& t) -> json { return t.count; }},
+    {"combine", "stripe | mirror | linear", "", "how the tier's devices make one device",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.combine = ParseCombine(f.Choice(k, std::string(ToString(t.combine)), kCombineNames));
+     },
+     [](const TierSpec& t) -> json { return std::string(ToString(t.combine)); }},
+    {"chunk", "bytes, a non-zero multiple of 4k", "bytes", "stripe chunk",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.chunk = f.Bytes(k, t.chunk);
+       if (f.ok() && (t.chunk == 0 || t.chunk % 4096 != 0)) {
+         f.Fail(k, "must be a non-zero multiple of 4k, got " + std::to_string(t.chunk));
+       }
+     },
+     [](const TierSpec& t) -> json { return FormatBytes(t.chunk); }},
+    {"capacity", "bytes, at least 1m", "bytes", "per device (0 = the preset's)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.capacity = f.Bytes(k, t.capacity);
+       if (f.ok() && f.Has(k) && t.capacity < 1024 * 1024) {
+         f.Fail(k, "must be at least 1m, got " + std::to_string(t.capacity));
+       }
+     },
+     [](const TierSpec& t) -> json { return FormatBytes(t.capacity); }, true},
+    {"paths", "array of strings, one per device", "",
+     "real mode: files or block devices (none: sparse files in a temp dir)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.paths = f.Strings(k);
+       if (f.ok() && !t.paths.empty() && t.paths.size() != t.count) {
+         f.Fail(k, "has " + std::to_string(t.paths.size()) + " entries for count " +
+                       std::to_string(t.count) + "; give one path per device");
+       }
+     },
+     [](const TierSpec& t) -> json { return t.paths.empty() ? json() : json(t.paths); }},
+    {"model", "object (tiers[].model below)", "", "overrides of the preset's figures",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       const json* m = f.Raw(k);
+       if (m == nullptr || !f.ok()) return;
+       t.model = *m;
+       JsonFields mf = f.Child(t.model, std::string(k));
+       ReadFields(ModelFields(), mf, t.preset);
+       f.Adopt(mf);
+     },
+     [](const TierSpec& t) -> json { return t.model; }},
+};
+
+// The cache section needs the tiers: its default tier is the first, and the
+// tier it names must exist beside a capacity tier.
+void ReadCache(JsonFields& f, std::string_view k, LayoutSpec& l) {
+  const json* c = f.Raw(k);
+  if (c == nullptr || !f.ok()) return;
+  auto spec = ParseCacheJson(*c, l.source, l.tiers[0].name);
+  if (!spec.ok()) return f.Adopt(spec.error());
+  std::vector<std::string> names;
+  for (const auto& t : l.tiers) names.push_back(t.name);
+  if (std::find(names.begin(), names.end(), spec->tier) == names.end()) {
+    return f.Fail("cache.tier", "unknown tier \"" + spec->tier + "\"; known: " + JoinNames(names));
   }
-  t.count = static_cast<std::uint32_t>(f.Int("count", 1, 1, 1024));
-  t.combine = ParseCombine(f.Choice("combine", "stripe", kCombineNames));
-  t.chunk = f.Bytes("chunk", 256 * 1024);
-  if (f.ok() && (t.chunk == 0 || t.chunk % 4096 != 0)) {
-    f.Fail("chunk", "must be a non-zero multiple of 4k, got " + std::to_string(t.chunk));
+  if (l.tiers.size() < 2) {
+    return f.Fail("cache", "needs a capacity tier besides the cache tier \"" + spec->tier + "\"");
   }
-  t.capacity = f.Bytes("capacity", 0);
-  if (f.ok() && f.Has("capacity") && t.capacity < 1024 * 1024) {
-    f.Fail("capacity", "must be at least 1m, got " + std::to_string(t.capacity));
-  }
-  t.paths = f.Strings("paths");
-  if (f.ok() && !t.paths.empty() && t.paths.size() != t.count) {
-    f.Fail("paths", "has " + std::to_string(t.paths.size()) + " entries for count " +
-                        std::to_string(t.count) + "; give one path per device");
-  }
-  if (f.ok() && f.Has("model")) {
-    t.model = j.at("model");
-    JsonFields m(t.model, source, path + ".model");
-    ApplyModelOverrides(m, t.preset);
-    if (!m.ok()) return m.error();
-  }
-  if (!f.ok()) return f.error();
-  return t;
+  l.cache = std::move(spec.value());
+  l.as_written["cache"] = *c;
 }
+
+const Field<LayoutSpec> kLayoutFields[] = {
+    {"name", "string", "", "the layout's name in reports",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) { l.name = f.String(k, l.name); },
+     [](const LayoutSpec& l) -> json { return l.name; }, false, "the file name or shorthand"},
+    {"size", "bytes", "bytes", "volume size (0 = all the capacity tiers hold)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) { l.size = f.Bytes(k, l.size); },
+     [](const LayoutSpec& l) -> json { return FormatBytes(l.size); }, true},
+    {"tiers", "non-empty array of tiers (tiers[] below)", "",
+     "the devices, grouped in tiers, fastest first; required",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       if (!f.ok()) return;
+       const json* tiers = f.Raw(k);
+       if (tiers == nullptr || !tiers->is_array() || tiers->empty()) {
+         return f.Adopt(MakeError(l.source + ": tiers: must be a non-empty array of tiers"));
+       }
+       for (std::size_t i = 0; i < tiers->size(); ++i) {
+         const std::string path = "tiers[" + std::to_string(i) + "]";
+         JsonFields tf = f.Child((*tiers)[i], path);
+         TierSpec t;
+         ReadFields(TierFields(), tf, t);
+         if (!tf.ok()) return f.Adopt(tf);
+         if (t.name.empty()) t.name = "tier" + std::to_string(i);
+         for (const auto& other : l.tiers) {
+           if (other.name == t.name) return f.Fail(path + ".name", "duplicate \"" + t.name + "\"");
+         }
+         l.tiers.push_back(std::move(t));
+       }
+     },
+     [](const LayoutSpec& l) -> json {
+       json a = json::array();
+       for (const auto& t : l.tiers) a.push_back(WriteFields(TierFields(), t));
+       return a;
+     },
+     false, "-"},
+    {"cache", "object (cache below)", "", "the cache target (none: no cache)", &ReadCache,
+     [](const LayoutSpec& l) -> json { return l.cache ? CacheSpecToJson(*l.cache) : json(); },
+     false, "none"},
+    {"tiering", "object (tiering below)", "",
+     "the tier target joining several capacity tiers (none: its defaults)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       const json* t = f.Raw(k);
+       if (t == nullptr || !f.ok()) return;
+       auto spec = ParseTieringJson(*t, l.source);
+       if (!spec.ok()) return f.Adopt(spec.error());
+       l.tiering = std::move(spec.value());
+       l.as_written[std::string(k)] = *t;
+     },
+     [](const LayoutSpec& l) -> json { return l.tiering ? TieringToJson(*l.tiering) : json(); },
+     false, "none"},
+    {"block_cache", "object (block_cache below)", "",
+     "a RAM read cache in front of the volume (none: no block cache)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       const json* b = f.Raw(k);
+       if (b == nullptr || !f.ok()) return;
+       auto spec = ParseBlockCacheJson(*b, l.source);
+       if (!spec.ok()) return f.Adopt(spec.error());
+       l.block_cache = std::move(spec.value());
+       l.as_written[std::string(k)] = *b;
+     },
+     [](const LayoutSpec& l) -> json {
+       return l.block_cache ? BlockCacheToJson(*l.block_cache) : json();
+     },
+     false, "none"},
+    {"description", "string", "", "free text for the reader; not interpreted", nullptr, nullptr,
+     false, "-"},
+};
 
 }  // namespace
 
@@ -100,58 +272,39 @@ std::string_view ToString(Combine c) {
   return "stripe";
 }
 
+std::span<const Field<LayoutSpec>> LayoutFields() {
+  return kLayoutFields;
+}
+std::span<const Field<TierSpec>> TierFields() {
+  return kTierFields;
+}
+std::span<const Field<DevicePreset>> ModelFields() {
+  return kModelFields;
+}
+
 Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source) {
-  const std::string src(source);
-  JsonFields f(j, src, "");
-  f.OnlyKeys({"name", "size", "tiers", "cache", "tiering", "block_cache", "description"});
   LayoutSpec l;
-  l.source = src;
-  l.name = f.String("name", src);
-  l.size = f.Bytes("size", 0);
+  l.source = std::string(source);
+  l.name = l.source;
+  l.as_written = json::object();
+  JsonFields f(j, l.source, "");
+  ReadFields(LayoutFields(), f, l);
   if (!f.ok()) return f.error();
-  if (!j.contains("tiers") || !j.at("tiers").is_array() || j.at("tiers").empty()) {
-    return MakeError(src + ": tiers: must be a non-empty array of tiers");
-  }
-  const auto& tiers = j.at("tiers");
-  for (std::size_t i = 0; i < tiers.size(); ++i) {
-    auto t = ParseTier(tiers[i], src, "tiers[" + std::to_string(i) + "]");
-    if (!t.ok()) return t.error();
-    if (t->name.empty()) t->name = "tier" + std::to_string(i);
-    for (const auto& other : l.tiers) {
-      if (other.name == t->name) {
-        return MakeError(src + ": tiers[" + std::to_string(i) + "].name: duplicate \"" + t->name +
-                         "\"");
-      }
-    }
-    l.tiers.push_back(std::move(t.value()));
-  }
-  if (j.contains("cache") && !j.at("cache").is_null()) l.cache = j.at("cache");
-  if (j.contains("tiering") && !j.at("tiering").is_null()) l.tiering = j.at("tiering");
-  if (j.contains("block_cache") && !j.at("block_cache").is_null())
-    l.block_cache = j.at("block_cache");
   return l;
 }
 
 nlohmann::json LayoutToJson(const LayoutSpec& l) {
-  nlohmann::json j;
-  j["name"] = l.name;
-  if (l.size != 0) j["size"] = FormatBytes(l.size);
-  j["tiers"] = nlohmann::json::array();
-  for (const auto& t : l.tiers) {
-    nlohmann::json tj;
-    tj["name"] = t.name;
-    tj["preset"] = std::string(t.preset.name);
-    tj["count"] = t.count;
-    tj["combine"] = std::string(ToString(t.combine));
-    tj["chunk"] = FormatBytes(t.chunk);
-    if (t.capacity != 0) tj["capacity"] = FormatBytes(t.capacity);
-    if (!t.paths.empty()) tj["paths"] = t.paths;
-    if (!t.model.is_null()) tj["model"] = t.model;
-    j["tiers"].push_back(tj);
+  return WriteFields(LayoutFields(), l);
+}
+
+nlohmann::json LayoutAsWrittenJson(const LayoutSpec& l) {
+  json j = LayoutToJson(l);
+  for (const char* section : {"cache", "tiering", "block_cache"}) {
+    j.erase(section);
+    if (l.as_written.is_object() && l.as_written.contains(section)) {
+      j[section] = l.as_written.at(section);
+    }
   }
-  if (!l.cache.is_null()) j["cache"] = l.cache;
-  if (!l.tiering.is_null()) j["tiering"] = l.tiering;
-  if (!l.block_cache.is_null()) j["block_cache"] = l.block_cache;
   return j;
 }
 

@@ -21,19 +21,28 @@
 // tier is the cache's origin; several are joined by the tier target
 // ("tiering"). Without "cache" every tier is capacity.
 //
-// Sections this file does not interpret (cache, tiering, block_cache) are
-// validated by their builders (StackBuilder.h) with the same error style.
+// The cache, tiering and block_cache sections are read into their typed
+// specs (CacheSpec.h, TieringSpec.h, BlockCacheSpec.h) when the layout is
+// read, so a bad key fails before anything is built. Every key, its default
+// and unit: the field tables (LayoutFields(), TierFields(), ModelFields())
+// and docs/CONFIG.md, which a test compares with them.
 //
 // Errors name the file and the field path and list valid choices:
 //   "x.json: tiers[0].preset: unknown "optane"; known: optane-p4800x, ..."
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "layouts/BlockCacheSpec.h"
+#include "layouts/CacheSpec.h"
+#include "layouts/FieldTable.h"
 #include "layouts/JsonParse.h"  // ReadJsonFile
+#include "layouts/TieringSpec.h"
 #include "tiering/core/Expected.h"
 #include "tiering/devices/DevicePreset.h"
 
@@ -47,30 +56,45 @@ struct TierSpec {
   DevicePreset preset;  // the catalog entry, with custom overrides applied
   std::uint32_t count = 1;
   Combine combine = Combine::kStripe;
-  std::uint64_t chunk = 64 * 1024;  // stripe chunk
-  std::uint64_t capacity = 0;       // per device; 0 = the preset's
-  std::vector<std::string> paths;   // real files or block devices, one per device (optional)
-  nlohmann::json model;             // custom preset field overrides, as given
+  std::uint64_t chunk = 256 * 1024;  // stripe chunk
+  std::uint64_t capacity = 0;        // per device; 0 = the preset's
+  std::vector<std::string> paths;    // real files or block devices, one per device (optional)
+  nlohmann::json model;              // custom preset field overrides, as given
 };
 
 struct LayoutSpec {
   std::string name;
   std::uint64_t size = 0;  // 0 = the capacity stack's size
   std::vector<TierSpec> tiers;
-  nlohmann::json cache;        // null = no cache target
-  nlohmann::json tiering;      // null = defaults (used only with 2+ capacity tiers)
-  nlohmann::json block_cache;  // null = no RAM block cache
-  std::string source;          // file name or shorthand, for error messages
+  std::optional<CacheSpec> cache;             // none = no cache target
+  std::optional<TieringSpec> tiering;         // none = defaults (used only with 2+ capacity tiers)
+  std::optional<BlockCacheSpec> block_cache;  // none = no RAM block cache
+  std::string source;                         // file name or shorthand, for error messages
+  // The cache, tiering and block_cache sections exactly as written, for
+  // LayoutAsWrittenJson only: nothing is built from them.
+  nlohmann::json as_written;
 };
 
-// Parses a layout object; `source` prefixes errors. Exit code 2 on error.
+// The tables of the layout's top-level keys, of one entry of "tiers" and of
+// a tier's "model" overrides (FieldTable.h).
+std::span<const Field<LayoutSpec>> LayoutFields();
+std::span<const Field<TierSpec>> TierFields();
+std::span<const Field<DevicePreset>> ModelFields();
+
+// Parses a layout object and its sections; `source` prefixes errors. Exit
+// code 2 on error.
 Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source);
-// The full effective layout; ParseLayoutJson(LayoutToJson(l)) reproduces it.
+// The effective layout: every key of every section, defaults filled in
+// (`tierlab layout show`); ParseLayoutJson(LayoutToJson(l)) reproduces it.
 nlohmann::json LayoutToJson(const LayoutSpec& l);
+// The layout as written: name, size and tiers with their defaults, the
+// sections as given. A matrix cell's id is a hash of it, so the ids of
+// earlier results files stay what they were (MatrixResults.h, --resume).
+nlohmann::json LayoutAsWrittenJson(const LayoutSpec& l);
 
 // Shorthand names: "nvme2+hdd4", "nvme4+ssd4", "nvme2+ssd4+hdd4", "ssd2+hdd4",
 // "ssd4/hdd4" (tiered, no cache), expanded with Storage Spaces Direct's
-// defaults (docs/LAYOUTS.md). Returns the layout JSON, or an error naming the
+// defaults (docs/CONFIG.md, "Shorthand layouts"). Returns the layout JSON, or an error naming the
 // token that is wrong.
 Expected<nlohmann::json> ExpandShorthand(std::string_view name);
 bool LooksLikeShorthand(std::string_view name);

@@ -4,11 +4,53 @@
 #include <filesystem>
 #include <set>
 
+#include "layouts/FieldTable.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
 
 namespace tierlab {
 namespace {
+
+using json = nlohmann::json;
+
+// The matrix's keys. The scalar ones are read here; the lists, overrides,
+// axes and filters have their own checks below (read is empty).
+const Field<MatrixSpec> kMatrixFields[] = {
+    {"name", "string", "", "the matrix's name in reports",
+     [](JsonFields& f, std::string_view k, MatrixSpec& m) { m.name = f.String(k, m.name); },
+     [](const MatrixSpec& m) -> json { return m.name; }, false, "the file name without .json"},
+    {"description", "string", "", "free text for the reader; not interpreted", nullptr, nullptr},
+    {"mode", "sim | real", "", "simulated devices, or real files and devices",
+     [](JsonFields& f, std::string_view k, MatrixSpec& m) {
+       m.mode = f.Choice(k, m.mode, {"sim", "real"});
+     },
+     [](const MatrixSpec& m) -> json { return m.mode; }},
+    {"repeats", "integer 1..1000", "runs", "runs of every cell; repeat r uses seed + r",
+     [](JsonFields& f, std::string_view k, MatrixSpec& m) {
+       m.repeats = static_cast<std::uint32_t>(f.Int(k, m.repeats, 1, 1000));
+     },
+     [](const MatrixSpec& m) -> json { return m.repeats; }},
+    {"seed", "integer >= 0", "", "seed of the first repeat",
+     [](JsonFields& f, std::string_view k, MatrixSpec& m) {
+       m.seed =
+           static_cast<std::uint64_t>(f.Int(k, static_cast<std::int64_t>(m.seed), 0, INT64_MAX));
+     },
+     [](const MatrixSpec& m) -> json { return m.seed; }},
+    {"layouts", "non-empty array of shorthand names, files or layout objects", "",
+     "the layouts; required", nullptr, nullptr},
+    {"profiles", "non-empty array of builtin names, files (JSON, fio job, trace) or objects", "",
+     "the workloads; required", nullptr, nullptr},
+    {"layout_override", "object (a JSON merge patch)", "", "applied to every layout", nullptr,
+     nullptr, false, "none"},
+    {"profile_override", "object (a JSON merge patch)", "", "applied to every profile", nullptr,
+     nullptr, false, "none"},
+    {"axes", "object of path: [values]", "", "one dimension per path (Axis paths below)", nullptr,
+     nullptr, false, "none"},
+    {"include", "array of objects", "", "combinations added or extended (GitHub Actions rules)",
+     nullptr, nullptr, false, "none"},
+    {"exclude", "array of objects", "", "combinations removed (GitHub Actions rules)", nullptr,
+     nullptr, false, "none"},
+};
 
 // Array entries of a matrix field: strings or objects.
 Expected<std::vector<nlohmann::json>> RefList(const nlohmann::json& j, const std::string& source,
@@ -61,6 +103,10 @@ Expected<std::vector<nlohmann::json>> FilterList(const nlohmann::json& j, const 
 
 }  // namespace
 
+std::span<const Field<MatrixSpec>> MatrixFields() {
+  return kMatrixFields;
+}
+
 AxisPath ClassifyAxisPath(std::string_view path) {
   if (path.starts_with("layout.")) return {AxisTarget::kLayout, std::string(path.substr(7))};
   for (std::string_view p : {"cache.", "tiers[", "tiering.", "block_cache."}) {
@@ -85,13 +131,9 @@ Expected<MatrixSpec> ParseMatrixJson(const nlohmann::json& j, std::string_view s
   m.base_dir = std::string(base_dir);
   m.raw = j;
   JsonFields f(j, m.source, "");
-  f.OnlyKeys({"name", "description", "mode", "repeats", "seed", "layouts", "profiles",
-              "layout_override", "profile_override", "axes", "include", "exclude"});
   std::string stem = std::filesystem::path(m.source).stem().string();
-  m.name = f.String("name", stem.empty() ? m.source : stem);
-  m.mode = f.Choice("mode", "sim", {"sim", "real"});
-  m.repeats = static_cast<std::uint32_t>(f.Int("repeats", 1, 1, 1000));
-  m.seed = static_cast<std::uint64_t>(f.Int("seed", 1, 0, INT64_MAX));
+  m.name = stem.empty() ? m.source : stem;
+  ReadFields(MatrixFields(), f, m);
   if (!f.ok()) return f.error();
 
   auto layouts = RefList(j, m.source, "layouts", true);

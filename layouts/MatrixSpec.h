@@ -43,10 +43,12 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "layouts/FieldTable.h"
 #include "tiering/core/Expected.h"
 
 namespace tierlab {
@@ -83,6 +85,9 @@ struct MatrixSpec {
   std::string base_dir;                 // directory of the file ("" = cwd), for relative paths
   nlohmann::json raw;                   // the document as given
 };
+
+// The matrix's top-level keys (FieldTable.h; docs/CONFIG.md).
+std::span<const Field<MatrixSpec>> MatrixFields();
 
 // `source` names the document in errors ("m.json"); `base_dir` is where
 // relative layout/profile files are looked up first.

@@ -128,26 +128,17 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
   v.keep_files_ = o.keep_files;
   v.effective_ = LayoutToJson(l);
 
-  // Which tier is the cache.
-  std::optional<CacheSpec> cache;
+  // Which tier is the cache (ParseLayoutJson checked that it exists).
+  const std::optional<CacheSpec>& cache = l.cache;
   std::size_t cache_tier = l.tiers.size();
-  if (!l.cache.is_null()) {
-    auto c = ParseCacheJson(l.cache, l.source, l.tiers[0].name);
-    if (!c.ok()) return c.error();
+  if (cache) {
     for (std::size_t i = 0; i < l.tiers.size(); ++i) {
-      if (l.tiers[i].name == c->tier) cache_tier = i;
+      if (l.tiers[i].name == cache->tier) cache_tier = i;
     }
-    if (cache_tier == l.tiers.size()) {
-      std::vector<std::string> names;
-      for (const auto& t : l.tiers) names.push_back(t.name);
-      return MakeError(l.source + ": cache.tier: unknown tier \"" + c->tier +
-                       "\"; known: " + JoinNames(names));
+    if (cache_tier == l.tiers.size() || l.tiers.size() < 2) {
+      return MakeError(l.source + ": cache.tier: \"" + cache->tier +
+                       "\" is not a tier beside a capacity tier");
     }
-    if (l.tiers.size() < 2) {
-      return MakeError(l.source + ": cache: needs a capacity tier besides the cache tier \"" +
-                       c->tier + "\"");
-    }
-    cache = std::move(c.value());
   }
 
   std::vector<std::unique_ptr<BlockDevice>> cache_devices;
@@ -178,24 +169,23 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
   } else {
     // Several capacity tiers: the tier target moves extents between them,
     // fastest first (layout order).
-    auto cfg = ParseTieringJson(l.tiering, l.source);
-    if (!cfg.ok()) return cfg.error();
+    TieringSpec cfg = l.tiering.value_or(TieringSpec{});
     // The tiered volume is the layout's size, so fixed provisioning places
     // only the extents the volume has (the tiers keep the rest free for
     // migration); a size that does not fit is reported below as usual.
     std::vector<TierGeometry> geometry;
     for (const auto& s : capacity_stacks) geometry.push_back({s->Size(), s->BlockSize()});
-    if (l.size != 0 && cfg->config.volume_size == 0 &&
-        l.size <= TierVolumeSize(cfg->config, geometry)) {
-      cfg->config.volume_size = l.size;
+    if (l.size != 0 && cfg.config.volume_size == 0 &&
+        l.size <= TierVolumeSize(cfg.config, geometry)) {
+      cfg.config.volume_size = l.size;
     }
-    auto tt = TierTarget::Create(engine, "tiers", std::move(capacity_stacks), cfg->config);
+    auto tt = TierTarget::Create(engine, "tiers", std::move(capacity_stacks), cfg.config);
     if (!tt.ok()) return MakeError(l.source + ": tiering." + tt.error().message);
     v.tier_target_ = tt->get();
-    if (!cfg->thin && !v.tier_target_->ProvisionAll()) {
+    if (!cfg.thin && !v.tier_target_->ProvisionAll()) {
       return MakeError(l.source + ": tiering: the volume does not fit the tiers");
     }
-    TieringSpec eff = *cfg;
+    TieringSpec eff = cfg;
     eff.config = v.tier_target_->config();
     v.effective_["tiering"] = TieringToJson(eff);
     origin = std::move(tt.value());
@@ -216,9 +206,9 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     CacheConfig cfg = cache->config;
     cfg.seed = o.seed;
     cfg.metadata_reserve = o.metadata_reserve;
-    if (cache->capacity_bytes != 0) {
+    if (cache->capacity != 0) {
       const std::uint64_t line = cfg.line_size == 0 ? 4096 : cfg.line_size;
-      cfg.capacity_lines = cache->capacity_bytes / line;
+      cfg.capacity_lines = cache->capacity / line;
     }
     auto ct = CacheTarget::Create(engine, "cache", std::move(top), std::move(cache_devices), cfg);
     if (!ct.ok()) return MakeError(l.source + ": cache." + ct.error().message);
@@ -228,15 +218,13 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     v.effective_["cache"] = CacheSpecToJson(eff);
     top = std::move(ct.value());
   }
-  if (!l.block_cache.is_null()) {
-    auto bc = ParseBlockCacheJson(l.block_cache, l.source);
-    if (!bc.ok()) return bc.error();
-    BlockCacheConfig cfg = *bc;
+  if (l.block_cache) {
+    BlockCacheConfig cfg = l.block_cache->config;
     cfg.seed = o.seed;
     auto cache = BlockCache::Create(engine, "block_cache", std::move(top), cfg);
     if (!cache.ok()) return MakeError(l.source + ": block_cache." + cache.error().message);
     v.block_cache_ = cache->get();
-    v.effective_["block_cache"] = BlockCacheToJson(cfg);
+    v.effective_["block_cache"] = BlockCacheToJson(BlockCacheSpec{cfg});
     top = std::move(cache.value());
   }
   v.top_ = std::move(top);

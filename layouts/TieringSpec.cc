@@ -3,83 +3,179 @@
 #include "layouts/JsonFields.h"
 
 namespace tierlab {
+namespace {
+
+using F = Field<TieringSpec>;
+using json = nlohmann::json;
+
+double In(Nanos n, Nanos unit) {
+  return static_cast<double>(n) / static_cast<double>(unit);
+}
+
+// A duration given as a number of `unit`s ("heat_half_life_s": 60).
+Nanos ReadDuration(JsonFields& f, std::string_view k, Nanos current, Nanos unit, double min) {
+  if (!f.Has(k)) return current;
+  return static_cast<Nanos>(f.Number(k, In(current, unit), min, 1e9) * static_cast<double>(unit));
+}
+
+const Field<TierPin> kPinFields[] = {
+    {"offset", "bytes", "bytes", "start of the pinned range in the volume",
+     [](JsonFields& f, std::string_view k, TierPin& p) { p.offset = f.Bytes(k, p.offset); },
+     [](const TierPin& p) -> json { return FormatBytes(p.offset); }},
+    {"length", "bytes, > 0", "bytes", "length of the pinned range",
+     [](JsonFields& f, std::string_view k, TierPin& p) {
+       p.length = f.Bytes(k, p.length);
+       if (f.ok() && p.length == 0) f.Fail(k, "must be > 0");
+     },
+     [](const TierPin& p) -> json { return FormatBytes(p.length); }, false, "-"},
+    {"tier", "integer 0..15", "", "capacity tier the range stays on (0 = fastest)",
+     [](JsonFields& f, std::string_view k, TierPin& p) {
+       p.tier = static_cast<std::uint32_t>(f.Int(k, p.tier, 0, kTierMaxTiers - 1));
+     },
+     [](const TierPin& p) -> json { return p.tier; }},
+};
+
+const F kTieringFields[] = {
+    {"provisioning", "fixed | thin", "",
+     "fixed: every extent placed when the volume is built; thin: on first write",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.thin = f.Choice(k, s.thin ? "thin" : "fixed", {"fixed", "thin"}) == "thin";
+     },
+     [](const TieringSpec& s) -> json { return s.thin ? "thin" : "fixed"; }},
+    {"extent_size", "bytes, a power of two 1m..256m", "bytes", "unit of placement and migration",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.extent_size = f.Bytes(k, s.config.extent_size);
+     },
+     [](const TieringSpec& s) -> json { return FormatBytes(s.config.extent_size); }},
+    {"placement", "fast-first | slow-first", "", "where a new extent is placed",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.placement = *ParseTierPlacement(
+           f.Choice(k, std::string(ToString(s.config.placement)), {"fast-first", "slow-first"}));
+     },
+     [](const TieringSpec& s) -> json { return std::string(ToString(s.config.placement)); }},
+    {"heat_half_life_s", "number 0.001..1e9", "s", "half-life of an extent's heat",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.heat_half_life = ReadDuration(f, k, s.config.heat_half_life, kSecond, 0.001);
+     },
+     [](const TieringSpec& s) -> json { return In(s.config.heat_half_life, kSecond); }},
+    {"read_weight", "number 0..1e6", "", "heat a read adds",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.read_weight = static_cast<float>(f.Number(k, s.config.read_weight, 0, 1e6));
+     },
+     [](const TieringSpec& s) -> json { return s.config.read_weight; }},
+    {"write_weight", "number 0..1e6", "", "heat a write adds",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.write_weight = static_cast<float>(f.Number(k, s.config.write_weight, 0, 1e6));
+     },
+     [](const TieringSpec& s) -> json { return s.config.write_weight; }},
+    {"schedule", "off | continuous | periodic", "", "when migration passes run",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.schedule = *ParseMigrationSchedule(f.Choice(
+           k, std::string(ToString(s.config.schedule)), {"off", "continuous", "periodic"}));
+     },
+     [](const TieringSpec& s) -> json { return std::string(ToString(s.config.schedule)); }},
+    {"period_s", "number 0.001..1e9", "s", "periodic: time between passes",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.period = ReadDuration(f, k, s.config.period, kSecond, 0.001);
+     },
+     [](const TieringSpec& s) -> json { return In(s.config.period, kSecond); }},
+    {"interval_ms", "number 0..1e9", "ms", "continuous: least time between passes",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.continuous_interval = ReadDuration(f, k, s.config.continuous_interval, kMilli, 0);
+     },
+     [](const TieringSpec& s) -> json { return In(s.config.continuous_interval, kMilli); }},
+    {"max_migration_ios", "integer 1..4096", "operations", "migration copies in flight at once",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.max_migration_ios =
+           static_cast<std::uint32_t>(f.Int(k, s.config.max_migration_ios, 1, 4096));
+     },
+     [](const TieringSpec& s) -> json { return s.config.max_migration_ios; }},
+    {"migration_bandwidth", "bytes", "bytes/s", "cap on migration traffic (0 = none)",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.migration_bandwidth = f.Bytes(k, s.config.migration_bandwidth);
+     },
+     [](const TieringSpec& s) -> json { return FormatBytes(s.config.migration_bandwidth); }},
+    {"migration_io_size", "bytes", "bytes", "size of one migration copy",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.migration_io_size = f.Bytes(k, s.config.migration_io_size);
+     },
+     [](const TieringSpec& s) -> json { return FormatBytes(s.config.migration_io_size); }},
+    {"max_moves_per_pass", "integer 1..1048576", "extents", "extents one pass may move",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.max_moves_per_pass =
+           static_cast<std::uint32_t>(f.Int(k, s.config.max_moves_per_pass, 1, 1 << 20));
+     },
+     [](const TieringSpec& s) -> json { return s.config.max_moves_per_pass; }},
+    {"fill_threshold", "number 0.01..1", "share", "a tier fuller than this moves its coldest down",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.fill_threshold = f.Number(k, s.config.fill_threshold, 0.01, 1);
+     },
+     [](const TieringSpec& s) -> json { return s.config.fill_threshold; }},
+    {"promote_hysteresis", "number 0..1e6", "share",
+     "an extent moves up only if hotter than the coldest above by this share",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.promote_hysteresis = f.Number(k, s.config.promote_hysteresis, 0, 1e6);
+     },
+     [](const TieringSpec& s) -> json { return s.config.promote_hysteresis; }},
+    {"min_promote_heat", "number 0..1e12", "", "heat below which an extent never moves up",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.min_promote_heat = f.Number(k, s.config.min_promote_heat, 0, 1e12);
+     },
+     [](const TieringSpec& s) -> json { return s.config.min_promote_heat; }},
+    {"volume_size", "bytes", "bytes", "size of the tiered volume (0 = the layout's size or all)",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       s.config.volume_size = f.Bytes(k, s.config.volume_size);
+     },
+     [](const TieringSpec& s) -> json { return FormatBytes(s.config.volume_size); }, true},
+    {"pins", "array of {offset, length, tier}", "",
+     "volume ranges that stay on one tier (tiering.pins[] below)",
+     [](JsonFields& f, std::string_view k, TieringSpec& s) {
+       const nlohmann::json* pins = f.Raw(k);
+       if (pins == nullptr || !f.ok()) return;
+       if (!pins->is_array()) {
+         f.Fail(k, "must be an array");
+         return;
+       }
+       s.config.pins.clear();
+       for (std::size_t i = 0; i < pins->size(); ++i) {
+         JsonFields p = f.Child((*pins)[i], std::string(k) + "[" + std::to_string(i) + "]");
+         TierPin pin;
+         ReadFields(TierPinFields(), p, pin);
+         if (!p.ok()) {
+           f.Adopt(p);
+           return;
+         }
+         s.config.pins.push_back(pin);
+       }
+     },
+     [](const TieringSpec& s) -> json {
+       json a = json::array();
+       for (const auto& p : s.config.pins) a.push_back(WriteFields(TierPinFields(), p));
+       return a;
+     }},
+};
+
+}  // namespace
+
+std::span<const Field<TieringSpec>> TieringFields() {
+  return kTieringFields;
+}
+
+std::span<const Field<TierPin>> TierPinFields() {
+  return kPinFields;
+}
 
 Expected<TieringSpec> ParseTieringJson(const nlohmann::json& j, std::string_view source) {
   TieringSpec spec;
-  TierConfig& c = spec.config;
   if (j.is_null()) return spec;
   JsonFields f(j, std::string(source), "tiering");
-  f.OnlyKeys({"extent_size", "placement", "pins", "heat_half_life_s", "read_weight", "write_weight",
-              "schedule", "period_s", "interval_ms", "max_migration_ios", "migration_bandwidth",
-              "migration_io_size", "max_moves_per_pass", "fill_threshold", "promote_hysteresis",
-              "min_promote_heat", "volume_size", "provisioning"});
-  spec.thin = f.Choice("provisioning", "fixed", {"fixed", "thin"}) == "thin";
-  c.extent_size = f.Bytes("extent_size", c.extent_size);
-  c.placement =
-      *ParseTierPlacement(f.Choice("placement", "fast-first", {"fast-first", "slow-first"}));
-  c.heat_half_life = static_cast<Nanos>(f.Number("heat_half_life_s", 60, 0.001, 1e9) * kSecond);
-  c.read_weight = static_cast<float>(f.Number("read_weight", 1, 0, 1e6));
-  c.write_weight = static_cast<float>(f.Number("write_weight", 1, 0, 1e6));
-  c.schedule = *ParseMigrationSchedule(
-      f.Choice("schedule", "continuous", {"off", "continuous", "periodic"}));
-  c.period = static_cast<Nanos>(f.Number("period_s", 60, 0.001, 1e9) * kSecond);
-  c.continuous_interval = static_cast<Nanos>(f.Number("interval_ms", 100, 0, 1e9) * kMilli);
-  c.max_migration_ios =
-      static_cast<std::uint32_t>(f.Int("max_migration_ios", c.max_migration_ios, 1, 4096));
-  c.migration_bandwidth = f.Bytes("migration_bandwidth", 0);
-  c.migration_io_size = f.Bytes("migration_io_size", c.migration_io_size);
-  c.max_moves_per_pass =
-      static_cast<std::uint32_t>(f.Int("max_moves_per_pass", c.max_moves_per_pass, 1, 1 << 20));
-  c.fill_threshold = f.Number("fill_threshold", c.fill_threshold, 0.01, 1);
-  c.promote_hysteresis = f.Number("promote_hysteresis", c.promote_hysteresis, 0, 1e6);
-  c.min_promote_heat = f.Number("min_promote_heat", c.min_promote_heat, 0, 1e12);
-  c.volume_size = f.Bytes("volume_size", 0);
+  ReadFields(TieringFields(), f, spec);
   if (!f.ok()) return f.error();
-  if (j.contains("pins")) {
-    const auto& pins = j.at("pins");
-    if (!pins.is_array())
-      return MakeError(std::string(source) + ": tiering.pins: must be an array");
-    for (std::size_t i = 0; i < pins.size(); ++i) {
-      JsonFields p(pins[i], std::string(source), "tiering.pins[" + std::to_string(i) + "]");
-      p.OnlyKeys({"offset", "length", "tier"});
-      TierPin pin;
-      pin.offset = p.Bytes("offset", 0);
-      pin.length = p.Bytes("length", 0);
-      pin.tier = static_cast<std::uint32_t>(p.Int("tier", 0, 0, kTierMaxTiers - 1));
-      if (p.ok() && pin.length == 0) p.Fail("length", "must be > 0");
-      if (!p.ok()) return p.error();
-      c.pins.push_back(pin);
-    }
-  }
   return spec;
 }
 
 nlohmann::json TieringToJson(const TieringSpec& t) {
-  const TierConfig& c = t.config;
-  nlohmann::json j;
-  j["provisioning"] = t.thin ? "thin" : "fixed";
-  j["extent_size"] = FormatBytes(c.extent_size);
-  j["placement"] = std::string(ToString(c.placement));
-  j["pins"] = nlohmann::json::array();
-  for (const auto& p : c.pins) {
-    j["pins"].push_back(
-        {{"offset", FormatBytes(p.offset)}, {"length", FormatBytes(p.length)}, {"tier", p.tier}});
-  }
-  j["heat_half_life_s"] = static_cast<double>(c.heat_half_life) / kSecond;
-  j["read_weight"] = c.read_weight;
-  j["write_weight"] = c.write_weight;
-  j["schedule"] = std::string(ToString(c.schedule));
-  j["period_s"] = static_cast<double>(c.period) / kSecond;
-  j["interval_ms"] = static_cast<double>(c.continuous_interval) / kMilli;
-  j["max_migration_ios"] = c.max_migration_ios;
-  j["migration_bandwidth"] = FormatBytes(c.migration_bandwidth);
-  j["migration_io_size"] = FormatBytes(c.migration_io_size);
-  j["max_moves_per_pass"] = c.max_moves_per_pass;
-  j["fill_threshold"] = c.fill_threshold;
-  j["promote_hysteresis"] = c.promote_hysteresis;
-  j["min_promote_heat"] = c.min_promote_heat;
-  if (c.volume_size != 0) j["volume_size"] = FormatBytes(c.volume_size);
-  return j;
+  return WriteFields(TieringFields(), t);
 }
 
 }  // namespace tierlab

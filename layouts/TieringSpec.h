@@ -1,5 +1,5 @@
 #pragma once
-// The "tiering" section of a layout, read into a TierConfig for the tier
+// The "tiering" section of a layout, read into a TieringSpec for the tier
 // target that joins several capacity tiers (fast -> slow):
 //
 //   "tiering": {"extent_size": "8m", "placement": "fast-first",
@@ -10,10 +10,15 @@
 //               "migration_io_size": "1m", "max_moves_per_pass": 64,
 //               "fill_threshold": 0.9, "promote_hysteresis": 0.25,
 //               "min_promote_heat": 1, "provisioning": "fixed"}
+//
+// Every key, its default and unit: TieringFields(), TierPinFields() and
+// docs/CONFIG.md.
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string_view>
 
+#include "layouts/FieldTable.h"
 #include "tiering/core/Expected.h"
 #include "tiering/tier/TierConfig.h"
 
@@ -27,8 +32,13 @@ struct TieringSpec {
   bool thin = false;
 };
 
+std::span<const Field<TieringSpec>> TieringFields();
+// The keys of one entry of "pins".
+std::span<const Field<TierPin>> TierPinFields();
+
 // `j` may be null (all defaults). Errors read "x.json: tiering.placement: ...".
 Expected<TieringSpec> ParseTieringJson(const nlohmann::json& j, std::string_view source);
+// Every key; ParseTieringJson(TieringToJson(t)) reproduces t.
 nlohmann::json TieringToJson(const TieringSpec& t);
 
 }  // namespace tierlab

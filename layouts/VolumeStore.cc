@@ -101,9 +101,8 @@ struct CacheInfo {
   CacheSpec spec;
 };
 Expected<std::optional<CacheInfo>> FindCache(const LayoutSpec& l) {
-  if (l.cache.is_null()) return std::optional<CacheInfo>{};
-  auto c = ParseCacheJson(l.cache, l.source, l.tiers[0].name);
-  if (!c.ok()) return c.error();
+  if (!l.cache) return std::optional<CacheInfo>{};
+  const std::optional<CacheSpec>& c = l.cache;
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
     if (l.tiers[i].name == c->tier) return std::optional<CacheInfo>(CacheInfo{i, *c});
   }
@@ -468,8 +467,8 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
     // origin before lines turn clean (a clean line may be forgotten).
     std::uint64_t line = (*cache)->spec.config.line_size;
     if (line == 0) line = 4096;
-    l.cache["line_size"] = FormatBytes(line);
-    l.cache["destage_flush"] = true;
+    l.cache->config.line_size = line;
+    l.cache->config.destage_flush = true;
     const TierSpec& ct = l.tiers[(*cache)->tier];
     std::uint64_t slots = 0;
     for (std::uint32_t i = 0; i < ct.count; ++i) {
@@ -477,8 +476,8 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
           ct.paths.empty() || ct.capacity != 0 ? DeviceCapacity(ct) : PathSize(ct.paths[i]);
       slots += cap / line;
     }
-    if ((*cache)->spec.capacity_bytes != 0) {
-      slots = std::min(slots, (*cache)->spec.capacity_bytes / line);
+    if ((*cache)->spec.capacity != 0) {
+      slots = std::min(slots, (*cache)->spec.capacity / line);
     }
     geo = MetadataGeometry::For(line, slots);
   }

@@ -16,7 +16,7 @@ namespace {
 
 struct NamedLayout {
   std::string name;
-  nlohmann::json json;  // LayoutToJson of the parsed layout, override applied
+  nlohmann::json json;  // LayoutAsWrittenJson of the parsed layout, override applied
 };
 
 struct NamedProfile {
@@ -114,12 +114,12 @@ Expected<NamedLayout> LoadLayoutRef(const MatrixSpec& m, const nlohmann::json& r
     // Errors from a named file already start with the file name.
     return MakeError(ref.is_string() ? where + ": " + msg : msg, l.error().exit_code);
   }
-  nlohmann::json j = LayoutToJson(*l);
+  nlohmann::json j = LayoutAsWrittenJson(*l);
   if (m.layout_override.is_object()) {
     j.merge_patch(m.layout_override);
     auto re = ParseLayoutJson(j, l->name);
     if (!re.ok()) return MakeError(m.source + ": layout_override: " + re.error().message);
-    j = LayoutToJson(*re);
+    j = LayoutAsWrittenJson(*re);
   }
   return NamedLayout{l->name, std::move(j)};
 }
@@ -205,8 +205,8 @@ void SetCoord(Combo& c, Coord x) {
   c.coords.push_back(std::move(x));
 }
 
-// Applies one override to the layout JSON and re-validates the whole layout
-// (the parser and the cache section's parser).
+// Applies one override to the layout JSON and re-validates the whole layout,
+// sections included.
 Expected<void> PatchLayout(nlohmann::json& layout, const std::string& name, const Coord& x,
                            const std::string& field) {
   // Switching a cache field must not silently turn a cache-less layout into
@@ -220,10 +220,6 @@ Expected<void> PatchLayout(nlohmann::json& layout, const std::string& name, cons
   if (!set.ok()) return MakeError(x.where + ": " + name + ": " + set.error().message);
   auto parsed = ParseLayoutJson(layout, name);
   if (!parsed.ok()) return MakeError(x.where + ": " + parsed.error().message);
-  if (!parsed->cache.is_null()) {
-    auto c = ParseCacheJson(parsed->cache, name, parsed->tiers[0].name);
-    if (!c.ok()) return MakeError(x.where + ": " + c.error().message);
-  }
   return {};
 }
 
@@ -411,7 +407,7 @@ Expected<CellConfig> MatrixPlan::Data::Expand(const Combo& c) const {
   if (!layout.ok()) return layout.error();  // PatchLayout validated it; defensive
   layout->source = nl.name;
 
-  nlohmann::json config = {{"mode", m.mode}, {"layout", LayoutToJson(*layout)}};
+  nlohmann::json config = {{"mode", m.mode}, {"layout", LayoutAsWrittenJson(*layout)}};
   if (trace) {
     config["trace"] = ToJson(*trace);
   } else {

@@ -325,7 +325,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   const TierSpec* cache_tier = nullptr;
   {
     std::string tier_name = "";
-    if (in.layout.cache.is_object()) tier_name = in.layout.cache.value("tier", "");
+    if (in.layout.cache) tier_name = in.layout.cache->tier;
     for (const TierSpec& t : in.layout.tiers) {
       if (t.name == tier_name || (tier_name.empty() && cache_tier == nullptr)) cache_tier = &t;
     }
@@ -413,8 +413,11 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
     size /= 2;
     if (r.base.line_size == 0 || size < 64 * r.base.line_size) break;
     LayoutSpec l = in.layout;
-    if (!l.cache.is_object()) l.cache = nlohmann::json::object();
-    l.cache["capacity"] = size;
+    if (!l.cache) {
+      l.cache = CacheSpec{};
+      l.cache->tier = l.tiers[0].name;
+    }
+    l.cache->capacity = size;
     Nanos ignored = 0;
     auto f = Simulate(in, l, interval, &ignored);
     if (!f.ok()) return f.error();

@@ -305,9 +305,16 @@ Expected<bool> ParseBool(std::string_view text, bool has_value) {
 }
 
 using Setter = std::function<Expected<void>(Profile&, std::string_view, int)>;
+// The profile's field table: parsing (JSON and fio job files), ToJson, the
+// "valid" list of errors and docs/CONFIG.md all come from it.
+using Writer = nlohmann::json (*)(const Profile&);
 struct Option {
   std::string_view name;
+  std::string_view type;
+  std::string_view unit;  // "" = none
+  std::string_view meaning;
   Setter set;
+  Writer write;  // null for aliases, which are only read
 };
 
 const std::vector<Option>& Options() {
@@ -332,26 +339,34 @@ const std::vector<Option>& Options() {
       return Reason("unknown value " + Quote(t) +
                     " (valid: read, write, randread, randwrite, rw, readwrite, randrw)");
     };
-    o.push_back({"rw", rw});
-    o.push_back({"readwrite", rw});
-    o.push_back({"name", [](Profile& p, std::string_view v, int) -> Expected<void> {
+    o.push_back({"rw", "read | write | randread | randwrite | rw | readwrite | randrw", "",
+                 "I/O pattern (rw and readwrite: mixed sequential)", rw,
+                 [](const Profile& p) -> nlohmann::json { return std::string(ToString(p.rw)); }});
+    o.push_back({"readwrite", "as rw", "", "alias of rw", rw, nullptr});
+    o.push_back({"name", "string", "", "job name (fio: the section name)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
                    if (t.empty()) return Reason("must not be empty");
                    p.name = std::string(t);
                    return {};
-                 }});
-    o.push_back({"rwmixread", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.name; }});
+    o.push_back({"rwmixread", "integer 0..100", "%", "share of mixed I/Os that are reads",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParsePercent(v);
                    if (!n) return n.error();
                    p.rwmixread = *n;
                    return {};
-                 }});
-    o.push_back({"rwmixwrite", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.rwmixread; }});
+    o.push_back({"rwmixwrite", "integer 0..100", "%", "100 - rwmixread (sets rwmixread)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParsePercent(v);
                    if (!n) return n.error();
                    p.rwmixread = 100 - *n;
                    return {};
-                 }});
+                 },
+                 nullptr});
     auto bs = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
       auto n = ParseFioSize(v, kb);
       if (!n) return n.error();
@@ -359,103 +374,151 @@ const std::vector<Option>& Options() {
       p.bs = *n;
       return {};
     };
-    o.push_back({"bs", bs});
-    o.push_back({"blocksize", bs});
-    o.push_back({"bssplit", [](Profile& p, std::string_view v, int kb) {
-                   return ParseBsSplit(v, kb, p.bssplit);
-                 }});
-    o.push_back({"iodepth", [](Profile& p, std::string_view v, int) -> Expected<void> {
+    o.push_back({"bs", "fio size, > 0", "bytes",
+                 "block size of every I/O (one value for reads and writes)", bs,
+                 [](const Profile& p) -> nlohmann::json { return FormatFioSize(p.bs); }});
+    o.push_back({"blocksize", "as bs", "bytes", "alias of bs", bs, nullptr});
+    o.push_back(
+        {"bssplit", "SIZE/PCT[:SIZE/PCT...]", "bytes, %",
+         "sizes and shares of I/Os, adding up to 100; overrides bs",
+         [](Profile& p, std::string_view v, int kb) { return ParseBsSplit(v, kb, p.bssplit); },
+         [](const Profile& p) -> nlohmann::json {
+           return p.bssplit.empty() ? nlohmann::json() : nlohmann::json(FormatBsSplit(p.bssplit));
+         }});
+    o.push_back({"iodepth", "integer 1..65536", "requests", "outstanding I/Os per job",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseRange(v, 1, kMaxIodepth);
                    if (!n) return n.error();
                    p.iodepth = static_cast<std::uint32_t>(*n);
                    return {};
-                 }});
-    o.push_back({"numjobs", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.iodepth; }});
+    o.push_back({"numjobs", "integer 1..4096", "jobs",
+                 "concurrent jobs (numjobs x iodepth at most 2^20)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseRange(v, 1, kMaxNumjobs);
                    if (!n) return n.error();
                    p.numjobs = static_cast<std::uint32_t>(*n);
                    return {};
-                 }});
-    o.push_back({"size", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.numjobs; }});
+    o.push_back({"size", "fio size or N%", "bytes or % of the volume",
+                 "region each job covers (default: volume size - offset)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto s = ParseSizeSpec(v, kb, /*allow_zero=*/false, /*allow_hundred=*/true);
                    if (!s) return s.error();
                    p.size = *s;
                    p.has_size = true;
                    return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.has_size ? nlohmann::json(FormatSizeSpec(p.size)) : nlohmann::json();
                  }});
-    o.push_back({"offset", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+    o.push_back({"offset", "fio size or N%", "bytes or % of the volume", "start of the region",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto s = ParseSizeSpec(v, kb, /*allow_zero=*/true, /*allow_hundred=*/false);
                    if (!s) return s.error();
                    p.offset = *s;
                    return {};
-                 }});
-    o.push_back({"offset_increment", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-                   auto s = ParseSizeSpec(v, kb, /*allow_zero=*/true, /*allow_hundred=*/false);
-                   if (!s) return s.error();
-                   p.offset_increment = *s;
-                   return {};
-                 }});
+                 },
+                 [](const Profile& p) -> nlohmann::json { return FormatSizeSpec(p.offset); }});
+    o.push_back(
+        {"offset_increment", "fio size or N%", "bytes or % of the volume",
+         "job j starts at offset + j x offset_increment",
+         [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+           auto s = ParseSizeSpec(v, kb, /*allow_zero=*/true, /*allow_hundred=*/false);
+           if (!s) return s.error();
+           p.offset_increment = *s;
+           return {};
+         },
+         [](const Profile& p) -> nlohmann::json { return FormatSizeSpec(p.offset_increment); }});
     auto runtime = [](Profile& p, std::string_view v, int) -> Expected<void> {
       auto t = ParseFioTime(v, kSecond);
       if (!t) return t.error();
       p.runtime = *t;
       return {};
     };
-    o.push_back({"runtime", runtime});
-    o.push_back({"timeout", runtime});
-    o.push_back({"number_ios", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+    o.push_back({"runtime", "fio time", "s (bare number)",
+                 "measured run time (0: until number_ios or the region is done)", runtime,
+                 [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.runtime); }});
+    o.push_back({"timeout", "as runtime", "s (bare number)", "alias of runtime", runtime, nullptr});
+    o.push_back({"number_ios", "integer", "I/Os",
+                 "stop each job after this many I/Os (0 = no limit)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto n = ParseFioSize(v, kb);
                    if (!n) return n.error();
                    p.number_ios = *n;
                    return {};
-                 }});
-    o.push_back({"ramp_time", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.number_ios; }});
+    o.push_back({"ramp_time", "fio time", "s (bare number)", "warm-up before measuring",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto t = ParseFioTime(v, kSecond);
                    if (!t) return t.error();
                    p.ramp_time = *t;
                    return {};
-                 }});
+                 },
+                 [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.ramp_time); }});
     o.push_back({"random_distribution",
-                 [](Profile& p, std::string_view v, int) { return ParseDistribution(v, p); }});
-    o.push_back({"percentage_random", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 "random | zipf:THETA | pareto:H | normal[:DEV%] | zoned:A/S[:A/S...]", "",
+                 "popularity of blocks for rand* modes",
+                 [](Profile& p, std::string_view v, int) { return ParseDistribution(v, p); },
+                 [](const Profile& p) -> nlohmann::json { return RandomDistributionString(p); }});
+    o.push_back({"percentage_random", "integer 0..100", "%",
+                 "rand* modes: share of I/Os at a random block; the rest continue sequentially",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParsePercent(v);
                    if (!n) return n.error();
                    p.percentage_random = *n;
                    return {};
-                 }});
-    o.push_back(
-        {"percentage_sequential", [](Profile& p, std::string_view v, int) -> Expected<void> {
-           auto n = ParsePercent(v);
-           if (!n) return n.error();
-           p.percentage_random = 100 - *n;
-           return {};
-         }});
-    o.push_back({"rate_iops", [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.percentage_random; }});
+    o.push_back({"percentage_sequential", "integer 0..100", "%",
+                 "100 - percentage_random (sets percentage_random)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParsePercent(v);
+                   if (!n) return n.error();
+                   p.percentage_random = 100 - *n;
+                   return {};
+                 },
+                 nullptr});
+    o.push_back({"rate_iops", "integer 0..1e9", "IOPS",
+                 "per-job cap on I/Os per second, all directions together (0 = none)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto n = ParseFioSize(v, kb);
                    if (!n) return n.error();
                    if (*n > 1'000'000'000)
                      return Reason("must be at most 1000000000, got " + std::string(Trim(v)));
                    p.rate_iops = *n;
                    return {};
-                 }});
-    o.push_back({"thinktime", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.rate_iops; }});
+    o.push_back({"thinktime", "fio time", "us (bare number)",
+                 "pause between a completion and the next issue",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto t = ParseFioTime(v, kMicro);
                    if (!t) return t.error();
                    p.thinktime = *t;
                    return {};
-                 }});
-    o.push_back({"randseed", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.thinktime); }});
+    o.push_back({"randseed", "integer", "", "seed of every random stream of the job",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseUnsigned(v);
                    if (!n) return n.error();
                    p.randseed = *n;
                    return {};
-                 }});
-    o.push_back({"random_scatter", [](Profile& p, std::string_view v, int) -> Expected<void> {
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.randseed; }});
+    o.push_back({"random_scatter", "0 | 1 (true | false)", "",
+                 "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto b = ParseBool(v, true);
                    if (!b) return b.error();
                    p.random_scatter = *b;
                    return {};
-                 }});
+                 },
+                 [](const Profile& p) -> nlohmann::json { return p.random_scatter; }});
     return o;
   }();
   return kOptions;
@@ -724,26 +787,27 @@ Expected<Profile> ParseProfileJson(const nlohmann::json& j, std::string_view sou
 
 nlohmann::json ToJson(const Profile& p) {
   nlohmann::json j = nlohmann::json::object();
-  j["name"] = p.name;
-  j["rw"] = std::string(ToString(p.rw));
-  j["rwmixread"] = p.rwmixread;
-  j["bs"] = FormatFioSize(p.bs);
-  if (!p.bssplit.empty()) j["bssplit"] = FormatBsSplit(p.bssplit);
-  j["iodepth"] = p.iodepth;
-  j["numjobs"] = p.numjobs;
-  if (p.has_size) j["size"] = FormatSizeSpec(p.size);
-  j["offset"] = FormatSizeSpec(p.offset);
-  j["offset_increment"] = FormatSizeSpec(p.offset_increment);
-  j["runtime"] = FormatFioTime(p.runtime);
-  j["number_ios"] = p.number_ios;
-  j["ramp_time"] = FormatFioTime(p.ramp_time);
-  j["random_distribution"] = RandomDistributionString(p);
-  j["percentage_random"] = p.percentage_random;
-  j["rate_iops"] = p.rate_iops;
-  j["thinktime"] = FormatFioTime(p.thinktime);
-  j["randseed"] = p.randseed;
-  j["random_scatter"] = p.random_scatter;
+  for (const auto& o : Options()) {
+    if (o.write == nullptr) continue;
+    nlohmann::json v = o.write(p);
+    if (!v.is_null()) j[std::string(o.name)] = std::move(v);
+  }
   return j;
+}
+
+std::vector<FieldDoc> ProfileFieldDocs() {
+  static const Profile kDefaults;
+  std::vector<FieldDoc> docs;
+  for (const auto& o : Options()) {
+    const nlohmann::json d = o.write != nullptr ? o.write(kDefaults) : nlohmann::json();
+    std::string fallback = d.is_null() ? "-" : d.dump();
+    if (o.name == "size") fallback = "volume size - offset";
+    docs.push_back({std::string(o.name), std::string(o.type), fallback,
+                    o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
+  }
+  docs.push_back({"kb_base", "1024 | 1000", "1024", "-",
+                  "meaning of k/m/g in sizes of this profile; parsing only, not stored"});
+  return docs;
 }
 
 Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patch,

@@ -64,6 +64,7 @@
 #include <string_view>
 #include <vector>
 
+#include "layouts/FieldDoc.h"
 #include "tiering/core/Expected.h"
 #include "tiering/core/IoRequest.h"
 
@@ -175,6 +176,9 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
                                         bool has_value, int kb_base);
 // Checks that need several fields (offset% + size% <= 100...). "field: reason".
 Expected<void> ValidateProfile(const Profile& p);
+
+// Every key with its type, default, unit and meaning (docs/CONFIG.md).
+std::vector<FieldDoc> ProfileFieldDocs();
 
 // Names, for error messages and documentation.
 const std::vector<std::string_view>& SupportedOptionNames();

@@ -34,14 +34,16 @@ TEST(LayoutTest, HybridShorthandCachesReadsAndWrites) {
   EXPECT_EQ(l.tiers[0].count, 2u);
   EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kHdd);
   EXPECT_EQ(l.tiers[1].count, 4u);
-  EXPECT_EQ(l.cache.at("read"), true);
-  EXPECT_EQ(l.cache.at("write"), "writeback");
+  ASSERT_TRUE(l.cache);
+  EXPECT_TRUE(l.cache->config.read_cache);
+  EXPECT_EQ(l.cache->config.write_mode, WriteMode::kWriteBack);
 }
 
 TEST(LayoutTest, AllFlashShorthandCachesWritesOnly) {
   const LayoutSpec l = MustLoad("nvme4+ssd4");
-  EXPECT_EQ(l.cache.at("read"), false);
-  EXPECT_EQ(l.cache.at("write"), "writeonly");
+  ASSERT_TRUE(l.cache);
+  EXPECT_FALSE(l.cache->config.read_cache);
+  EXPECT_EQ(l.cache->config.write_mode, WriteMode::kWriteOnly);
 }
 
 TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
@@ -51,12 +53,13 @@ TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
   EXPECT_EQ(l.tiers[0].preset.type, DeviceType::kNvme);
   EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kSsd);
   EXPECT_EQ(l.tiers[2].preset.type, DeviceType::kHdd);
-  EXPECT_EQ(l.cache.at("read"), true);
+  ASSERT_TRUE(l.cache);
+  EXPECT_TRUE(l.cache->config.read_cache);
 }
 
 TEST(LayoutTest, SlashMeansTiersWithoutCache) {
   const LayoutSpec l = MustLoad("ssd4/hdd4");
-  EXPECT_TRUE(l.cache.is_null());
+  EXPECT_FALSE(l.cache);
   EXPECT_EQ(l.tiers.size(), 2u);
 }
 
@@ -99,7 +102,6 @@ TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   j = {{"tiers", nlohmann::json::array()}};
   EXPECT_EQ(ErrorOf(j), "x.json: tiers: must be a non-empty array of tiers");
 
-  j = MustLoad("nvme2+hdd4").cache;
   nlohmann::json l = LayoutToJson(MustLoad("nvme2+hdd4"));
   l["cache"]["write"] = "writesometimes";
   EXPECT_NE(ErrorOf(l).find("x.json: cache.write: unknown \"writesometimes\"; known: off,"),
@@ -112,6 +114,63 @@ TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   l = LayoutToJson(MustLoad("nvme2+hdd4"));
   l["cache"]["tier"] = "nope";
   EXPECT_NE(ErrorOf(l).find("cache.tier: unknown tier \"nope\""), std::string::npos);
+}
+
+TEST(LayoutTest, SectionsAreCheckedWhenTheLayoutIsRead) {
+  // Each section fails in ParseLayoutJson itself, before anything is built,
+  // even where the stack would not use it (tiering with one capacity tier).
+  nlohmann::json l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["cache"]["line_size"] = "3k";
+  auto bad = ParseLayoutJson(l, "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("x.json: cache.line_size: ", 0), 0u) << bad.error().message;
+
+  l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["tiering"] = {{"schedule", "hourly"}};
+  bad = ParseLayoutJson(l, "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("x.json: tiering.schedule: unknown \"hourly\"", 0), 0u)
+      << bad.error().message;
+
+  l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["block_cache"] = {{"locks", 0}};
+  bad = ParseLayoutJson(l, "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "x.json: block_cache.locks: must be 1..65536, got 0");
+
+  l = LayoutToJson(MustLoad("nvme2+hdd4"));
+  l["tiering"] = {{"pins", {{{"offset", "1g"}, {"length", "0"}}}}};
+  bad = ParseLayoutJson(l, "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "x.json: tiering.pins[0].length: must be > 0");
+}
+
+TEST(LayoutTest, EffectiveJsonFillsDefaultsAndAsWrittenKeepsTheSections) {
+  nlohmann::json j = {{"tiers",
+                       {{{"name", "cache"}, {"preset", "nvme-pm1725"}},
+                        {{"name", "capacity"}, {"preset", "hdd-7200"}, {"count", 2}}}},
+                      {"cache", {{"write", "wb"}}},
+                      {"block_cache", {{"size", "64m"}}}};
+  auto l = ParseLayoutJson(j, "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const nlohmann::json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff.at("cache").at("tier"), "cache");
+  EXPECT_EQ(eff.at("cache").at("write"), "writeback");
+  EXPECT_EQ(eff.at("cache").at("line_size"), "4k");
+  EXPECT_EQ(eff.at("cache").at("destage_order"), "lba");
+  EXPECT_EQ(eff.at("cache").at("promotion_concurrency"), 64);
+  EXPECT_FALSE(eff.at("cache").contains("capacity"));  // 0: all the devices hold
+  EXPECT_EQ(eff.at("block_cache").at("policy"), "lru");
+  EXPECT_EQ(eff.at("tiers")[1].at("chunk"), "256k");
+  auto again = ParseLayoutJson(eff, "x.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), eff);
+
+  const nlohmann::json written = LayoutAsWrittenJson(*l);
+  EXPECT_EQ(written.at("cache"), j.at("cache"));
+  EXPECT_EQ(written.at("block_cache"), j.at("block_cache"));
+  EXPECT_EQ(written.at("tiers"), eff.at("tiers"));
+  EXPECT_FALSE(written.contains("tiering"));
 }
 
 TEST(LayoutTest, VolumeSizeMustFitTheCapacityTiers) {

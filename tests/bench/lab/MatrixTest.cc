@@ -68,7 +68,8 @@ TEST(MatrixTest, CartesianProductInDocumentedOrder) {
   EXPECT_EQ(m.cells[2].label, "nvme2+ssd4 | 4k-randread | bs=4k cache.read=false #0");
   EXPECT_EQ(m.cells[4].profile.bs, 8192u);
   // Overrides reach the effective configs.
-  EXPECT_EQ(m.cells[2].layout.cache["read"], false);
+  ASSERT_TRUE(m.cells[2].layout.cache);
+  EXPECT_FALSE(m.cells[2].layout.cache->config.read_cache);
   EXPECT_EQ(m.cells[0].profile.runtime, 50 * kMilli);
   // Repeats share the id and get seed + repeat as randseed.
   EXPECT_EQ(m.cells[0].id, m.cells[1].id);
