@@ -1,9 +1,12 @@
-// tierlab profiles | presets | layout show: what is available, and what a
-// name expands to.
+// tierlab profiles [show] | presets | layout show: what is available, and
+// what a name expands to. `show` prints the effective JSON (every key, with
+// its default), which reads back to the same profile or layout.
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "bench/workload/BuiltinProfiles.h"
+#include "bench/workload/ProfileLoader.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 #include "tiering/devices/DevicePreset.h"
@@ -11,7 +14,26 @@
 namespace tierlab::cli {
 
 void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
-  app.add_subcommand("profiles", "List the builtin workload profiles")->callback([&result] {
+  CLI::App* profiles = app.add_subcommand("profiles", "List the builtin workload profiles");
+  auto profile_name = std::make_shared<std::string>();
+  CLI::App* profile_show = profiles->add_subcommand(
+      "show", "Print a profile (builtin, group, JSON or fio job file) as effective JSON");
+  profile_show
+      ->add_option("profile", *profile_name, "A builtin name such as 4k-randread, or a file")
+      ->required();
+  profile_show->callback([profile_name, &result] {
+    auto ps = LoadProfiles(*profile_name);
+    if (!ps.ok()) {
+      result.exit_code = Fail(ps.error().message, ps.error().exit_code);
+      return;
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const Profile& p : *ps) out.push_back(ToJson(p));
+    std::printf("%s\n", (out.size() == 1 ? out[0] : out).dump(2).c_str());
+    result.exit_code = kExitOk;
+  });
+  profiles->callback([profile_show, &result] {
+    if (profile_show->parsed()) return;
     for (const auto& p : BuiltinProfileList()) {
       std::printf("%-24s %s\n", std::string(p.name).c_str(), std::string(p.description).c_str());
     }
@@ -28,7 +50,7 @@ void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
   layout->require_subcommand(1);
   auto name = std::make_shared<std::string>();
   CLI::App* show =
-      layout->add_subcommand("show", "Print a layout (file or shorthand) as expanded JSON");
+      layout->add_subcommand("show", "Print a layout (file or shorthand) as effective JSON");
   show->add_option("layout", *name,
                    "A layout JSON file or a shorthand name such as nvme2+ssd4+hdd4")
       ->required();

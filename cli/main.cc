@@ -1,6 +1,6 @@
 // The tierlab program: CLI11 subcommands, each in its own file (cli/*Command.cc).
 // Thin: parse, call the library, print. Exceptions stop here; exit codes
-// follow DESIGN.md (0 ok, 1 regression/check failed, 2 usage/input, 3 I/O).
+// follow README.md, "Exit codes" (0 ok, 1 regression/check failed, 2 usage/input, 3 I/O).
 
 #include <CLI/CLI.hpp>
 #include <cstdio>

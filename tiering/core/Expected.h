@@ -9,7 +9,7 @@
 
 namespace tierlab {
 
-// Process exit codes (DESIGN.md, "Errors").
+// Process exit codes (README.md, "Exit codes").
 enum ExitCode : int {
   kExitOk = 0,
   kExitCheckFailed = 1,  // a regression or a consistency check failed

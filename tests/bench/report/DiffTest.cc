@@ -130,7 +130,7 @@ TEST(DiffTest, PivotComparesEveryValueWithTheFirst) {
   EXPECT_EQ(unknown.error().message.rfind("--pivot: unknown key \"cache.write\"", 0), 0u);
 }
 
-// The DESIGN.md story: a read cache switched off costs IOPS on a working set
+// The story the diff exists for: a read cache switched off costs IOPS on a working set
 // that fits the cache, and the gate catches it. A real simulated matrix.
 TEST(DiffTest, ReadCacheOffOnACacheFittingWorkingSetIsFlagged) {
   const nlohmann::json j = {{"name", "readcache"},
