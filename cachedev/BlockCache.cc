@@ -11,8 +11,8 @@ std::string BlockCacheConfig::Validate() const {
   if (line_size < 512 || (line_size & (line_size - 1)) != 0) {
     return "line_size: must be a power of two >= 512, got " + std::to_string(line_size);
   }
-  if (capacity_bytes < line_size) return "capacity_bytes: must hold at least one line";
-  if (capacity_bytes / line_size >= (1ull << 31)) return "capacity_bytes: too many lines";
+  if (size < line_size) return "size: must hold at least one line";
+  if (size / line_size >= (1ull << 31)) return "size: too many lines";
   if (lookup_ns < 0) return "lookup_ns: must be >= 0";
   if (insert_ns < 0) return "insert_ns: must be >= 0";
   if (locks == 0) return "locks: must be >= 1";
@@ -28,12 +28,12 @@ Expected<std::unique_ptr<BlockCache>> BlockCache::Create(Engine& engine, std::st
     return MakeError("line_size: not a multiple of the device block size " +
                      std::to_string(child->BlockSize()));
   }
-  const auto capacity = static_cast<std::uint32_t>(config.capacity_bytes / config.line_size);
-  auto policy = MakeReplacementPolicy(config.replacement, capacity, config.seed);
+  const auto capacity = static_cast<std::uint32_t>(config.size / config.line_size);
+  auto policy = MakeReplacementPolicy(config.policy, capacity, config.seed);
   if (policy == nullptr) {
     std::string names;
     for (const auto& n : ReplacementPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-    return MakeError("replacement: unknown policy '" + config.replacement + "' (" + names + ")");
+    return MakeError("policy: unknown policy '" + config.policy + "' (" + names + ")");
   }
   return std::unique_ptr<BlockCache>(new BlockCache(engine, std::move(name), std::move(child),
                                                     config, capacity, std::move(policy)));

@@ -18,7 +18,7 @@
 // never inserts data older than a write that completed before it.
 //
 // Data: with data (config.with_data, or a child requiring data) lines live in
-// a slot arena of capacity_bytes and hits copy from it; timing-only keeps no
+// a slot arena of `size` bytes and hits copy from it; timing-only keeps no
 // data and allocates nothing per request.
 //
 // Ownership: owns the child. Threading: the engine's thread only.
@@ -37,10 +37,10 @@
 namespace tierlab {
 
 struct BlockCacheConfig {
-  std::uint64_t capacity_bytes = 256ull << 20;
+  std::uint64_t size = 256ull << 20;  // bytes of RAM
   // Cache granularity; a power of two >= 512 (4 KiB = typical request size).
   std::uint64_t line_size = 4096;
-  std::string replacement = "lru";
+  std::string policy = "lru";
   Nanos lookup_ns = 400;  // CPU per line looked up (simulation only)
   Nanos insert_ns = 800;  // CPU per line inserted (simulation only)
   std::uint32_t locks = 4;

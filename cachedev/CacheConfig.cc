@@ -58,12 +58,12 @@ std::string CacheConfig::Validate() const {
   }
   if (idle_destage_age < 0) return "idle_destage_age: must be >= 0";
   if (idle_quiet < 0) return "idle_quiet: must be >= 0";
-  if (destage_max_in_flight == 0) return "destage_max_in_flight: must be >= 1";
+  if (destage_concurrency == 0) return "destage_concurrency: must be >= 1";
   if (destage_max_bytes < kMinLineSize) {
     return "destage_max_bytes: must be >= 4096, got " + std::to_string(destage_max_bytes);
   }
-  if (replacement.empty()) return "replacement: must name a policy";
-  if (admission.empty()) return "admission: must name a policy";
+  if (policy.empty()) return "policy: must name a policy";
+  if (promotion.empty()) return "promotion: must name a policy";
   if (destage_order.empty()) return "destage_order: must name an order";
   return {};
 }
@@ -73,17 +73,17 @@ std::vector<std::pair<std::string, std::string>> CacheConfig::Describe() const {
   auto n = [](auto v) { return std::to_string(v); };
   return {
       {"line_size", n(line_size)},
-      {"read_cache", b(read_cache)},
-      {"write_mode", std::string(ToString(write_mode))},
-      {"replacement", replacement},
-      {"admission", admission},
-      {"promotion_max_in_flight", n(promotion_max_in_flight)},
+      {"read", b(read)},
+      {"write", std::string(ToString(write))},
+      {"policy", policy},
+      {"promotion", promotion},
+      {"promotion_concurrency", n(promotion_concurrency)},
       {"high_watermark", n(high_watermark)},
       {"low_watermark", n(low_watermark)},
       {"idle_destage_age_ns", n(idle_destage_age)},
       {"idle_quiet_ns", n(idle_quiet)},
       {"destage_order", destage_order},
-      {"destage_max_in_flight", n(destage_max_in_flight)},
+      {"destage_concurrency", n(destage_concurrency)},
       {"destage_bandwidth", n(destage_bandwidth)},
       {"destage_max_bytes", n(destage_max_bytes)},
       {"destage_flush", b(destage_flush)},

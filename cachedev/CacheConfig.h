@@ -2,8 +2,9 @@
 // Configuration of the cache target (CacheTarget.h): line size, read cache,
 // write mode, policies by name, destage watermarks and budget, capacity.
 //
-// Plain public fields so that layouts/ can read them from JSON and write the
-// effective config back out; Describe() lists them as key/value text for
+// Plain public fields, named after the keys of a layout's "cache" section
+// (layouts/CacheSpec.cc, docs/CONFIG.md), so that layouts/ can read them
+// from JSON and write the effective config back out; Describe() lists them as key/value text for
 // reports. Validate() checks what can be checked without the devices and
 // names the offending field; CacheTarget::Create() checks the rest (policy
 // names, capacity against the devices).
@@ -64,20 +65,20 @@ struct CacheConfig {
   std::uint64_t line_size = 0;
   // Insert lines on read misses. Off: reads are served from resident lines
   // (e.g. dirty ones) but never promoted.
-  bool read_cache = true;
-  WriteMode write_mode = WriteMode::kWriteThrough;
+  bool read = true;
+  WriteMode write = WriteMode::kWriteThrough;
   // Replacement policy name (PolicyRegistry: lru, fifo, ...).
-  std::string replacement = "lru";
+  std::string policy = "lru";
   // Admission/promotion spec: always, nhit:N[:WINDOW], seqcutoff[:BYTES],
   // pinned:START-END[,...].
-  std::string admission = "always";
+  std::string promotion = "always";
   // Promotion budget (dm-cache's migration throttle): lines whose promotion
   // write to the cache device may be in flight at once. A read miss admitted
   // while the budget is used up is served from the origin and not promoted
   // (CacheStats::promotions_skipped), so a cache device slower than the origin,
   // or saturated by writes, never builds an unbounded queue of fills in front
   // of its hits. 0 = unlimited.
-  std::uint32_t promotion_max_in_flight = 64;
+  std::uint32_t promotion_concurrency = 64;
 
   // Write-back destage: start when dirty lines reach high_watermark percent of
   // the capacity, stop at low_watermark (dm-writecache defaults).
@@ -92,7 +93,7 @@ struct CacheConfig {
   std::string destage_order = "fifo";
   // Budget: destage operations in flight at once; optional bandwidth cap in
   // bytes/s (0 = none); largest coalesced origin write.
-  std::uint32_t destage_max_in_flight = 8;
+  std::uint32_t destage_concurrency = 8;
   std::uint64_t destage_bandwidth = 0;
   std::uint64_t destage_max_bytes = 1 << 20;
   // Flush the origin before destaged lines are marked clean (and may be

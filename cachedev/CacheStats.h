@@ -45,7 +45,7 @@ struct CacheStats {
 
   std::uint64_t promotions = 0;  // lines inserted by read misses
   // Admitted read-miss lines served from the origin but not promoted: the
-  // promotion budget (CacheConfig::promotion_max_in_flight) was used up, or
+  // promotion budget (CacheConfig::promotion_concurrency) was used up, or
   // writes were waiting for space.
   std::uint64_t promotions_skipped = 0;
   std::uint64_t write_inserts = 0;  // lines inserted by writes

@@ -80,14 +80,14 @@ Expected<std::unique_ptr<CacheTarget>> CacheTarget::Create(
     return MakeError("line_size: the origin has more than 2^32 lines of " + std::to_string(line) +
                      " bytes; use a larger line_size");
   }
-  auto policy = MakeReplacementPolicy(config.replacement, capacity, config.seed);
+  auto policy = MakeReplacementPolicy(config.policy, capacity, config.seed);
   if (policy == nullptr) {
-    return MakeError("replacement: unknown policy '" + config.replacement + "' (" +
+    return MakeError("policy: unknown policy '" + config.policy + "' (" +
                      JoinNames(ReplacementPolicyNames()) + ")");
   }
-  auto admission = MakeAdmissionPolicy(config.admission, line);
+  auto admission = MakeAdmissionPolicy(config.promotion, line);
   if (admission == nullptr) {
-    return MakeError("admission: bad spec '" + config.admission + "' (" +
+    return MakeError("promotion: bad spec '" + config.promotion + "' (" +
                      JoinNames(AdmissionPolicyNames()) + ")");
   }
   auto order = MakeDestageOrder(config.destage_order);
@@ -129,8 +129,8 @@ CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<Block
     with_data_ = with_data_ || c->RequiresData();
   }
   cfg_.with_data = with_data_;
-  promote_reads_ = cfg_.read_cache && cfg_.write_mode != WriteMode::kPassthrough &&
-                   cfg_.write_mode != WriteMode::kWriteOnly;
+  promote_reads_ =
+      cfg_.read && cfg_.write != WriteMode::kPassthrough && cfg_.write != WriteMode::kWriteOnly;
   high_lines_ = std::max<std::uint64_t>(
       1, static_cast<std::uint64_t>(std::ceil(capacity * cfg_.high_watermark / 100.0)));
   low_lines_ = static_cast<std::uint64_t>(std::floor(capacity * cfg_.low_watermark / 100.0));
@@ -376,7 +376,7 @@ void CacheTarget::StartFlush(Op* op) {
   // Write-back keeps acknowledged writes on the cache devices; the origin
   // needs a flush only for what was written to it directly. (Destage writes
   // are flushed before their lines turn clean.)
-  if (!KeepsDirtyLines(cfg_.write_mode) || origin_unflushed_) {
+  if (!KeepsDirtyLines(cfg_.write) || origin_unflushed_) {
     origin_unflushed_ = false;
     ++op->pending;
     SubmitOrigin(IoOp::kFlush, 0, 0, nullptr, 0, [op](Status st) { op->self->OnSubDone(op, st); });

@@ -53,7 +53,7 @@ namespace tierlab {
 class CacheTarget final : public BlockDevice {
  public:
   // Validates `config` against the devices and builds the target. Errors name
-  // the config field ("replacement: unknown policy 'x' (lru, fifo)").
+  // the config field ("policy: unknown policy 'x' (lru, fifo)").
   static Expected<std::unique_ptr<CacheTarget>> Create(
       Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
       std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& config);
@@ -86,7 +86,7 @@ class CacheTarget final : public BlockDevice {
   bool IsResident(std::uint64_t line) const { return table_.Find(line) != LineTable::kNone; }
   bool IsDirty(std::uint64_t line) const;
   // Promotion writes to the cache devices in flight now (never more than
-  // CacheConfig::promotion_max_in_flight when that is set).
+  // CacheConfig::promotion_concurrency when that is set).
   std::uint32_t promotions_in_flight() const { return promotions_in_flight_; }
 
   // Persistent metadata (CacheMetadataSink.h): `sink` (not owned, may be

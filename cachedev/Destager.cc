@@ -41,7 +41,7 @@ void CacheTarget::MaybeDestage() {
   const std::uint64_t dirty = table_.dirty();
   if (dirty >= high_lines_) above_high_ = true;
   const std::size_t max_lines = std::max<std::uint64_t>(1, cfg_.destage_max_bytes / line_size_);
-  while (destage_in_flight_ < cfg_.destage_max_in_flight && order_->Size() > 0) {
+  while (destage_in_flight_ < cfg_.destage_concurrency && order_->Size() > 0) {
     const std::uint64_t queued = dirty > destaging_lines_ ? dirty - destaging_lines_ : 0;
     if (above_high_ && queued <= low_lines_) above_high_ = false;
     const bool idle = cfg_.idle_destage_age > 0 &&

@@ -145,7 +145,7 @@ void CacheTarget::ReadForegroundDone(Op* op) {
   op->phase = kPhaseFill;
   op->pending = 1;
   if (op->status == Status::kOk) {
-    const std::uint32_t budget = cfg_.promotion_max_in_flight;
+    const std::uint32_t budget = cfg_.promotion_concurrency;
     for (std::uint32_t k = 0; k < op->plan.size(); ++k) {
       LinePlan& p = op->plan[k];
       if (p.kind != LineKind::kMiss || !p.admit) continue;

@@ -48,7 +48,7 @@ bool CacheTarget::PlanWrite(Op* op) {
     op->plan.push_back(p);
   }
 
-  WriteMode mode = cfg_.write_mode;
+  WriteMode mode = cfg_.write;
   if (mode == WriteMode::kWriteAround) {
     mode = all_resident ? WriteMode::kWriteThrough : WriteMode::kWriteInvalidate;
   }

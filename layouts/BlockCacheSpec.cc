@@ -12,9 +12,9 @@ using json = nlohmann::json;
 const F kBlockCacheFields[] = {
     {"size", "bytes", "bytes", "RAM the block cache holds",
      [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
-       s.config.capacity_bytes = f.Bytes(k, s.config.capacity_bytes);
+       s.config.size = f.Bytes(k, s.config.size);
      },
-     [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.capacity_bytes); }},
+     [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.size); }},
     {"line_size", "bytes, a power of two >= 512", "bytes", "cache granularity",
      [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
        s.config.line_size = f.Bytes(k, s.config.line_size);
@@ -22,9 +22,9 @@ const F kBlockCacheFields[] = {
      [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.line_size); }},
     {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "", "replacement policy",
      [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
-       s.config.replacement = f.Choice(k, s.config.replacement, ReplacementPolicyNames());
+       s.config.policy = f.Choice(k, s.config.policy, ReplacementPolicyNames());
      },
-     [](const BlockCacheSpec& s) -> json { return s.config.replacement; }},
+     [](const BlockCacheSpec& s) -> json { return s.config.policy; }},
     {"lookup_ns", "integer 0..1e9", "ns", "modelled CPU per line looked up (simulation only)",
      [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
        s.config.lookup_ns = f.Int(k, s.config.lookup_ns, 0, 1'000'000'000);

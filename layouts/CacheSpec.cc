@@ -23,9 +23,9 @@ const F kCacheFields[] = {
     {"read", "bool, or \"on\"/\"off\"", "",
      "insert lines on read misses (off: reads are served from resident lines only)",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.read_cache = f.Switch(k, s.config.read_cache);
+       s.config.read = f.Switch(k, s.config.read);
      },
-     [](const CacheSpec& s) -> json { return s.config.read_cache; }},
+     [](const CacheSpec& s) -> json { return s.config.read; }},
     {"write",
      "off | passthrough | writethrough | writeback | writearound | writeonly | "
      "writeinvalidate (or pt, wt, wb, wa, wo, wi)",
@@ -35,36 +35,36 @@ const F kCacheFields[] = {
        const std::string write = f.String(k, "");
        if (!f.ok()) return;
        if (auto m = ParseWriteMode(write)) {
-         s.config.write_mode = *m;
+         s.config.write = *m;
        } else {
          f.Fail(k, "unknown \"" + write + "\"; known: off, " + JoinNames(WriteModeNames()));
        }
      },
      [](const CacheSpec& s) -> json {
        for (const std::string& n : WriteModeNames()) {  // the long name reads better in a report
-         if (ParseWriteMode(n) == s.config.write_mode) return n;
+         if (ParseWriteMode(n) == s.config.write) return n;
        }
-       return std::string(ToString(s.config.write_mode));
+       return std::string(ToString(s.config.write));
      }},
     {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "",
      "replacement policy (docs/CONFIG.md, \"Policies\")",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.replacement = f.Choice(k, s.config.replacement, ReplacementPolicyNames());
+       s.config.policy = f.Choice(k, s.config.policy, ReplacementPolicyNames());
      },
-     [](const CacheSpec& s) -> json { return s.config.replacement; }},
+     [](const CacheSpec& s) -> json { return s.config.policy; }},
     {"promotion", "always | nhit:N[:WINDOW] | seqcutoff[:BYTES] | pinned:START-END[,...]", "",
      "admission of lines into the cache (docs/CONFIG.md, \"Policies\")",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.admission = f.String(k, s.config.admission);
+       s.config.promotion = f.String(k, s.config.promotion);
      },
-     [](const CacheSpec& s) -> json { return s.config.admission; }},
+     [](const CacheSpec& s) -> json { return s.config.promotion; }},
     {"promotion_concurrency", "integer 0..1048576", "lines",
      "promotion writes in flight at once; a miss beyond it is not promoted (0 = unlimited)",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.promotion_max_in_flight =
-           static_cast<std::uint32_t>(f.Int(k, s.config.promotion_max_in_flight, 0, 1 << 20));
+       s.config.promotion_concurrency =
+           static_cast<std::uint32_t>(f.Int(k, s.config.promotion_concurrency, 0, 1 << 20));
      },
-     [](const CacheSpec& s) -> json { return s.config.promotion_max_in_flight; }},
+     [](const CacheSpec& s) -> json { return s.config.promotion_concurrency; }},
     {"line_size", "bytes, a power of two 4k..1m; 0 = auto", "bytes", "cache line size",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
        s.config.line_size = f.Bytes(k, s.config.line_size);
@@ -88,10 +88,10 @@ const F kCacheFields[] = {
      [](const CacheSpec& s) -> json { return s.config.destage_order; }},
     {"destage_concurrency", "integer 1..4096", "operations", "destage writes in flight at once",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.destage_max_in_flight =
-           static_cast<std::uint32_t>(f.Int(k, s.config.destage_max_in_flight, 1, 4096));
+       s.config.destage_concurrency =
+           static_cast<std::uint32_t>(f.Int(k, s.config.destage_concurrency, 1, 4096));
      },
-     [](const CacheSpec& s) -> json { return s.config.destage_max_in_flight; }},
+     [](const CacheSpec& s) -> json { return s.config.destage_concurrency; }},
     {"destage_bandwidth", "bytes", "bytes/s", "cap on destage traffic (0 = none)",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
        s.config.destage_bandwidth = f.Bytes(k, s.config.destage_bandwidth);
@@ -144,9 +144,9 @@ Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view sou
   ReadFields(CacheFields(), f, c);
   if (!f.ok()) return f.error();
   CacheConfig& cfg = c.config;
-  if (MakeAdmissionPolicy(cfg.admission, cfg.line_size == 0 ? 4096 : cfg.line_size) == nullptr) {
+  if (MakeAdmissionPolicy(cfg.promotion, cfg.line_size == 0 ? 4096 : cfg.line_size) == nullptr) {
     f.Fail("promotion",
-           "bad spec \"" + cfg.admission + "\"; known: " + JoinNames(AdmissionPolicyNames()));
+           "bad spec \"" + cfg.promotion + "\"; known: " + JoinNames(AdmissionPolicyNames()));
     return f.error();
   }
   const std::string err = cfg.Validate();

@@ -182,7 +182,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     auto tt = TierTarget::Create(engine, "tiers", std::move(capacity_stacks), cfg.config);
     if (!tt.ok()) return MakeError(l.source + ": tiering." + tt.error().message);
     v.tier_target_ = tt->get();
-    if (!cfg.thin && !v.tier_target_->ProvisionAll()) {
+    if (cfg.provisioning == Provisioning::kFixed && !v.tier_target_->ProvisionAll()) {
       return MakeError(l.source + ": tiering: the volume does not fit the tiers");
     }
     TieringSpec eff = cfg;

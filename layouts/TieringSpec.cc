@@ -39,9 +39,14 @@ const F kTieringFields[] = {
     {"provisioning", "fixed | thin", "",
      "fixed: every extent placed when the volume is built; thin: on first write",
      [](JsonFields& f, std::string_view k, TieringSpec& s) {
-       s.thin = f.Choice(k, s.thin ? "thin" : "fixed", {"fixed", "thin"}) == "thin";
+       const bool thin = s.provisioning == Provisioning::kThin;
+       s.provisioning = f.Choice(k, thin ? "thin" : "fixed", {"fixed", "thin"}) == "thin"
+                            ? Provisioning::kThin
+                            : Provisioning::kFixed;
      },
-     [](const TieringSpec& s) -> json { return s.thin ? "thin" : "fixed"; }},
+     [](const TieringSpec& s) -> json {
+       return s.provisioning == Provisioning::kThin ? "thin" : "fixed";
+     }},
     {"extent_size", "bytes, a power of two 1m..256m", "bytes", "unit of placement and migration",
      [](JsonFields& f, std::string_view k, TieringSpec& s) {
        s.config.extent_size = f.Bytes(k, s.config.extent_size);
@@ -81,9 +86,9 @@ const F kTieringFields[] = {
      [](const TieringSpec& s) -> json { return In(s.config.period, kSecond); }},
     {"interval_ms", "number 0..1e9", "ms", "continuous: least time between passes",
      [](JsonFields& f, std::string_view k, TieringSpec& s) {
-       s.config.continuous_interval = ReadDuration(f, k, s.config.continuous_interval, kMilli, 0);
+       s.config.interval = ReadDuration(f, k, s.config.interval, kMilli, 0);
      },
-     [](const TieringSpec& s) -> json { return In(s.config.continuous_interval, kMilli); }},
+     [](const TieringSpec& s) -> json { return In(s.config.interval, kMilli); }},
     {"max_migration_ios", "integer 1..4096", "operations", "migration copies in flight at once",
      [](JsonFields& f, std::string_view k, TieringSpec& s) {
        s.config.max_migration_ios =

@@ -14,6 +14,7 @@
 // Every key, its default and unit: TieringFields(), TierPinFields() and
 // docs/CONFIG.md.
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string_view>
@@ -24,12 +25,14 @@
 
 namespace tierlab {
 
+// "fixed": every extent is placed when the volume is built, as a
+// fixed-provisioned Storage Spaces volume; "thin": extents are placed on
+// first write and unwritten ones read as zeros without device I/O.
+enum class Provisioning : std::uint8_t { kFixed, kThin };
+
 struct TieringSpec {
   TierConfig config;
-  // "fixed" (default): every extent is placed when the volume is built, as a
-  // fixed-provisioned Storage Spaces volume; "thin": extents are placed on
-  // first write and unwritten ones read as zeros without device I/O.
-  bool thin = false;
+  Provisioning provisioning = Provisioning::kFixed;
 };
 
 std::span<const Field<TieringSpec>> TieringFields();

@@ -73,7 +73,7 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
     if (cache == nullptr) {
       return Error{"analyze: layout '" + layout.name + "' has no cache section", kExitUsage};
     }
-    if (!KeepsDirtyLines(cache->config().write_mode)) {
+    if (!KeepsDirtyLines(cache->config().write)) {
       return Error{"analyze: layout '" + layout.name +
                        "': the cache is not write-back (set cache.write to writeback)",
                    kExitUsage};

@@ -24,7 +24,7 @@ std::unique_ptr<CacheTarget> Build(SimEngine& e, std::uint64_t lines, const char
   caches.push_back(std::make_unique<RamDevice>(e, "cache", lines * kLine));
   CacheConfig cfg;
   cfg.line_size = kLine;
-  cfg.replacement = policy;
+  cfg.policy = policy;
   auto r = CacheTarget::Create(e, "c", std::make_unique<RamDevice>(e, "origin", lines * kLine * 4),
                                std::move(caches), cfg);
   return std::move(r).value();
@@ -103,7 +103,7 @@ void BM_MetadataPerLine(benchmark::State& state) {
     caches.push_back(std::make_unique<RamDevice>(e, "cache", (4ull << 20) * kLine));
     CacheConfig cfg;
     cfg.line_size = kLine;
-    cfg.replacement = policy;
+    cfg.policy = policy;
     auto r = CacheTarget::Create(e, "c", std::make_unique<RamDevice>(e, "o", 1ull << 40),
                                  std::move(caches), cfg);
     state.counters["meta_B_per_line"] = r.value()->cache_stats().metadata_bytes_per_line;

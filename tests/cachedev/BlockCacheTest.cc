@@ -33,16 +33,16 @@ TEST(BlockCacheTest, ConfigErrorsNameTheField) {
   EXPECT_EQ(c.Validate().rfind("line_size:", 0), 0u);
   SimEngine e;
   c = BlockCacheConfig{};
-  c.replacement = "nope";
+  c.policy = "nope";
   auto r = BlockCache::Create(e, "bc", std::make_unique<RamDevice>(e, "r", kMiB), c);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("replacement:", 0), 0u);
+  EXPECT_EQ(r.error().message.rfind("policy:", 0), 0u);
 }
 
 TEST(BlockCacheTest, HitsMissesAndWriteCoherence) {
   SimEngine e;
   BlockCacheConfig cfg;
-  cfg.capacity_bytes = 64 * kKiB;
+  cfg.size = 64 * kKiB;
   cfg.with_data = true;
   auto c = Make(e, cfg, std::make_unique<RamDevice>(e, "r", 4 * kMiB));
   auto v1 = Pattern(8 * kKiB, 1);
@@ -75,9 +75,9 @@ TEST(BlockCacheTest, VerifyDataWithConcurrentMixedIo) {
   for (const char* policy : {"lru", "fifo"}) {
     SimEngine e;
     BlockCacheConfig cfg;
-    cfg.capacity_bytes = 48 * kKiB;
+    cfg.size = 48 * kKiB;
     cfg.with_data = true;
-    cfg.replacement = policy;
+    cfg.policy = policy;
     cfg.locks = 2;
     auto c = Make(e, cfg, std::make_unique<JitterDevice>(e, "j", 4 * kMiB, 3));
     testing::VerifyOptions o;
@@ -127,7 +127,7 @@ TEST(BlockCacheTest, SlowerThanNoCacheInFrontOfFastFlashWhenWorkingSetIsHuge) {
 
   SimEngine e2;
   BlockCacheConfig cfg;
-  cfg.capacity_bytes = 16 * kMiB;  // 1.6% of the working set
+  cfg.size = 16 * kMiB;  // 1.6% of the working set
   cfg.locks = 1;
   auto c = Make(e2, cfg, std::make_unique<FixedLatencyDevice>(e2, "nvme", 1ull << 30, 10 * kMicro));
   const Nanos with = MeanReadLatency(e2, *c, blocks, 20000, 32);

@@ -17,7 +17,7 @@ using namespace cachetest;
 
 CacheConfig Mode(WriteMode m) {
   CacheConfig c;
-  c.write_mode = m;
+  c.write = m;
   c.line_size = 4 * kKiB;
   c.with_data = true;
   return c;

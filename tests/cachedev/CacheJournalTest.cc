@@ -104,7 +104,7 @@ class CacheJournalTest : public ::testing::Test {
     caches.push_back(std::move(fault));
     CacheConfig cfg;
     cfg.line_size = kLine;
-    cfg.write_mode = WriteMode::kWriteBack;
+    cfg.write = WriteMode::kWriteBack;
     cfg.capacity_lines = kLines;
     cfg.metadata_reserve = geo_.reserve;
     cfg.high_watermark = 100;  // no destage: every written line stays dirty

@@ -23,8 +23,8 @@ TEST(CacheConfigTest, ValidateNamesTheField) {
   c.low_watermark = 60;
   EXPECT_EQ(c.Validate().rfind("low_watermark:", 0), 0u) << c.Validate();
   c = CacheConfig{};
-  c.destage_max_in_flight = 0;
-  EXPECT_EQ(c.Validate().rfind("destage_max_in_flight:", 0), 0u);
+  c.destage_concurrency = 0;
+  EXPECT_EQ(c.Validate().rfind("destage_concurrency:", 0), 0u);
   EXPECT_EQ(ParseWriteMode("writeback"), WriteMode::kWriteBack);
   EXPECT_EQ(ParseWriteMode("off"), WriteMode::kPassthrough);
   EXPECT_EQ(ParseWriteMode("wi"), WriteMode::kWriteInvalidate);
@@ -41,16 +41,16 @@ TEST(CacheConfigTest, CreateRejectsBadPolicyAndCapacity) {
                                std::move(caches), cfg);
   };
   CacheConfig c;
-  c.replacement = "nosuch";
+  c.policy = "nosuch";
   auto r = make(c);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("replacement: unknown policy 'nosuch' (lru", 0), 0u)
+  EXPECT_EQ(r.error().message.rfind("policy: unknown policy 'nosuch' (lru", 0), 0u)
       << r.error().message;
   c = CacheConfig{};
-  c.admission = "nosuch:3";
+  c.promotion = "nosuch:3";
   r = make(c);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("admission:", 0), 0u);
+  EXPECT_EQ(r.error().message.rfind("promotion:", 0), 0u);
   c = CacheConfig{};
   c.line_size = 64 * kKiB;
   c.capacity_lines = 17;  // 1 MiB holds 16
@@ -105,11 +105,11 @@ TEST(CacheTargetTest, VerifyEveryModeAndPolicyWithTinyCaches) {
                        " devs " + std::to_string(shape.ndev));
           SimEngine e;
           CacheConfig cfg;
-          cfg.write_mode = mode;
-          cfg.replacement = policy;
+          cfg.write = mode;
+          cfg.policy = policy;
           cfg.line_size = shape.line_size;
           cfg.destage_order = order;
-          cfg.destage_max_in_flight = 3;
+          cfg.destage_concurrency = 3;
           cfg.destage_max_bytes = 4 * shape.line_size;
           cfg.with_data = true;
           auto c = MakeJitterCache(e, cfg, shape.lines, 4 * kMiB, shape.ndev, seed + 1);
@@ -149,7 +149,7 @@ TEST(CacheTargetTest, VerifyEveryModeAndPolicyWithTinyCaches) {
 TEST(CacheTargetTest, VerifyWriteBackWithIdleDestageAndDrains) {
   SimEngine e;
   CacheConfig cfg;
-  cfg.write_mode = WriteMode::kWriteBack;
+  cfg.write = WriteMode::kWriteBack;
   cfg.line_size = 8 * kKiB;
   cfg.idle_destage_age = 50 * kMicro;
   cfg.with_data = true;
@@ -210,7 +210,7 @@ TEST(CacheTargetTest, UniformRandomOverTenTimesCacheHitsOneTenth) {
     SimEngine e;
     CacheConfig cfg;
     cfg.line_size = 4 * kKiB;
-    cfg.replacement = policy;
+    cfg.policy = policy;
     auto c = MakeCache(e, cfg, 1000, 64 * kMiB);
     std::mt19937_64 rng(11);
     const std::uint64_t blocks = 10000;
@@ -267,7 +267,7 @@ TEST(CacheTargetTest, ReadBurstSpanningLookupBatchesSeesDataInSubmissionOrder) {
   CacheConfig cfg;
   cfg.line_size = 4 * kKiB;
   cfg.with_data = true;
-  cfg.write_mode = WriteMode::kWriteThrough;
+  cfg.write = WriteMode::kWriteThrough;
   constexpr std::uint64_t kLines = 200;
   auto c = MakeCache(e, cfg, 256, 4 * kMiB);
   auto data = Pattern(kLines * 4 * kKiB, 7);
@@ -314,7 +314,7 @@ TEST(CacheTargetTest, ReadCacheOffNeverPromotes) {
   SimEngine e;
   CacheConfig cfg;
   cfg.line_size = 4 * kKiB;
-  cfg.read_cache = false;
+  cfg.read = false;
   auto c = MakeCache(e, cfg, 64);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(Io(e, *c, IoOp::kRead, 0, 64 * kKiB), Status::kOk);
   EXPECT_EQ(c->cache_stats().promotions, 0u);
@@ -326,7 +326,7 @@ TEST(CacheTargetTest, TimingOnlyModeMovesNoDataAndAllocatesNoOps) {
   SimEngine e;
   CacheConfig cfg;
   cfg.line_size = 4 * kKiB;
-  cfg.write_mode = WriteMode::kWriteBack;
+  cfg.write = WriteMode::kWriteBack;
   auto c = MakeCache(e, cfg, 128, 16 * kMiB);
   EXPECT_FALSE(c->RequiresData());
   for (int i = 0; i < 1000; ++i) {

@@ -94,7 +94,7 @@ SlowCacheRun RunSlowCache(std::uint32_t budget) {
   CacheConfig cfg;
   cfg.line_size = 4 * kKiB;
   cfg.capacity_lines = kCacheLines;
-  cfg.promotion_max_in_flight = budget;
+  cfg.promotion_concurrency = budget;
   auto dev = std::make_unique<SerialDevice>(e, "ssd", kCacheLines * 4 * kKiB, kCacheService);
   SerialDevice* serial = dev.get();
   std::vector<std::unique_ptr<BlockDevice>> caches;
@@ -146,7 +146,7 @@ TEST(PromotionThrottleTest, SlowCacheDeviceDoesNotSlowReadsBelowTheOrigin) {
 
 CacheConfig WriteBack() {
   CacheConfig c;
-  c.write_mode = WriteMode::kWriteBack;
+  c.write = WriteMode::kWriteBack;
   c.line_size = 4 * kKiB;
   c.with_data = true;
   c.high_watermark = 100;
@@ -187,7 +187,7 @@ void SubmitWrite(CacheTarget& c, std::uint64_t offset, std::uint64_t length, std
 TEST(WriteThrottleTest, EachWaitCountedOnceAndWritersAdmittedInOrder) {
   SimEngine e;
   CacheConfig cfg = WriteBack();
-  cfg.destage_max_in_flight = 1;
+  cfg.destage_concurrency = 1;
   cfg.destage_max_bytes = 4 * kKiB;  // one line per destage: many wake-ups
   cfg.destage_order = "fifo";
   auto c = MakeCacheOverSlowOrigin(e, cfg, 16, 100 * kMicro);
@@ -221,7 +221,7 @@ TEST(WriteThrottleTest, EachWaitCountedOnceAndWritersAdmittedInOrder) {
 TEST(WriteThrottleTest, LargeWriteIsNotOvertakenBySmallOnes) {
   SimEngine e;
   CacheConfig cfg = WriteBack();
-  cfg.destage_max_in_flight = 1;
+  cfg.destage_concurrency = 1;
   cfg.destage_max_bytes = 4 * kKiB;  // destage frees one line at a time
   cfg.destage_order = "fifo";
   auto c = MakeCacheOverSlowOrigin(e, cfg, 16, 100 * kMicro);
@@ -259,11 +259,11 @@ TEST(WriteThrottleTest, LargeWriteIsNotOvertakenBySmallOnes) {
 TEST(DestageBudgetTest, FifoDestageKeepsOriginWritesWithinTheBudget) {
   // Scattered dirty lines in FIFO order are one-line runs; a destage pass used
   // to start one origin write per run (up to destage_max_bytes worth, 256 of
-  // them) whatever destage_max_in_flight said.
+  // them) whatever destage_concurrency said.
   SimEngine e;
   CacheConfig cfg = WriteBack();
   cfg.destage_order = "fifo";
-  cfg.destage_max_in_flight = 2;
+  cfg.destage_concurrency = 2;
   constexpr std::uint64_t kLines = 64;
   cfg.capacity_lines = kLines;
   auto origin = std::make_unique<SerialDevice>(e, "origin", 64 * kMiB, 100 * kMicro);
@@ -284,7 +284,7 @@ TEST(DestageBudgetTest, FifoDestageKeepsOriginWritesWithinTheBudget) {
   const CacheStats s = c.cache_stats();
   EXPECT_GE(s.destage_ops, static_cast<std::uint64_t>(kWrites) - kLines);
   EXPECT_GT(serial->max_writes_in_flight(), 1u);  // the budget was used
-  EXPECT_LE(serial->max_writes_in_flight(), cfg.destage_max_in_flight);
+  EXPECT_LE(serial->max_writes_in_flight(), cfg.destage_concurrency);
 }
 
 TEST(WriteThrottleTest, LinesDestageCleanedAreReusedWhenTheOldestAreDirty) {

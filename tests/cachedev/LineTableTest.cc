@@ -87,7 +87,7 @@ double MetadataBytesPerLine(std::uint64_t lines, const char* policy) {
   SimEngine e;
   CacheConfig cfg;
   cfg.line_size = 4096;
-  cfg.replacement = policy;
+  cfg.policy = policy;
   std::vector<std::unique_ptr<BlockDevice>> caches;
   caches.push_back(std::make_unique<RamDevice>(e, "c", lines * 4096));
   auto r = CacheTarget::Create(e, "x", std::make_unique<RamDevice>(e, "o", 1ull << 40),

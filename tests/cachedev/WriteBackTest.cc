@@ -14,7 +14,7 @@ using namespace cachetest;
 
 CacheConfig WriteBack(std::uint64_t line = 4 * kKiB) {
   CacheConfig c;
-  c.write_mode = WriteMode::kWriteBack;
+  c.write = WriteMode::kWriteBack;
   c.line_size = line;
   c.with_data = true;
   return c;
@@ -257,10 +257,10 @@ TEST(WriteModesTest, WriteInvalidateAndWriteAroundNeverLeaveStaleLines) {
     SCOPED_TRACE(std::string(ToString(mode)));
     SimEngine e;
     CacheConfig cfg;
-    cfg.write_mode = mode;
+    cfg.write = mode;
     cfg.line_size = 4 * kKiB;
     cfg.with_data = true;
-    cfg.read_cache = true;
+    cfg.read = true;
     auto c = MakeCache(e, cfg, 32, 4 * kMiB);
     auto v1 = Pattern(8 * kKiB, 20);
     auto v2 = Pattern(8 * kKiB, 21);
@@ -289,7 +289,7 @@ TEST(WriteModesTest, WriteInvalidateAndWriteAroundNeverLeaveStaleLines) {
 TEST(WriteModesTest, WriteAroundUpdatesFullHitsInPlace) {
   SimEngine e;
   CacheConfig cfg;
-  cfg.write_mode = WriteMode::kWriteAround;
+  cfg.write = WriteMode::kWriteAround;
   cfg.line_size = 4 * kKiB;
   cfg.with_data = true;
   auto c = MakeCache(e, cfg, 32, 4 * kMiB);
@@ -304,7 +304,7 @@ TEST(WriteModesTest, WriteAroundUpdatesFullHitsInPlace) {
   EXPECT_EQ(c->cache_stats().read_hit_lines, hits + 1);
   // Write-invalidate drops it instead.
   SimEngine e2;
-  cfg.write_mode = WriteMode::kWriteInvalidate;
+  cfg.write = WriteMode::kWriteInvalidate;
   auto w = MakeCache(e2, cfg, 32, 4 * kMiB);
   ASSERT_EQ(Io(e2, *w, IoOp::kRead, 0, out.size(), out.data()), Status::kOk);
   ASSERT_EQ(Io(e2, *w, IoOp::kWrite, 0, v.size(), v.data()), Status::kOk);
@@ -314,7 +314,7 @@ TEST(WriteModesTest, WriteAroundUpdatesFullHitsInPlace) {
 TEST(WriteModesTest, WriteOnlyAbsorbsWritesButNeverPromotesReads) {
   SimEngine e;
   CacheConfig cfg;
-  cfg.write_mode = WriteMode::kWriteOnly;
+  cfg.write = WriteMode::kWriteOnly;
   cfg.line_size = 4 * kKiB;
   cfg.with_data = true;
   auto c = MakeCache(e, cfg, 32, 4 * kMiB);

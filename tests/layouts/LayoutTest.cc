@@ -35,15 +35,15 @@ TEST(LayoutTest, HybridShorthandCachesReadsAndWrites) {
   EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kHdd);
   EXPECT_EQ(l.tiers[1].count, 4u);
   ASSERT_TRUE(l.cache);
-  EXPECT_TRUE(l.cache->config.read_cache);
-  EXPECT_EQ(l.cache->config.write_mode, WriteMode::kWriteBack);
+  EXPECT_TRUE(l.cache->config.read);
+  EXPECT_EQ(l.cache->config.write, WriteMode::kWriteBack);
 }
 
 TEST(LayoutTest, AllFlashShorthandCachesWritesOnly) {
   const LayoutSpec l = MustLoad("nvme4+ssd4");
   ASSERT_TRUE(l.cache);
-  EXPECT_FALSE(l.cache->config.read_cache);
-  EXPECT_EQ(l.cache->config.write_mode, WriteMode::kWriteOnly);
+  EXPECT_FALSE(l.cache->config.read);
+  EXPECT_EQ(l.cache->config.write, WriteMode::kWriteOnly);
 }
 
 TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
@@ -54,7 +54,7 @@ TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
   EXPECT_EQ(l.tiers[1].preset.type, DeviceType::kSsd);
   EXPECT_EQ(l.tiers[2].preset.type, DeviceType::kHdd);
   ASSERT_TRUE(l.cache);
-  EXPECT_TRUE(l.cache->config.read_cache);
+  EXPECT_TRUE(l.cache->config.read);
 }
 
 TEST(LayoutTest, SlashMeansTiersWithoutCache) {

@@ -157,8 +157,8 @@ Expected<void> ValidateTierConfig(const TierConfig& c, const std::vector<TierGeo
   if (c.schedule == MigrationSchedule::kPeriodic && c.period <= 0) {
     return FieldError("period", "must be > 0 with schedule periodic");
   }
-  if (c.schedule == MigrationSchedule::kContinuous && c.continuous_interval <= 0) {
-    return FieldError("continuous_interval", "must be > 0 with schedule continuous");
+  if (c.schedule == MigrationSchedule::kContinuous && c.interval <= 0) {
+    return FieldError("interval", "must be > 0 with schedule continuous");
   }
   if (c.max_migration_ios == 0) return FieldError("max_migration_ios", "must be >= 1");
   if (c.migration_io_size == 0 || c.migration_io_size % bs != 0 ||

@@ -32,7 +32,7 @@ enum class TierPlacement : std::uint8_t {
 // When migration passes run (each plans promotions/demotions by heat).
 enum class MigrationSchedule : std::uint8_t {
   kOff,         // nothing moves, not even fill rotation
-  kContinuous,  // passes back to back, at most one per `continuous_interval`
+  kContinuous,  // passes back to back, at most one per `interval`
   kPeriodic,    // one pass every `period` of engine time (the Storage Spaces
                 // tier optimization task), plus fill rotation when needed
 };
@@ -71,8 +71,8 @@ struct TierConfig {
   float write_weight = 1.0f;
 
   MigrationSchedule schedule = MigrationSchedule::kContinuous;
-  Nanos period = 60 * kSecond;               // kPeriodic
-  Nanos continuous_interval = 100 * kMilli;  // kContinuous: minimum gap between passes
+  Nanos period = 60 * kSecond;    // kPeriodic
+  Nanos interval = 100 * kMilli;  // kContinuous: minimum gap between passes
   // Budget. Copy I/Os (each a read then a write of migration_io_size) in
   // flight at once, and copy bandwidth in bytes/s (0 = unlimited).
   std::uint32_t max_migration_ios = 4;

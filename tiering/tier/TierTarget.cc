@@ -438,7 +438,7 @@ Nanos TierTarget::NextPassTime() const {
   if (config_.schedule == MigrationSchedule::kPeriodic) {
     return (now / config_.period + 1) * config_.period;
   }
-  return now + config_.continuous_interval;
+  return now + config_.interval;
 }
 
 void TierTarget::RequestPass(Nanos at) {

@@ -69,7 +69,7 @@ TEST(MatrixTest, CartesianProductInDocumentedOrder) {
   EXPECT_EQ(m.cells[4].profile.bs, 8192u);
   // Overrides reach the effective configs.
   ASSERT_TRUE(m.cells[2].layout.cache);
-  EXPECT_FALSE(m.cells[2].layout.cache->config.read_cache);
+  EXPECT_FALSE(m.cells[2].layout.cache->config.read);
   EXPECT_EQ(m.cells[0].profile.runtime, 50 * kMilli);
   // Repeats share the id and get seed + repeat as randseed.
   EXPECT_EQ(m.cells[0].id, m.cells[1].id);

@@ -209,7 +209,7 @@ TEST_F(WriteCacheAnalyzerTest, ProfileGetsTheReadMrcOfItsGeneratedStream) {
 TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {
   const std::string trace = WriteTrace("t.bin", 10, 50, 64 * kMiB, kMilli);
   AnalyzerInput in = Input(trace, 64 * kMiB);
-  in.layout.cache->config.write_mode = WriteMode::kWriteThrough;
+  in.layout.cache->config.write = WriteMode::kWriteThrough;
   auto rep = AnalyzeWriteCache(in);
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.error().exit_code, kExitUsage);

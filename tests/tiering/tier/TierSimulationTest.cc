@@ -123,7 +123,7 @@ HotColdResult RunHotCold(MigrationSchedule schedule) {
   c.volume_size = 64 * kMiB;
   c.placement = TierPlacement::kSlowFirst;
   c.schedule = schedule;
-  c.continuous_interval = 100 * kMilli;
+  c.interval = 100 * kMilli;
   c.heat_half_life = 2 * kSecond;
   c.max_migration_ios = 2;
   c.migration_io_size = 256 * 1024;
@@ -241,7 +241,7 @@ FixedResult RunFixedZipf(MigrationSchedule schedule) {
   TierConfig c;
   c.extent_size = kMiB;
   c.schedule = schedule;
-  c.continuous_interval = 200 * kMilli;
+  c.interval = 200 * kMilli;
   c.heat_half_life = 10 * kSecond;
   c.migration_io_size = 256 * 1024;
   ModelTiers m = SsdOverHdd(e, 32 * kMiB, 256 * kMiB);

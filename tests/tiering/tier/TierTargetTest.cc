@@ -206,7 +206,7 @@ void VerifyUnderMigration(Nanos fast_lat, Nanos slow_lat, std::uint64_t seed,
   c.volume_size = 24 * kMiB;
   c.migration_io_size = 128 * 1024;
   c.schedule = MigrationSchedule::kContinuous;
-  c.continuous_interval = 10 * kMicro;
+  c.interval = 10 * kMicro;
   c.heat_half_life = 2 * kMilli;
   c.promote_hysteresis = 0;
   c.min_promote_heat = 0;
