@@ -29,12 +29,10 @@ Expected<std::unique_ptr<BlockCache>> BlockCache::Create(Engine& engine, std::st
                      std::to_string(child->BlockSize()));
   }
   const auto capacity = static_cast<std::uint32_t>(config.size / config.line_size);
-  auto policy = MakeReplacementPolicy(config.policy, capacity, config.seed);
-  if (policy == nullptr) {
-    std::string names;
-    for (const auto& n : ReplacementPolicyNames()) names += (names.empty() ? "" : ", ") + n;
-    return MakeError("policy: unknown policy '" + config.policy + "' (" + names + ")");
-  }
+  auto spec = ParseReplacementSpec(config.policy);
+  if (!spec.ok()) return MakeError("policy: " + spec.error().message);
+  auto policy = spec->make(capacity, config.seed);
+  if (policy == nullptr) return MakeError("policy: too many lines for " + config.policy);
   return std::unique_ptr<BlockCache>(new BlockCache(engine, std::move(name), std::move(child),
                                                     config, capacity, std::move(policy)));
 }

@@ -80,16 +80,13 @@ Expected<std::unique_ptr<CacheTarget>> CacheTarget::Create(
     return MakeError("line_size: the origin has more than 2^32 lines of " + std::to_string(line) +
                      " bytes; use a larger line_size");
   }
-  auto policy = MakeReplacementPolicy(config.policy, capacity, config.seed);
-  if (policy == nullptr) {
-    return MakeError("policy: unknown policy '" + config.policy + "' (" +
-                     JoinNames(ReplacementPolicyNames()) + ")");
-  }
-  auto admission = MakeAdmissionPolicy(config.promotion, line);
-  if (admission == nullptr) {
-    return MakeError("promotion: bad spec '" + config.promotion + "' (" +
-                     JoinNames(AdmissionPolicyNames()) + ")");
-  }
+  auto policy_spec = ParseReplacementSpec(config.policy);
+  if (!policy_spec.ok()) return MakeError("policy: " + policy_spec.error().message);
+  auto policy = policy_spec->make(capacity, config.seed);
+  if (policy == nullptr) return MakeError("policy: too many lines for " + config.policy);
+  auto admission_spec = ParseAdmissionSpec(config.promotion);
+  if (!admission_spec.ok()) return MakeError("promotion: " + admission_spec.error().message);
+  auto admission = admission_spec->make(line);
   auto order = MakeDestageOrder(config.destage_order);
   if (order == nullptr) {
     return MakeError("destage_order: unknown order '" + config.destage_order + "' (" +

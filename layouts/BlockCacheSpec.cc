@@ -20,9 +20,14 @@ const F kBlockCacheFields[] = {
        s.config.line_size = f.Bytes(k, s.config.line_size);
      },
      [](const BlockCacheSpec& s) -> json { return FormatBytes(s.config.line_size); }},
-    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "", "replacement policy",
+    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo[:PARAMS] | lfu", "",
+     "replacement policy (docs/CONFIG.md, \"Policies\")",
      [](JsonFields& f, std::string_view k, BlockCacheSpec& s) {
-       s.config.policy = f.Choice(k, s.config.policy, ReplacementPolicyNames());
+       s.config.policy = f.String(k, s.config.policy);
+       if (!f.ok() || !f.Has(k)) return;
+       if (auto spec = ParseReplacementSpec(s.config.policy); !spec.ok()) {
+         f.Fail(k, spec.error().message);
+       }
      },
      [](const BlockCacheSpec& s) -> json { return s.config.policy; }},
     {"lookup_ns", "integer 0..1e9", "ns", "modelled CPU per line looked up (simulation only)",

@@ -46,10 +46,14 @@ const F kCacheFields[] = {
        }
        return std::string(ToString(s.config.write));
      }},
-    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo | lfu", "",
+    {"policy", "lru | fifo | clock | 2q | arc | smq | s3fifo[:PARAMS] | lfu", "",
      "replacement policy (docs/CONFIG.md, \"Policies\")",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
-       s.config.policy = f.Choice(k, s.config.policy, ReplacementPolicyNames());
+       s.config.policy = f.String(k, s.config.policy);
+       if (!f.ok() || !f.Has(k)) return;
+       if (auto spec = ParseReplacementSpec(s.config.policy); !spec.ok()) {
+         f.Fail(k, spec.error().message);
+       }
      },
      [](const CacheSpec& s) -> json { return s.config.policy; }},
     {"promotion", "always | nhit:N[:WINDOW] | seqcutoff[:BYTES] | pinned:START-END[,...]", "",
@@ -144,9 +148,8 @@ Expected<CacheSpec> ParseCacheJson(const nlohmann::json& j, std::string_view sou
   ReadFields(CacheFields(), f, c);
   if (!f.ok()) return f.error();
   CacheConfig& cfg = c.config;
-  if (MakeAdmissionPolicy(cfg.promotion, cfg.line_size == 0 ? 4096 : cfg.line_size) == nullptr) {
-    f.Fail("promotion",
-           "bad spec \"" + cfg.promotion + "\"; known: " + JoinNames(AdmissionPolicyNames()));
+  if (auto spec = ParseAdmissionSpec(cfg.promotion); !spec.ok()) {
+    f.Fail("promotion", spec.error().message);
     return f.error();
   }
   const std::string err = cfg.Validate();

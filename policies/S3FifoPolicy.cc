@@ -4,9 +4,22 @@
 
 namespace tierlab {
 
-S3FifoPolicy::S3FifoPolicy(std::size_t capacity)
-    : small_target_(std::max<std::size_t>(1, capacity / 10)),
-      ghost_target_(std::max<std::size_t>(1, capacity - capacity / 10)),
+namespace {
+
+// floor(capacity x ratio); for the default 0.1 this is capacity / 10 exactly
+// (0.1 as a double is slightly above 0.1, and rounding is monotonic).
+std::size_t Share(std::size_t capacity, double ratio) {
+  return static_cast<std::size_t>(static_cast<double>(capacity) * ratio);
+}
+
+}  // namespace
+
+S3FifoPolicy::S3FifoPolicy(std::size_t capacity, const Params& params)
+    : move_to_main_threshold_(params.move_to_main_threshold),
+      small_target_(std::max<std::size_t>(1, Share(capacity, params.small_size_ratio))),
+      ghost_target_(std::max<std::size_t>(
+          1, params.ghost_size_ratio > 0 ? Share(capacity, params.ghost_size_ratio)
+                                         : capacity - Share(capacity, params.small_size_ratio))),
       lists_(capacity, 2),
       keys_(capacity, 0),
       state_(capacity, 0),
@@ -39,7 +52,7 @@ std::optional<Slot> S3FifoPolicy::EvictSmall(EvictFilter filter, std::size_t* re
     const Slot next = lists_.Next(s);
     if (!filter(s)) {
       if (++*rejected >= kEvictScanLimit) return std::nullopt;
-    } else if ((state_[s] & kFreqMask) >= kMoveToMainThreshold) {
+    } else if ((state_[s] & kFreqMask) >= move_to_main_threshold_) {
       lists_.MoveToBack(kSmall, kMain, s);
       state_[s] = kInMain;  // counter cleared on the move
     } else {

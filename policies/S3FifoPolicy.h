@@ -31,7 +31,18 @@ namespace tierlab {
 
 class S3FifoPolicy final : public ReplacementPolicy {
  public:
-  explicit S3FifoPolicy(std::size_t capacity);
+  // libCacheSim's parameters, by its names with underscores
+  // ("s3fifo:small_size_ratio=0.2,move_to_main_threshold=1").
+  struct Params {
+    double small_size_ratio = 0.1;  // S's share of the capacity, 0 < r < 1
+    // G's entries as a share of the capacity; 0 = as many as M holds
+    // (capacity - |S| target), the paper's setting.
+    double ghost_size_ratio = 0;
+    unsigned move_to_main_threshold = 2;  // counter an S line needs to move to M, 1..3
+  };
+
+  explicit S3FifoPolicy(std::size_t capacity) : S3FifoPolicy(capacity, Params{}) {}
+  S3FifoPolicy(std::size_t capacity, const Params& params);
 
   void Insert(Slot s, LineKey key) override;
   void Touch(Slot s) override;
@@ -51,11 +62,11 @@ class S3FifoPolicy final : public ReplacementPolicy {
   static constexpr unsigned kMain = 1;
   static constexpr std::uint8_t kFreqMask = 3;
   static constexpr std::uint8_t kInMain = 4;
-  static constexpr unsigned kMoveToMainThreshold = 2;
 
   std::optional<Slot> EvictSmall(EvictFilter filter, std::size_t* rejected);
   std::optional<Slot> EvictMain(EvictFilter filter, std::size_t* rejected);
 
+  unsigned move_to_main_threshold_;
   std::size_t small_target_;
   std::size_t ghost_target_;
   SlotLists lists_;  // S, M; front = oldest

@@ -44,7 +44,7 @@ TEST(CacheConfigTest, CreateRejectsBadPolicyAndCapacity) {
   c.policy = "nosuch";
   auto r = make(c);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind("policy: unknown policy 'nosuch' (lru", 0), 0u)
+  EXPECT_EQ(r.error().message.rfind("policy: unknown \"nosuch\"; known: lru", 0), 0u)
       << r.error().message;
   c = CacheConfig{};
   c.promotion = "nosuch:3";
