@@ -59,6 +59,7 @@ class Loop {
     device_.Submit(req, [this, slot, submitted, len = req.length](Status st) {
       OnComplete(slot, submitted, len, st);
     });
+    if (cfg_.on_submit) cfg_.on_submit();
   }
 
   void OnComplete(std::uint32_t slot, Nanos submitted, std::uint64_t len, Status st) {

@@ -8,6 +8,7 @@
 // completion, latency is the mean over measured requests.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tiering/core/BlockDevice.h"
@@ -27,6 +28,8 @@ struct ClosedLoopConfig {
   std::uint64_t seed = 1;
   // Give each slot a data buffer (required by with-data devices).
   bool with_buffers = false;
+  // Called after every submission (e.g. to sample a device's queue).
+  std::function<void()> on_submit;
 };
 
 struct ClosedLoopResult {

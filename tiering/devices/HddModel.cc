@@ -25,7 +25,7 @@ HddModel::HddModel(Engine& engine, std::string name, const DevicePreset& preset,
       block_size_(options.block_size == 0 ? 512 : options.block_size),
       rev_ns_(preset.revolution_ns()),
       ncq_(options.ncq && (options.ncq_depth != 0 || preset.ncq_depth != 0)),
-      ncq_window_(options.ncq_depth != 0 ? options.ncq_depth : preset.ncq_depth),
+      depth_(ncq_ ? (options.ncq_depth != 0 ? options.ncq_depth : preset.ncq_depth) : 1),
       expected_rotation_(options.expected_rotation) {
   const std::uint64_t cap = options.capacity != 0 ? options.capacity : preset.capacity_bytes;
   size_ = cap - cap % block_size_;
@@ -73,7 +73,7 @@ double HddModel::SeekToNs(std::uint64_t from, const Queued& to) const {
   return seek_t2t_ns_[to.write] + seek_k_ns_[to.write] * std::sqrt(d);
 }
 
-HddModel::Queued HddModel::MakeQueued(const IoRequest& req, Nanos submitted,
+HddModel::Queued HddModel::MakeQueued(const IoRequest& req, Nanos entered,
                                       std::uint32_t slot) const {
   Queued q;
   q.offset = req.offset;
@@ -81,7 +81,7 @@ HddModel::Queued HddModel::MakeQueued(const IoRequest& req, Nanos submitted,
   // (the logarithm in RevolutionsTo dominated NCQ's scan).
   q.angle = expected_rotation_ ? 0.0 : Frac(RevolutionsTo(req.offset));
   q.track_bytes = RateBytesPerNs(req.offset) * rev_ns_;
-  q.submitted = submitted;
+  q.entered = entered;
   q.slot = slot;
   q.write = req.op == IoOp::kWrite;
   return q;
@@ -117,8 +117,8 @@ std::size_t HddModel::PickNext(double* positioning_ns) const {
   *positioning_ns = -1;
   if (!ncq_ || queue_.size() == 1) return 0;
   const Nanos now = engine().Now();
-  if (now - queue_.front().submitted > kAgingLimit) return 0;
-  const std::size_t n = std::min(queue_.size(), ncq_window_);
+  if (now - queue_.front().entered > kAgingLimit) return 0;
+  const std::size_t n = queue_.size();  // at most depth_: the drive's queue
   // Within a track there is no seek: all those requests share this angle.
   const double angle_now = AngleAt(static_cast<double>(now));
   std::size_t best = 0;
@@ -156,8 +156,27 @@ void HddModel::SubmitImpl(const IoRequest& req, IoCallback done) {
     return;
   }
   const std::uint32_t slot = Park(slab_, free_slab_, req, std::move(done));
-  queue_.push_back(MakeQueued(req, slab_[slot].submitted, slot));
+  if (host_queued() == 0 && queue_.size() + (busy_ ? 1 : 0) < depth_) {
+    queue_.push_back(MakeQueued(req, engine().Now(), slot));
+  } else {
+    host_.push_back(slot);
+  }
   if (!busy_) StartNext();
+}
+
+void HddModel::AdmitFromHost() {
+  const Nanos now = engine().Now();
+  while (host_head_ < host_.size() && queue_.size() + (busy_ ? 1 : 0) < depth_) {
+    const std::uint32_t slot = host_[host_head_++];
+    queue_.push_back(MakeQueued(slab_[slot].req, now, slot));
+  }
+  if (host_head_ == host_.size()) {
+    host_.clear();
+    host_head_ = 0;
+  } else if (host_head_ >= 64 && 2 * host_head_ >= host_.size()) {
+    host_.erase(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(host_head_));
+    host_head_ = 0;
+  }
 }
 
 void HddModel::StartNext() {
@@ -186,8 +205,10 @@ void HddModel::CompleteActive() {
   }
   IoCallback done = std::move(active_.done);
   busy_ = false;
-  // Start the next request before running the callback so the actuator's
-  // timeline does not depend on what the callback submits.
+  // The tag is free: the host's next request enters the drive. Start the
+  // next request before running the callback so the actuator's timeline does
+  // not depend on what the callback submits.
+  AdmitFromHost();
   StartNext();
   Finish(done, Status::kOk);
 }
@@ -202,7 +223,7 @@ std::uint32_t HddModel::Park(std::vector<Pending>& slab, std::vector<std::uint32
     slot = static_cast<std::uint32_t>(slab.size());
     slab.emplace_back();
   }
-  slab[slot] = Pending{req, std::move(done), engine().Now()};
+  slab[slot] = Pending{req, std::move(done)};
   return slot;
 }
 

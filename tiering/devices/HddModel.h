@@ -18,9 +18,14 @@
 //    ModelOptions::expected_rotation every access waits half a revolution.
 //  - Zoned transfer: the media rate falls linearly in LBA from the outer
 //    (max) to the inner (min) rate; transfer = length / rate(offset).
-// Queueing: without NCQ, FIFO. With NCQ, the next request is the one with the
-// shortest positioning time among the oldest `ncq_depth` queued (ties to the
-// oldest); a request queued longer than kAgingLimit goes next regardless.
+// Queueing, as a host and a drive share it: the drive holds at most its queue
+// depth of commands (`ncq_depth` tags, the one being served included; 1
+// without NCQ) and reorders only those: the next is the one with the shortest
+// positioning time (ties to the oldest); a command that has been in the
+// drive's queue longer than kAgingLimit goes next regardless. Requests beyond
+// the depth wait in the host's queue in front, FIFO, and enter the drive as
+// tags free up; their drive-queue age starts then. So IOPS rise with the
+// queue depth up to the tag count and stay there beyond it.
 //
 // Flush completes after kFlushLatency (the model has no volatile write
 // cache: a completed write is on the media). Discard is accepted as a no-op
@@ -60,7 +65,10 @@ class HddModel final : public BlockDevice {
   double SeekNs(std::uint64_t from, std::uint64_t to, bool write) const;
   double RateBytesPerNs(std::uint64_t offset) const;
   double RevolutionNs() const { return rev_ns_; }
+  // Commands in the drive's queue (not yet started) and in the host's queue.
   std::size_t queued() const { return queue_.size(); }
+  std::size_t host_queued() const { return host_.size() - host_head_; }
+  std::size_t queue_depth() const { return depth_; }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -73,20 +81,21 @@ class HddModel final : public BlockDevice {
   struct Pending {
     IoRequest req;
     IoCallback done;
-    Nanos submitted = 0;
   };
-  // A queued read or write: what NCQ's pick reads of it, kept small and
-  // beside its neighbours (the pick scans up to ncq_depth of them per start;
-  // the request and callback stay put in slab_ until it starts).
+  // A command in the drive's queue: what NCQ's pick reads of it, kept small
+  // and beside its neighbours (the pick scans up to ncq_depth of them per
+  // start; the request and callback stay put in slab_ until it starts).
   struct Queued {
     std::uint64_t offset;
     double angle;        // Frac(RevolutionsTo(offset)): fixed per request
     double track_bytes;  // RateBytesPerNs(offset) * rev_ns_: fixed per request
-    Nanos submitted;
+    Nanos entered;       // when it entered the drive's queue (aging)
     std::uint32_t slot;  // in slab_
     bool write;
   };
-  Queued MakeQueued(const IoRequest& req, Nanos submitted, std::uint32_t slot) const;
+  Queued MakeQueued(const IoRequest& req, Nanos entered, std::uint32_t slot) const;
+  // Moves requests from the host's queue into the drive's while tags are free.
+  void AdmitFromHost();
   // Spindle angle (fraction of a revolution) at time t.
   double AngleAt(double t) const;
   // Seek + rotational wait for `q` if the actuator starts moving at `t`;
@@ -118,13 +127,17 @@ class HddModel final : public BlockDevice {
   double rate_outer_;  // bytes per ns at offset 0
   double rate_slope_;  // decrease of the rate per byte of offset
   bool ncq_;
-  std::size_t ncq_window_;
+  std::size_t depth_;  // the drive's tags: ncq_depth with NCQ, else 1
   bool expected_rotation_;
 
   std::uint64_t head_ = 0;  // byte just past the last transfer
   bool busy_ = false;
   Pending active_;
-  std::vector<Queued> queue_;  // oldest first
+  std::vector<Queued> queue_;  // the drive's queue, oldest entry first
+  // The host's FIFO queue in front of the drive: slots in slab_, from
+  // host_head_ on (compacted as it drains, so it stays bounded by the load).
+  std::vector<std::uint32_t> host_;
+  std::size_t host_head_ = 0;
   // Queued reads and writes (a slab with a free list: no allocation in the
   // steady state).
   std::vector<Pending> slab_;

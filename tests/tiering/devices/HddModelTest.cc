@@ -146,6 +146,44 @@ TEST_P(HddModelTest, NcqAtQd32BeatsQd1AndFifoDoesNot) {
   EXPECT_NEAR(fifo32, qd1, qd1 * 0.05);
 }
 
+// Queue depths beyond the drive's tags wait in the host's FIFO queue: IOPS
+// rise with the queue depth, level off at the tag count and never fall back
+// (with the drive's aging counted from host submission they fell to the QD1
+// figure at QD64). The drive never holds more than its tags.
+TEST_P(HddModelTest, RandomReadIopsRiseWithQueueDepthAndLevelOff) {
+  const DevicePreset p = Preset();
+  std::vector<std::pair<std::uint32_t, double>> curve;
+  for (const std::uint32_t qd : {1u, 2u, 4u, 8u, 16u, 32u, 48u, 64u, 128u, 256u}) {
+    SimEngine e;
+    auto d = Make(e);
+    std::size_t max_in_drive = 0;
+    ClosedLoopConfig c;
+    c.queue_depth = qd;
+    c.total_ops = 4000 + 40ull * qd;
+    c.warmup_ops = 200 + 4ull * qd;
+    c.on_submit = [&] { max_in_drive = std::max(max_in_drive, d->queued()); };
+    const double iops = RunClosedLoop(e, *d, c).iops();
+    EXPECT_LE(max_in_drive, p.ncq_depth) << "qd=" << qd;
+    curve.emplace_back(qd, iops);
+    RecordProperty("iops_qd" + std::to_string(qd), std::to_string(iops));
+  }
+  double at_tags = 0;
+  for (std::size_t i = 0; i < curve.size(); ++i) {
+    if (curve[i].first == p.ncq_depth) at_tags = curve[i].second;
+    if (i > 0) {
+      // Monotone within noise: never more than 3 % below the previous point.
+      EXPECT_GE(curve[i].second, curve[i - 1].second * 0.97)
+          << "qd " << curve[i - 1].first << " -> " << curve[i].first;
+    }
+  }
+  ASSERT_GT(at_tags, 0);
+  EXPECT_GT(at_tags, curve[0].second * 1.5);  // NCQ pays off
+  for (const auto& [qd, iops] : curve) {
+    // The plateau: beyond the tag count the drive sees the same queue.
+    if (qd > p.ncq_depth) EXPECT_NEAR(iops, at_tags, at_tags * 0.05) << "qd=" << qd;
+  }
+}
+
 TEST_P(HddModelTest, WithDataModeRoundTripsAndPassesTheVerifier) {
   SimEngine e;
   ModelOptions o;
