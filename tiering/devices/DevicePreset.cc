@@ -94,6 +94,10 @@ std::vector<DevicePreset> BuildCatalog() {
   hdd10k.seq_write_mbps = hdd10k.max_transfer_mbps;
   hdd10k.cache_mib = 128;
   hdd10k.ncq_depth = 32;
+  hdd10k.overhead_read_hit = Us(30);
+  hdd10k.overhead_read_miss = Us(400);
+  hdd10k.overhead_write = Us(30);
+  hdd10k.interface_mbps = 1200;  // SAS 12 Gb/s, 8b/10b
   c.push_back(hdd10k);
 
   DevicePreset hdd7200;
@@ -113,6 +117,10 @@ std::vector<DevicePreset> BuildCatalog() {
   hdd7200.seq_write_mbps = hdd7200.max_transfer_mbps;
   hdd7200.cache_mib = 256;
   hdd7200.ncq_depth = 32;
+  hdd7200.overhead_read_hit = Us(200);
+  hdd7200.overhead_read_miss = Us(500);
+  hdd7200.overhead_write = Us(200);
+  hdd7200.interface_mbps = 600;  // SATA 6 Gb/s, 8b/10b
   c.push_back(hdd7200);
 
   return c;

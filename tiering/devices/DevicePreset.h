@@ -63,8 +63,16 @@ struct DevicePreset {
   double track_to_track_write_ms = 0;
   double max_transfer_mbps = 0;  // outer zone (LBA 0)
   double min_transfer_mbps = 0;  // inner zone (last LBA)
-  std::uint32_t cache_mib = 0;
-  std::uint32_t ncq_depth = 0;  // 0 = no command queueing
+  std::uint32_t cache_mib = 0;   // the drive's buffer; also its read-ahead limit
+  std::uint32_t ncq_depth = 0;   // the drive's command tags; 0 = no command queueing
+  // Command overhead: the controller's time per command before the data
+  // phase or the seek starts (datasheets' "command overhead", which their
+  // seek figures exclude): a read served from the read-ahead buffer (hit), a
+  // read that goes to the media (miss), a write.
+  Nanos overhead_read_hit = 0;
+  Nanos overhead_read_miss = 0;
+  Nanos overhead_write = 0;
+  double interface_mbps = 0;  // host link payload rate (buffer to host); 0 = not limited
 
   bool is_hdd() const { return type == DeviceType::kHdd; }
   // One revolution in nanoseconds (HDD only).

@@ -26,7 +26,10 @@ HddModel::HddModel(Engine& engine, std::string name, const DevicePreset& preset,
       rev_ns_(preset.revolution_ns()),
       ncq_(options.ncq && (options.ncq_depth != 0 || preset.ncq_depth != 0)),
       depth_(ncq_ ? (options.ncq_depth != 0 ? options.ncq_depth : preset.ncq_depth) : 1),
-      expected_rotation_(options.expected_rotation) {
+      expected_rotation_(options.expected_rotation),
+      overhead_{preset.overhead_read_hit, preset.overhead_read_miss, preset.overhead_write},
+      iface_rate_(BytesPerNs(preset.interface_mbps)),
+      readahead_cap_(static_cast<double>(preset.cache_mib) * 1024 * 1024) {
   const std::uint64_t cap = options.capacity != 0 ? options.capacity : preset.capacity_bytes;
   size_ = cap - cap % block_size_;
   // A fixed, seed-dependent starting angle (golden-ratio hashing of the seed).
@@ -115,10 +118,14 @@ double HddModel::SkipDistance(double best_ns, bool write) const {
 
 std::size_t HddModel::PickNext(double* positioning_ns) const {
   *positioning_ns = -1;
-  if (!ncq_ || queue_.size() == 1) return 0;
   const Nanos now = engine().Now();
+  // Only commands the controller is done with can start; they are a prefix
+  // of the queue (it takes them in entry order). StartNext made sure the
+  // first one is.
+  std::size_t n = 1;
+  while (n < queue_.size() && queue_[n].ready <= now) ++n;
+  if (!ncq_ || n == 1) return 0;
   if (now - queue_.front().entered > kAgingLimit) return 0;
-  const std::size_t n = queue_.size();  // at most depth_: the drive's queue
   // Within a track there is no seek: all those requests share this angle.
   const double angle_now = AngleAt(static_cast<double>(now));
   std::size_t best = 0;
@@ -157,18 +164,32 @@ void HddModel::SubmitImpl(const IoRequest& req, IoCallback done) {
   }
   const std::uint32_t slot = Park(slab_, free_slab_, req, std::move(done));
   if (host_queued() == 0 && queue_.size() + (busy_ ? 1 : 0) < depth_) {
-    queue_.push_back(MakeQueued(req, engine().Now(), slot));
+    EnterDrive(req, slot);
   } else {
     host_.push_back(slot);
   }
   if (!busy_) StartNext();
 }
 
-void HddModel::AdmitFromHost() {
+void HddModel::EnterDrive(const IoRequest& req, std::uint32_t slot) {
   const Nanos now = engine().Now();
+  Queued q = MakeQueued(req, now, slot);
+  // The controller's class for the command: it sees a read that continues
+  // the previous read as a buffer hit.
+  int kind = 2;
+  if (!q.write) {
+    kind = req.offset == entered_read_end_ ? 0 : 1;
+    entered_read_end_ = req.offset + req.length;
+  }
+  controller_free_ = std::max(controller_free_, now) + overhead_[kind];
+  q.ready = controller_free_;
+  queue_.push_back(q);
+}
+
+void HddModel::AdmitFromHost() {
   while (host_head_ < host_.size() && queue_.size() + (busy_ ? 1 : 0) < depth_) {
     const std::uint32_t slot = host_[host_head_++];
-    queue_.push_back(MakeQueued(slab_[slot].req, now, slot));
+    EnterDrive(slab_[slot].req, slot);
   }
   if (host_head_ == host_.size()) {
     host_.clear();
@@ -180,7 +201,17 @@ void HddModel::AdmitFromHost() {
 }
 
 void HddModel::StartNext() {
-  if (queue_.empty()) return;
+  if (queue_.empty() || wake_pending_) return;
+  const Nanos now = engine().Now();
+  if (queue_.front().ready > now) {
+    // Nothing is through the controller yet: start when the first one is.
+    wake_pending_ = true;
+    engine().ScheduleAt(queue_.front().ready, [this] {
+      wake_pending_ = false;
+      if (!busy_) StartNext();
+    });
+    return;
+  }
   double positioning;
   const std::size_t i = PickNext(&positioning);
   const Queued q = queue_[i];
@@ -188,13 +219,40 @@ void HddModel::StartNext() {
   active_ = std::move(slab_[q.slot]);
   free_slab_.push_back(q.slot);
   busy_ = true;
-  const Nanos now = engine().Now();
-  if (positioning < 0) positioning = PositioningNs(q, now, AngleAt(static_cast<double>(now)));
   const IoRequest& r = active_.req;
-  const double service = positioning + static_cast<double>(r.length) / RateBytesPerNs(r.offset);
-  head_ = r.offset + r.length;
-  engine().ScheduleAt(now + static_cast<Nanos>(std::llround(service)),
-                      [this] { CompleteActive(); });
+  const std::uint64_t end = r.offset + r.length;
+  const auto len = static_cast<double>(r.length);
+  double done;
+  if (!q.write && ra_valid_ && r.offset == ra_next_) {
+    // A buffer hit: no positioning, and the media streams on meanwhile.
+    const double link = iface_rate_ > 0 ? len / iface_rate_ : 0.0;
+    done = std::max(static_cast<double>(now) + link, ReadAheadReadyNs(end, now));
+    ra_next_ = end;
+  } else {
+    if (positioning < 0) positioning = PositioningNs(q, now, AngleAt(static_cast<double>(now)));
+    const double rate = RateBytesPerNs(r.offset);
+    done = static_cast<double>(now) + positioning + len / rate;
+    // A read leaves the drive reading ahead from its end; a write ends that.
+    ra_valid_ = !q.write;
+    ra_next_ = end;
+    ra_media_off_ = static_cast<double>(end);
+    ra_media_ns_ = done;
+    ra_rate_ = rate;
+  }
+  head_ = end;
+  engine().ScheduleAt(static_cast<Nanos>(std::llround(done)), [this] { CompleteActive(); });
+}
+
+double HddModel::ReadAheadReadyNs(std::uint64_t end, Nanos now) {
+  // The stream stops once it is readahead_cap_ ahead of the host and goes on
+  // when the host reads again (now).
+  const double limit = static_cast<double>(ra_next_) + readahead_cap_;
+  const double pos_now = ra_media_off_ + (static_cast<double>(now) - ra_media_ns_) * ra_rate_;
+  if (pos_now > limit) {
+    ra_media_off_ = limit;
+    ra_media_ns_ = static_cast<double>(now);
+  }
+  return ra_media_ns_ + (static_cast<double>(end) - ra_media_off_) / ra_rate_;
 }
 
 void HddModel::CompleteActive() {

@@ -1,15 +1,26 @@
 #pragma once
-// Timing model of a hard disk: one actuator serving one request at a time.
+// Timing model of a hard disk: a controller in front of one actuator.
 //
-// Service time of a request = positioning + transfer:
-//  - Sequential detection: a request that starts where the previous one
-//    ended pays no positioning (the drive's read-ahead / track buffer).
+// Service time of a request = command overhead + positioning + transfer:
+//  - Command overhead (the preset's overhead_read_hit / _read_miss / _write,
+//    the datasheets' "command overhead", which their seek figures exclude):
+//    the drive's controller handles one command at a time, in the order they
+//    enter the drive's queue, while the actuator serves earlier ones. At QD1
+//    it adds to every request; under a deep random queue it hides behind the
+//    mechanics; for small sequential reads it is the limit.
+//  - Read-ahead buffer: after a media read the drive keeps reading the
+//    following bytes into its buffer (at the media rate, up to cache_mib
+//    ahead of what the host has read). A read that starts where the previous
+//    read ended is a buffer hit: no positioning; it completes once its last
+//    byte has come off the media and it has crossed the host link
+//    (interface_mbps). A write, or a read elsewhere, ends the read-ahead.
 //  - Seek over a distance d (fraction of the capacity, as a proxy for the
 //    fraction of the stroke): 0 within one track, else
 //        seek(d) = t2t + k * sqrt(d),   k = (avg - t2t) * 15 / 8,
 //    calibrated so that the mean over uniformly random start and end points
 //    (E[sqrt|X-Y|] = 8/15) equals the datasheet's average seek. Read and
-//    write use their own average and track-to-track figures.
+//    write use their own average and track-to-track figures. A request that
+//    starts where the previous transfer ended pays no positioning.
 //  - Rotation: by default from the platter's angle. The spindle turns with
 //    the engine clock (initial phase from the seed); a byte's angle is the
 //    fraction of a revolution it sits at on its zone's track. The wait is the
@@ -90,12 +101,18 @@ class HddModel final : public BlockDevice {
     double angle;        // Frac(RevolutionsTo(offset)): fixed per request
     double track_bytes;  // RateBytesPerNs(offset) * rev_ns_: fixed per request
     Nanos entered;       // when it entered the drive's queue (aging)
+    Nanos ready;         // when the controller is done with it (overhead)
     std::uint32_t slot;  // in slab_
     bool write;
   };
   Queued MakeQueued(const IoRequest& req, Nanos entered, std::uint32_t slot) const;
   // Moves requests from the host's queue into the drive's while tags are free.
   void AdmitFromHost();
+  // Puts a request into the drive's queue now: the controller takes it next.
+  void EnterDrive(const IoRequest& req, std::uint32_t slot);
+  // When the last byte of a buffer-hit read ending at `end` is in the buffer
+  // (may be before `now`); first re-anchors a stream that stopped full.
+  double ReadAheadReadyNs(std::uint64_t end, Nanos now);
   // Spindle angle (fraction of a revolution) at time t.
   double AngleAt(double t) const;
   // Seek + rotational wait for `q` if the actuator starts moving at `t`;
@@ -132,6 +149,23 @@ class HddModel final : public BlockDevice {
 
   std::uint64_t head_ = 0;  // byte just past the last transfer
   bool busy_ = false;
+  bool wake_pending_ = false;  // a StartNext is scheduled for a controller finish
+  // The controller: when it finishes the last command that entered, and
+  // where the last read that entered ended (a read starting there is a
+  // buffer hit, so it costs the hit overhead).
+  Nanos controller_free_ = 0;
+  std::uint64_t entered_read_end_ = ~std::uint64_t{0};
+  Nanos overhead_[3];     // read hit, read miss, write
+  double iface_rate_;     // bytes per ns; 0 = not limited
+  double readahead_cap_;  // bytes the buffer may hold ahead of the host
+  // The read-ahead stream: valid after a media read until a write or a read
+  // elsewhere; the media passes byte ra_media_off_ at ra_media_ns_ and goes
+  // on at ra_rate_; ra_next_ is where the host's next sequential read starts.
+  bool ra_valid_ = false;
+  std::uint64_t ra_next_ = 0;
+  double ra_media_off_ = 0;
+  double ra_media_ns_ = 0;
+  double ra_rate_ = 0;
   Pending active_;
   std::vector<Queued> queue_;  // the drive's queue, oldest entry first
   // The host's FIFO queue in front of the drive: slots in slab_, from
