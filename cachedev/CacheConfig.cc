@@ -1,5 +1,7 @@
 #include "cachedev/CacheConfig.h"
 
+#include "cachedev/SlotPlacement.h"
+
 namespace tierlab {
 namespace {
 
@@ -59,6 +61,10 @@ std::string CacheConfig::Validate() const {
   if (idle_destage_age < 0) return "idle_destage_age: must be >= 0";
   if (idle_quiet < 0) return "idle_quiet: must be >= 0";
   if (destage_concurrency == 0) return "destage_concurrency: must be >= 1";
+  if (placement_run != 0 && !SlotPlacement::Valid(placement_run)) {
+    return "placement_run: must be 0 (auto) or a power of two in [1, " +
+           std::to_string(SlotPlacement::kMaxRun) + "] lines, got " + std::to_string(placement_run);
+  }
   if (destage_max_bytes < kMinLineSize) {
     return "destage_max_bytes: must be >= 4096, got " + std::to_string(destage_max_bytes);
   }
@@ -88,6 +94,7 @@ std::vector<std::pair<std::string, std::string>> CacheConfig::Describe() const {
       {"destage_max_bytes", n(destage_max_bytes)},
       {"destage_flush", b(destage_flush)},
       {"capacity_lines", n(capacity_lines)},
+      {"placement_run", n(placement_run)},
       {"metadata_reserve", n(metadata_reserve)},
       {"with_data", b(with_data)},
       {"seed", n(seed)},

@@ -102,8 +102,12 @@ struct CacheConfig {
   bool destage_flush = true;
 
   // Lines in the cache; 0 = all the cache devices hold (after the reserved
-  // area), spread round-robin (slot s on device s % N).
+  // area), placed in runs over the devices (SlotPlacement.h).
   std::uint64_t capacity_lines = 0;
+  // Consecutive slots per cache device before the next device
+  // (SlotPlacement.h): a power of two, or 0 = 256 KiB worth of lines. Part
+  // of a volume's on-disk format (the superblock records it).
+  std::uint64_t placement_run = 0;
   // Bytes reserved at the start of each cache device (metadata area).
   std::uint64_t metadata_reserve = 0;
 

@@ -13,6 +13,7 @@
 #include "cachedev/CacheConfig.h"
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
+#include "cachedev/SlotPlacement.h"
 #include "tiering/core/Crc32c.h"
 
 namespace tierlab {
@@ -23,7 +24,12 @@ constexpr char kCpMagic[8] = {'T', 'L', 'V', 'O', 'L', 'C', 'P', '1'};
 constexpr char kJbMagic[8] = {'T', 'L', 'V', 'O', 'L', 'J', 'B', '1'};
 // 2: per-sector data checksums (16-byte journal records, a crc array in the
 // checkpoint).
+// Checkpoints and journal blocks.
 constexpr std::uint32_t kVersion = 2;
+// The superblock: version 3 records the slot placement run; version 2
+// superblocks (before it was recorded: run 1) are still read.
+constexpr std::uint32_t kSbVersion = 3;
+constexpr std::uint32_t kSbVersionRunOne = 2;
 constexpr std::uint64_t kMiB = 1 << 20;
 // Generations and sequence numbers above this are not trusted: far beyond
 // what any volume reaches (one generation per open or full ring), far from
@@ -392,7 +398,7 @@ Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb) {
   AlignedBuffer b(MetadataGeometry::kSuperblockBytes);
   std::byte* p = b.data();
   std::memcpy(p, kSbMagic, 8);
-  Put<std::uint32_t>(p, 8, kVersion);
+  Put<std::uint32_t>(p, 8, kSbVersion);
   std::memcpy(p + 16, sb.uuid.data(), 16);
   const MetadataGeometry& g = sb.geo;
   Put<std::uint64_t>(p, 32, g.line_size);
@@ -408,6 +414,7 @@ Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb) {
   Put<std::uint64_t>(p, 104, sb.created_unix);
   Put<std::uint32_t>(p, 112, static_cast<std::uint32_t>(sb.layout_json.size()));
   Put<std::uint32_t>(p, 116, static_cast<std::uint32_t>(g.sector_bytes));
+  Put<std::uint32_t>(p, 120, sb.placement_run);
   std::memcpy(p + MetadataGeometry::kBlock, sb.layout_json.data(), sb.layout_json.size());
   Put<std::uint32_t>(p, 12, CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12));
   Fd fd(OpenMeta(path, O_WRONLY));
@@ -433,9 +440,11 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   if (Get<std::uint32_t>(p, 12) != CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12)) {
     return MakeError(path + ": superblock checksum mismatch", 1);
   }
-  if (Get<std::uint32_t>(p, 8) != kVersion) {
-    return MakeError(path + ": superblock version " + std::to_string(Get<std::uint32_t>(p, 8)) +
-                         " not supported (this tierlab reads " + std::to_string(kVersion) + ")",
+  const std::uint32_t version = Get<std::uint32_t>(p, 8);
+  if (version != kSbVersion && version != kSbVersionRunOne) {
+    return MakeError(path + ": superblock version " + std::to_string(version) +
+                         " not supported (this tierlab reads " + std::to_string(kSbVersionRunOne) +
+                         " and " + std::to_string(kSbVersion) + ")",
                      1);
   }
   Superblock sb;
@@ -454,6 +463,7 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   sb.created_unix = Get<std::uint64_t>(p, 104);
   const std::uint32_t len = Get<std::uint32_t>(p, 112);
   g.sector_bytes = Get<std::uint32_t>(p, 116);
+  sb.placement_run = version == kSbVersionRunOne ? 1 : Get<std::uint32_t>(p, 120);
   // The checksum matches; now every field must be one tierlab writes, before
   // anything is sized by it.
   auto bad = [&](const char* field, const std::string& what) {
@@ -473,6 +483,11 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
   if (sb.device_index >= sb.device_count) {
     return bad("device_index", std::to_string(sb.device_index) + " is not below device_count " +
                                    std::to_string(sb.device_count));
+  }
+  if (!SlotPlacement::Valid(sb.placement_run)) {
+    return bad("placement_run", std::to_string(sb.placement_run) +
+                                    " is not a power of two in [1, " +
+                                    std::to_string(SlotPlacement::kMaxRun) + "]");
   }
   const std::uint64_t origin_lines =
       sb.origin_bytes / g.line_size + (sb.origin_bytes % g.line_size != 0 ? 1 : 0);
@@ -985,16 +1000,18 @@ Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
   // from the first dirty slot of a chunk to its last.
   const std::uint64_t chunk = std::max<std::uint64_t>(1, kMiB / g.line_size);
   AlignedBuffer buf(chunk * g.line_size);
+  const SlotPlacement place(static_cast<std::uint32_t>(n), m.sb.placement_run);
   for (std::uint64_t dev = 0; dev < n; ++dev) {
     const std::string& path = cache_paths[dev];
     Fd fd(OpenMeta(path, O_RDONLY));
     if (fd.get() < 0) return MakeError(Errno(path, "open"), kExitIo);
-    const std::uint64_t local_slots = (slots + n - 1 - dev) / n;
+    const auto d32 = static_cast<std::uint32_t>(dev);
+    const std::uint64_t local_slots = place.SlotsOn(d32, slots);
     for (std::uint64_t k0 = 0; k0 < local_slots; k0 += chunk) {
       const std::uint64_t k1 = std::min(local_slots, k0 + chunk);
       std::uint64_t first = k1, last = k0;
       for (std::uint64_t k = k0; k < k1; ++k) {
-        if (m.dirty[k * n + dev] == kNotDirty) continue;
+        if (m.dirty[place.SlotAt(d32, k)] == kNotDirty) continue;
         first = std::min(first, k);
         last = k;
       }
@@ -1006,7 +1023,7 @@ Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
         return r.error();
       }
       for (std::uint64_t k = first; k <= last; ++k) {
-        const std::uint64_t slot = k * n + dev;
+        const std::uint64_t slot = place.SlotAt(d32, k);
         if (m.dirty[slot] == kNotDirty) continue;
         ++rep.lines;
         const std::byte* line = buf.data() + (k - first) * g.line_size;

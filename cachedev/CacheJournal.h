@@ -10,7 +10,9 @@
 // Layout of the metadata area (all integers little-endian):
 //
 //   [0, 64 KiB)             superblock: magic "TLVOLSB1", version, crc32c,
-//                           uuid, geometry, layout JSON
+//                           uuid, geometry, slot placement run (version 3;
+//                           version 2 superblocks read as run 1, the
+//                           placement they were written with), layout JSON
 //   checkpoint A, B         two copies (copy-on-write, alternating): header
 //                           (magic "TLVOLCP1", crc, uuid, generation, first
 //                           journal seq) + one u32 per slot: the volume line
@@ -118,6 +120,9 @@ struct Superblock {
   MetadataGeometry geo;
   std::uint32_t device_index = 0;  // which cache device holds this copy
   std::uint32_t device_count = 1;
+  // Slots per run on each cache device (SlotPlacement.h): where slot s's
+  // data is. 1 for volumes whose superblock predates the field (version 2).
+  std::uint32_t placement_run = 1;
   std::uint64_t origin_bytes = 0;
   std::uint64_t created_unix = 0;
   std::string layout_json;  // at most 60 KiB
@@ -227,8 +232,9 @@ Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
 // checkpoint is an error.
 Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64_t volume_lines);
 // Reads the data of every dirty line in `m` from the cache devices
-// (`cache_paths`, in device order: slot s lives on device s % n at
-// reserve + (s / n) * line_size) and compares each sector that has a
+// (`cache_paths`, in device order: slot s lives where
+// SlotPlacement(n, m.sb.placement_run) puts it, at reserve + index *
+// line_size) and compares each sector that has a
 // checksum. Errors only for unreadable devices.
 //
 // What a mismatch means depends on m.clean. After a clean close it is a

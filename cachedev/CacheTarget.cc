@@ -60,7 +60,14 @@ Expected<std::unique_ptr<CacheTarget>> CacheTarget::Create(
     return MakeError("line_size: " + std::to_string(line) +
                      " is not a multiple of the block size " + std::to_string(block_size));
   }
-  const std::uint64_t max_lines = smallest / line * ndev;
+  // The run is resolved here, once: the target and a volume's superblock
+  // must agree on it.
+  CacheConfig resolved = config;
+  if (resolved.placement_run == 0)
+    resolved.placement_run = SlotPlacement::AutoRun(line, smallest / line);
+  const SlotPlacement placement(static_cast<std::uint32_t>(ndev),
+                                static_cast<std::uint32_t>(resolved.placement_run));
+  const std::uint64_t max_lines = placement.MaxSlots(smallest / line);
   std::uint64_t capacity = config.capacity_lines == 0 ? max_lines : config.capacity_lines;
   if (capacity > max_lines) {
     return MakeError("capacity_lines: " + std::to_string(capacity) +
@@ -93,7 +100,7 @@ Expected<std::unique_ptr<CacheTarget>> CacheTarget::Create(
                      JoinNames(DestageOrderNames()) + ")");
   }
   return std::unique_ptr<CacheTarget>(
-      new CacheTarget(engine, std::move(name), std::move(origin), std::move(caches), config, line,
+      new CacheTarget(engine, std::move(name), std::move(origin), std::move(caches), resolved, line,
                       static_cast<std::uint32_t>(capacity), std::move(policy), std::move(admission),
                       std::move(order)));
 }
@@ -110,7 +117,8 @@ CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<Block
       cfg_(cfg),
       line_size_(line_size),
       line_shift_(std::countr_zero(line_size)),
-      cache_count_(static_cast<std::uint32_t>(caches_.size())),
+      placement_(static_cast<std::uint32_t>(caches_.size()),
+                 static_cast<std::uint32_t>(cfg.placement_run)),
       size_(origin_->Size()),
       policy_(std::move(policy)),
       admission_(std::move(admission)),

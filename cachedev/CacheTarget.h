@@ -1,7 +1,7 @@
 #pragma once
 // The cache target (dm-cache / Open CAS style): a BlockDevice over one origin
 // and one or more cache devices. Volume lines map to slots on the cache
-// devices (slot s on device s % N); a read hit is served from the cache, a
+// devices (placed in runs, SlotPlacement.h); a read hit is served from the cache, a
 // miss from the origin and then promoted; writes follow the write mode
 // (CacheConfig.h); write-back lines are destaged under watermarks, on idle,
 // and on Drain(). The full semantics are in docs/CACHE.md.
@@ -40,6 +40,7 @@
 #include "cachedev/CacheStats.h"
 #include "cachedev/LineLocks.h"
 #include "cachedev/LineTable.h"
+#include "cachedev/SlotPlacement.h"
 #include "policies/AdmissionPolicy.h"
 #include "policies/DestageOrder.h"
 #include "policies/ReplacementPolicy.h"
@@ -79,6 +80,8 @@ class CacheTarget final : public BlockDevice {
   const CacheConfig& config() const { return cfg_; }
   std::uint64_t line_size() const { return line_size_; }
   std::uint64_t capacity_lines() const { return table_.capacity(); }
+  // Slots per run on each cache device (SlotPlacement.h), resolved.
+  std::uint32_t placement_run() const { return placement_.run(); }
   BlockDevice& origin() const { return *origin_; }
   BlockDevice& cache_device(std::size_t i) const { return *caches_[i]; }
   std::size_t cache_device_count() const { return caches_.size(); }
@@ -188,16 +191,14 @@ class CacheTarget final : public BlockDevice {
   std::uint64_t LineEnd(std::uint64_t line) const {
     return std::min(size_, (line + 1) << line_shift_);
   }
-  // Slots are striped over the cache devices: slot s is line s / n of device
-  // s % n (n = 1 in most layouts, so no divide at all).
-  BlockDevice& SlotDevice(Slot s) const {
-    return *caches_[cache_count_ == 1 ? 0 : s % cache_count_];
-  }
+  // Slots are placed on the cache devices in runs (SlotPlacement.h; one
+  // device in most layouts, so no divide at all).
+  BlockDevice& SlotDevice(Slot s) const { return *caches_[placement_.Device(s)]; }
   std::uint64_t SlotOffset(Slot s) const {
-    const std::uint32_t index = cache_count_ == 1 ? s : s / cache_count_;
-    return cfg_.metadata_reserve + (static_cast<std::uint64_t>(index) << line_shift_);
+    return cfg_.metadata_reserve + (static_cast<std::uint64_t>(placement_.Index(s)) << line_shift_);
   }
-  bool SlotsAdjacent(Slot a, Slot b) const { return b == a + cache_count_; }
+  // Whether b's line directly follows a's on the same device (one command).
+  bool SlotsAdjacent(Slot a, Slot b) const { return placement_.Adjacent(a, b); }
   void SubmitCache(Slot s, IoOp op, std::uint64_t offset_in_line, std::uint64_t length,
                    std::byte* data, std::uint32_t flags, IoCallback cb);
   void SubmitOrigin(IoOp op, std::uint64_t offset, std::uint64_t length, std::byte* data,
@@ -274,9 +275,9 @@ class CacheTarget final : public BlockDevice {
   std::vector<std::unique_ptr<BlockDevice>> caches_;
   CacheConfig cfg_;
   std::uint64_t line_size_;
-  int line_shift_;             // log2(line_size_): line sizes are powers of two
-  std::uint32_t cache_count_;  // caches_.size()
-  std::uint64_t size_;         // origin_->Size(), fixed
+  int line_shift_;           // log2(line_size_): line sizes are powers of two
+  SlotPlacement placement_;  // over caches_, with cfg_.placement_run
+  std::uint64_t size_;       // origin_->Size(), fixed
   std::uint32_t block_size_;
   bool with_data_;
   bool promote_reads_;

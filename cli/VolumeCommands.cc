@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "cachedev/SlotPlacement.h"
 #include "cli/Commands.h"
 #include "cli/VolumeReport.h"
 #include "layouts/JsonFields.h"
@@ -461,11 +462,14 @@ int CheckCmd(const std::string& v, bool repair) {
       for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
       for (const auto& p : r.problems) problems.push_back(p);
       // Line map against the devices: every dirty slot inside its device.
-      const std::size_t n = info->cache_paths.size();
+      const SlotPlacement place(static_cast<std::uint32_t>(info->cache_paths.size()),
+                                m->sb.placement_run);
       for (std::uint64_t s = 0; s < m->dirty.size(); ++s) {
         if (m->dirty[s] == kNotDirty) continue;
-        const std::string& dev = info->cache_paths[s % n];
-        const std::uint64_t end = m->sb.geo.reserve + (s / n + 1) * m->sb.geo.line_size;
+        const auto slot = static_cast<std::uint32_t>(s);
+        const std::string& dev = info->cache_paths[place.Device(slot)];
+        const std::uint64_t end =
+            m->sb.geo.reserve + (std::uint64_t{place.Index(slot)} + 1) * m->sb.geo.line_size;
         if (end > FileSize(dev) && fs::is_regular_file(dev)) {
           problems.push_back("slot " + std::to_string(s) + " lies beyond the end of " + dev);
         }
@@ -523,12 +527,15 @@ int CheckCmd(const std::string& v, bool repair) {
         (meta->sb.origin_bytes + meta->sb.geo.line_size - 1) / meta->sb.geo.line_size;
     std::vector<bool> seen(lines, false);
     std::uint64_t dropped = 0;
-    const std::size_t n = info->cache_paths.size();
+    const SlotPlacement place(static_cast<std::uint32_t>(info->cache_paths.size()),
+                              meta->sb.placement_run);
     for (std::uint64_t s = 0; s < meta->dirty.size(); ++s) {
       std::uint32_t& l = meta->dirty[s];
       if (l == kNotDirty) continue;
-      const std::uint64_t end = meta->sb.geo.reserve + (s / n + 1) * meta->sb.geo.line_size;
-      if (l >= lines || seen[l] || end > FileSize(info->cache_paths[s % n])) {
+      const auto slot = static_cast<std::uint32_t>(s);
+      const std::uint64_t end =
+          meta->sb.geo.reserve + (std::uint64_t{place.Index(slot)} + 1) * meta->sb.geo.line_size;
+      if (l >= lines || seen[l] || end > FileSize(info->cache_paths[place.Device(slot)])) {
         l = kNotDirty;
         ++dropped;
         continue;

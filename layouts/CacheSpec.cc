@@ -1,5 +1,6 @@
 #include "layouts/CacheSpec.h"
 
+#include "cachedev/SlotPlacement.h"
 #include "layouts/JsonFields.h"
 #include "policies/PolicyRegistry.h"
 
@@ -127,6 +128,14 @@ const F kCacheFields[] = {
     {"capacity", "bytes", "bytes", "cache size (0 = all the cache devices hold)",
      [](JsonFields& f, std::string_view k, CacheSpec& s) { s.capacity = f.Bytes(k, s.capacity); },
      [](const CacheSpec& s) -> json { return FormatBytes(s.capacity); }, true},
+    {"placement_run", "0, or a power of two 1..65536", "lines",
+     "consecutive cache lines placed on one cache device before the next (0 = auto: 256 KiB)",
+     [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       s.config.placement_run =
+           static_cast<std::uint64_t>(f.Int(k, static_cast<std::int64_t>(s.config.placement_run), 0,
+                                            static_cast<std::int64_t>(SlotPlacement::kMaxRun)));
+     },
+     [](const CacheSpec& s) -> json { return s.config.placement_run; }, true},
 };
 
 }  // namespace

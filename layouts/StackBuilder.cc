@@ -206,6 +206,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     CacheConfig cfg = cache->config;
     cfg.seed = o.seed;
     cfg.metadata_reserve = o.metadata_reserve;
+    if (o.placement_run != 0) cfg.placement_run = o.placement_run;
     if (cache->capacity != 0) {
       const std::uint64_t line = cfg.line_size == 0 ? 4096 : cfg.line_size;
       cfg.capacity_lines = cache->capacity / line;

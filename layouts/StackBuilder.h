@@ -44,6 +44,9 @@ struct BuildOptions {
   // Bytes reserved for persistent metadata at the start of each cache device
   // (CacheConfig::metadata_reserve; VolumeStore.h sets it).
   std::uint64_t metadata_reserve = 0;
+  // Opening an existing volume: the cache placement run its superblock
+  // records (CacheConfig::placement_run); 0 = the layout's.
+  std::uint64_t placement_run = 0;
   std::uint64_t seed = 1;
   // Real mode, opening an existing volume: its cache devices must carry its
   // UUID, no device is created or extended, and one shorter than recorded

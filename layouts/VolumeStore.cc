@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "cachedev/SlotPlacement.h"
 #include "cachedev/SuperblockLabel.h"
 #include "layouts/AtomicFile.h"
 #include "layouts/CacheSpec.h"
@@ -166,6 +167,7 @@ nlohmann::json VolumeJson(const VolumeInfo& info) {
   j["created_unix"] = info.created_unix;
   j["place"] = {{"dir", info.dir}, {"dev", id.dev}, {"ino", id.ino}};
   j["metadata_reserve"] = info.metadata_reserve;
+  j["placement_run"] = info.placement_run;
   j["created_files"] = created;
   j["device_bytes"] = info.device_bytes;
   j["layout"] = layout;
@@ -291,6 +293,15 @@ Expected<VolumeInfo> ReadVolumeInfo(const std::string& dir_in) {
     info.layout = j->at("layout");
     info.created_unix = j->value("created_unix", std::uint64_t{0});
     info.metadata_reserve = j->value("metadata_reserve", std::uint64_t{0});
+    // Volumes created before the run was recorded used run 1.
+    const auto run = j->value("placement_run", std::uint64_t{1});
+    if (!SlotPlacement::Valid(run)) {
+      return MakeError(path + ": placement_run: " + std::to_string(run) +
+                           " is not a power of two in [1, " +
+                           std::to_string(SlotPlacement::kMaxRun) + "]",
+                       kExitUsage);
+    }
+    info.placement_run = static_cast<std::uint32_t>(run);
     if (j->contains("created_files")) {
       created = j->at("created_files").get<std::vector<std::string>>();
     }
@@ -520,6 +531,7 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
   if (!v.ok()) return undo(v.error());
   const std::uint64_t origin_bytes = v->top().Size();
   const std::uint64_t capacity_lines = v->cache() != nullptr ? v->cache()->capacity_lines() : 0;
+  if (v->cache() != nullptr) info.placement_run = v->cache()->placement_run();
   for (const TierView& t : v->tiers()) {
     for (const BlockDevice* d : t.devices) info.device_bytes.push_back(d->Size());
   }
@@ -531,6 +543,7 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
     sb.uuid = uuid;
     sb.geo = geo;
     sb.device_count = static_cast<std::uint32_t>(info.cache_paths.size());
+    sb.placement_run = info.placement_run;
     sb.origin_bytes = origin_bytes;
     sb.created_unix = info.created_unix;
     sb.layout_json = VolumeJson(info)["layout"].dump();
@@ -580,6 +593,12 @@ Expected<RecoveredMetadata> ReadVolumeMetadata(const VolumeInfo& info) {
   const std::uint64_t lines = (sb->origin_bytes + sb->geo.line_size - 1) / sb->geo.line_size;
   auto m = RecoverMetadata(info.cache_paths[0], lines);
   if (!m.ok()) return m.error();
+  if (m->sb.placement_run != info.placement_run) {
+    m->report.problems.push_back(info.cache_paths[0] + ": superblock placement_run " +
+                                 std::to_string(m->sb.placement_run) + ", but volume.json says " +
+                                 std::to_string(info.placement_run) +
+                                 " (where the cached data lives; refusing to guess)");
+  }
   if (FormatUuid(m->sb.uuid) != info.uuid) {
     m->report.problems.push_back(info.cache_paths[0] + ": superblock uuid " +
                                  FormatUuid(m->sb.uuid) + " is not the volume's " + info.uuid);
@@ -679,6 +698,7 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
   BuildOptions bo;
   bo.keep_files = true;
   bo.metadata_reserve = info.metadata_reserve;
+  bo.placement_run = info.placement_run;
   bo.volume = BuildOptions::ExistingVolume{*uuid, info.device_bytes};
   auto built = BuildVolume(engine, *layout, bo);
   if (!built.ok()) return built.error();

@@ -64,6 +64,9 @@ struct VolumeInfo {
   std::uint64_t created_unix = 0;
   nlohmann::json layout;  // effective, with capacities and absolute device paths
   std::uint64_t metadata_reserve = 0;
+  // Cache slots per run on each cache device (SlotPlacement.h), as the
+  // superblock records it; 1 for volumes whose volume.json predates it.
+  std::uint32_t placement_run = 1;
   std::vector<std::string> created_files;   // absolute
   std::vector<std::string> cache_paths;     // cache tier devices; [0] holds the journal
   std::vector<std::string> all_paths;       // every device, in tier order

@@ -21,6 +21,7 @@
 #include "cachedev/CacheJournal.h"
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
+#include "tests/cachedev/CacheTestUtil.h"
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/core/Crc32c.h"
 #include "tiering/core/RealEngine.h"
@@ -36,21 +37,7 @@ constexpr std::uint64_t kLine = 16 * 1024;  // four 4 KiB checksum sectors per l
 constexpr std::uint64_t kLines = 32;        // cache capacity
 constexpr std::uint64_t kOrigin = 4 << 20;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "tierlab-journal-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using cachetest::TempDir;
 
 // Distinct content per (line, version), never all zeros.
 void Fill(std::byte* p, std::uint64_t len, std::uint64_t line, std::uint64_t version) {
@@ -516,6 +503,7 @@ TEST_F(CacheJournalTest, AbsurdSuperblockFieldsAreErrorsNamingTheField) {
       {"origin_bytes", [](Superblock& s) { s.origin_bytes = ~0ull; }},
       {"device_count", [](Superblock& s) { s.device_count = 0; }},
       {"device_index", [](Superblock& s) { s.device_index = 1; }},
+      {"placement_run", [](Superblock& s) { s.placement_run = 0; }},
       {"journal_bytes", [](Superblock& s) { s.geo.journal_bytes *= 2; }},
   };
   for (const Case& c : cases) {
