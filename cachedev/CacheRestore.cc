@@ -24,14 +24,15 @@ Status CacheTarget::RestoreDirtyLines(const std::vector<std::pair<Slot, std::uin
   std::sort(keys.begin(), keys.end());
   if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) return Status::kInvalid;
 
-  // A fresh table hands out its free slots in ascending order (LineTable.h),
-  // so taking all of them visits every slot once; the unused ones go back in
-  // reverse, which restores the ascending free order.
+  // A fresh table hands out each device's free slots in ascending order
+  // (LineTable.h), so asking for slot s's device in ascending s visits every
+  // slot once; the unused ones go back in reverse, which restores the
+  // ascending free order.
   const Nanos now = engine().Now();
   std::vector<Slot> unused;
   unused.reserve(cap - lines.size());
   for (Slot s = 0; s < cap; ++s) {
-    const Slot got = table_.AllocFree();
+    const Slot got = table_.AllocFree(placement_.Device(s));
     if (got != s) {
       // Not the order this code relies on: give everything back untouched.
       if (got != LineTable::kNone) table_.Release(got);

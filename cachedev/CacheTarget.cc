@@ -123,7 +123,7 @@ CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<Block
       policy_(std::move(policy)),
       admission_(std::move(admission)),
       order_(std::move(order)),
-      table_(capacity) {
+      table_(capacity, placement_) {
   assert(std::has_single_bit(line_size));  // CacheConfig::Validate
   cfg_.line_size = line_size;
   cfg_.capacity_lines = capacity;
@@ -194,9 +194,9 @@ bool CacheTarget::Evictable(void* ctx, Slot s) {
   return !t->locks_.Locked(key) && !t->admission_->Pinned(key);
 }
 
-Slot CacheTarget::AllocSlot() {
+Slot CacheTarget::AllocSlot(std::uint64_t line) {
   if (!parked_.empty()) ReapParked();
-  Slot s = table_.AllocFree();
+  Slot s = table_.AllocFree(placement_.DeviceOfLine(line));
   if (s != LineTable::kNone) return s;
   const std::optional<Slot> victim = policy_->Evict(EvictFilter{&CacheTarget::Evictable, this});
   if (!victim) return ReclaimCleaned();

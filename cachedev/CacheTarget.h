@@ -205,7 +205,9 @@ class CacheTarget final : public BlockDevice {
                     std::uint32_t flags, IoCallback cb);
 
   // Slots and lines.
-  Slot AllocSlot();
+  // A slot for volume line `line`: a free one on the device its address maps
+  // to (SlotPlacement::DeviceOfLine) if there is one, else a victim's.
+  Slot AllocSlot(std::uint64_t line);
   static bool Evictable(void* ctx, Slot s);
   void MarkDirty(Slot s);
   // Drops a resident line. `exclusive`: the caller holds the line exclusively,

@@ -5,26 +5,35 @@
 
 namespace tierlab {
 
-LineTable::LineTable(std::uint32_t capacity) : capacity_(capacity), words_(capacity, 0) {
+LineTable::LineTable(std::uint32_t capacity, SlotPlacement placement)
+    : capacity_(capacity),
+      words_(capacity, 0),
+      placement_(placement),
+      free_heads_(placement.devices(), kLink) {
   assert(capacity <= kMaxSlots);
   // Load factor 2 (short chains) while the 16-byte budget allows the extra
   // byte: below 4 Mi lines LRU links are at most 23 bits each.
   const std::size_t per_head = capacity < kSparseHeadsFrom ? 2 : 4;
   heads_.assign(std::max<std::size_t>(1, (std::size_t{capacity} + per_head - 1) / per_head), kLink);
-  // Free list in ascending slot order, so a fresh cache fills slots 0, 1, 2...
-  // and sequential fills land in adjacent slots (coalescable I/O).
+  // Free lists in ascending slot order, so a fresh cache fills a device's
+  // slots in order and sequential fills land in adjacent slots (coalescable
+  // I/O).
   for (std::uint32_t s = capacity; s-- > 0;) {
     words_[s] = (static_cast<std::uint64_t>(State::kFree) << kStateShift);
-    SetLink(s, free_head_);
-    free_head_ = s;
+    std::uint32_t& head = free_heads_[placement_.Device(s)];
+    SetLink(s, head);
+    head = s;
   }
   free_count_ = capacity;
 }
 
-Slot LineTable::AllocFree() {
-  if (free_head_ == kLink) return kNone;
-  const Slot s = free_head_;
-  free_head_ = Link(s);
+Slot LineTable::AllocFree(std::uint32_t preferred) {
+  if (free_count_ == 0) return kNone;
+  const auto n = static_cast<std::uint32_t>(free_heads_.size());
+  std::uint32_t d = preferred < n ? preferred : 0;
+  while (free_heads_[d] == kLink) d = d + 1 == n ? 0 : d + 1;  // free_count_ > 0: ends
+  const Slot s = free_heads_[d];
+  free_heads_[d] = Link(s);
   --free_count_;
   SetState(s, State::kReserved);
   SetLink(s, kLink);
@@ -34,8 +43,9 @@ Slot LineTable::AllocFree() {
 void LineTable::Release(Slot s) {
   assert(state(s) == State::kReserved);
   SetState(s, State::kFree);
-  SetLink(s, free_head_);
-  free_head_ = s;
+  std::uint32_t& head = free_heads_[placement_.Device(s)];
+  SetLink(s, head);
+  head = s;
   ++free_count_;
 }
 

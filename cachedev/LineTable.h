@@ -17,6 +17,11 @@
 // Limits: volume lines < 2^32 - 1, slots < 2^28 - 1 (CacheTarget::Create
 // checks both and suggests a larger line).
 //
+// Free slots are kept in one list per cache device (SlotPlacement says which
+// device a slot is on), each in ascending slot order on a fresh table, so a
+// caller can ask for a slot on the device that a line's address maps to and
+// consecutive lines of one request get consecutive slots of one device.
+//
 // Slot lifecycle: free -> reserved (AllocFree, or Remove of a resident slot)
 // -> resident (Insert) -> reserved (Remove) -> free (Release). A reserved slot
 // keeps its last key, so a slot invalidated while others still read it can be
@@ -29,6 +34,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cachedev/SlotPlacement.h"
 #include "policies/HugePageAllocator.h"
 #include "policies/ReplacementPolicy.h"
 
@@ -43,7 +49,8 @@ class LineTable {
   static constexpr std::uint32_t kSparseHeadsFrom = 1u << 22;
   enum class State : std::uint8_t { kFree = 0, kReserved = 1, kResident = 2 };
 
-  explicit LineTable(std::uint32_t capacity);
+  // `placement` maps slots to devices (default: one device).
+  explicit LineTable(std::uint32_t capacity, SlotPlacement placement = SlotPlacement(1, 1));
 
   // Slot holding volume line `key`, or kNone.
   Slot Find(std::uint64_t key) const {
@@ -71,8 +78,10 @@ class LineTable {
   }
   void WarmChains(const std::uint64_t* keys, std::size_t n) const;
 
-  // Takes a free slot (now reserved), or kNone if there is none.
-  Slot AllocFree();
+  // Takes a free slot (now reserved), or kNone if there is none: the lowest
+  // free slot of device `preferred` on a fresh table, else one of the next
+  // device that has a free slot.
+  Slot AllocFree(std::uint32_t preferred = 0);
   // Reserved -> free.
   void Release(Slot s);
   // Reserved -> resident, holding `key` (clean).
@@ -122,7 +131,9 @@ class LineTable {
   std::uint32_t capacity_;
   std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> words_;
   std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> heads_;
-  std::uint32_t free_head_ = kLink;  // free list threaded through the links
+  SlotPlacement placement_;
+  // Per device, the head of its free list, threaded through the links.
+  std::vector<std::uint32_t> free_heads_;
   std::uint32_t resident_ = 0;
   std::uint32_t dirty_ = 0;
   std::uint32_t free_count_ = 0;

@@ -157,7 +157,7 @@ void CacheTarget::ReadForegroundDone(Op* op) {
         ++stats_.promotions_skipped;
         continue;
       }
-      p.slot = AllocSlot();
+      p.slot = AllocSlot(p.line);
       if (p.slot == LineTable::kNone) break;  // nothing evictable: skip promotion
       ++promotions_in_flight_;
       std::byte* data = nullptr;

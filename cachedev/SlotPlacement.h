@@ -52,6 +52,14 @@ class SlotPlacement {
   std::uint32_t Device(std::uint32_t s) const {
     return devices_ == 1 ? 0 : (s >> shift_) % devices_;
   }
+  // The device a volume line should go to when a free slot is taken for it:
+  // lines in runs by address, as a stripe deals chunks. Taking the slot by
+  // address rather than by allocation order spreads a hot set over the
+  // devices (the first lines promoted are the hottest, and would otherwise
+  // share a run), while consecutive lines of one request still share a run.
+  std::uint32_t DeviceOfLine(std::uint64_t line) const {
+    return devices_ == 1 ? 0 : static_cast<std::uint32_t>((line >> shift_) % devices_);
+  }
   // The slot's line on its device (0 = the first line after the reserve).
   std::uint32_t Index(std::uint32_t s) const {
     if (devices_ == 1) return s;

@@ -98,7 +98,7 @@ bool CacheTarget::PlanWrite(Op* op) {
   for (std::size_t k = 0; k < op->plan.size() && new_lines > 0; ++k) {
     LinePlan& p = op->plan[k];
     if (p.kind != LineKind::kNew) continue;
-    p.slot = AllocSlot();
+    p.slot = AllocSlot(p.line);
     if (p.slot != LineTable::kNone) continue;
     // Wait only if destage can free a slot: lines are dirty, or will be
     // once the write-back writes in flight commit.

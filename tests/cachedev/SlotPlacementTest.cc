@@ -83,30 +83,46 @@ class CountingDevice final : public BlockDevice {
   std::uint64_t counts_[8] = {};
 };
 
+// A write-back cache (no destage until full) of 4 KiB lines over two
+// 16 MiB counting cache devices and a 64 MiB RAM origin; runs of 64 lines.
+class TwoCountedCacheDevices : public ::testing::Test {
+ protected:
+  bool Build(bool with_data) {
+    CacheConfig cfg;
+    cfg.line_size = 4096;
+    cfg.write = WriteMode::kWriteBack;
+    cfg.high_watermark = 100;
+    cfg.low_watermark = 0;
+    cfg.with_data = with_data;
+    std::vector<std::unique_ptr<BlockDevice>> caches;
+    for (int i = 0; i < 2; ++i) {
+      auto c = std::make_unique<CountingDevice>(e, cachetest::DeviceName("c", i), 16 * kMiB);
+      dev.push_back(c.get());
+      caches.push_back(std::move(c));
+    }
+    auto origin = std::make_unique<RamDevice>(e, "origin", 64 * kMiB);
+    auto r = CacheTarget::Create(e, "cache", std::move(origin), std::move(caches), cfg);
+    if (!r.ok()) {
+      ADD_FAILURE() << r.error().message;
+      return false;
+    }
+    target = std::move(*r);
+    EXPECT_EQ(target->placement_run(), 64u);
+    return true;
+  }
+
+  SimEngine e;
+  std::vector<CountingDevice*> dev;
+  std::unique_ptr<CacheTarget> target;
+};
+
 // A 1 MiB write of 4 KiB lines over two cache devices was 256 commands of
 // one line each (lines dealt to the devices one by one); placed in runs of
 // 64 lines it is two commands of 256 KiB per device. Reading it back and
 // destaging it coalesce the same way; the data survives the round trip.
-TEST(SlotPlacementTest, LargeIoIsOneCommandPerRunPerCacheDevice) {
-  SimEngine e;
-  CacheConfig cfg;
-  cfg.line_size = 4096;
-  cfg.write_mode = WriteMode::kWriteBack;
-  cfg.high_watermark = 100;
-  cfg.low_watermark = 0;
-  cfg.with_data = true;
-  std::vector<std::unique_ptr<BlockDevice>> caches;
-  std::vector<CountingDevice*> dev;
-  for (int i = 0; i < 2; ++i) {
-    auto c = std::make_unique<CountingDevice>(e, cachetest::DeviceName("c", i), 16 * kMiB);
-    dev.push_back(c.get());
-    caches.push_back(std::move(c));
-  }
-  auto origin = std::make_unique<RamDevice>(e, "origin", 64 * kMiB);
-  auto r = CacheTarget::Create(e, "cache", std::move(origin), std::move(caches), cfg);
-  ASSERT_TRUE(r.ok()) << r.error().message;
-  CacheTarget& t = **r;
-  ASSERT_EQ(t.placement_run(), 64u);
+TEST_F(TwoCountedCacheDevices, LargeIoIsOneCommandPerRunPerCacheDevice) {
+  ASSERT_TRUE(Build(/*with_data=*/true));
+  CacheTarget& t = *target;
   const std::vector<std::byte> out = cachetest::Pattern(kMiB, 5);
   std::vector<std::byte> in(kMiB);
   ASSERT_EQ(Io(e, t, IoOp::kWrite, 0, kMiB, const_cast<std::byte*>(out.data())), Status::kOk);
@@ -124,6 +140,29 @@ TEST(SlotPlacementTest, LargeIoIsOneCommandPerRunPerCacheDevice) {
   for (CountingDevice* d : dev) EXPECT_LE(d->commands(IoOp::kRead), 2u + 2u) << d->name();
 }
 
+// A line's device follows its address, as a stripe's chunks do, not the
+// order lines enter the cache: the first lines promoted are the hottest, and
+// taking slots in allocation order put them all in the first run of device
+// 0. Here the first 64 lines written are those of the second 256 KiB chunk
+// of the volume (device 1's), in scattered order; then lines of chunks 2
+// and 3 (devices 0 and 1) alternate.
+TEST_F(TwoCountedCacheDevices, LinesGoToTheDeviceTheirAddressMapsTo) {
+  ASSERT_TRUE(Build(/*with_data=*/false));
+  CacheTarget& t = *target;
+  for (std::uint64_t k = 0; k < 64; ++k) {
+    const std::uint64_t line = 64 + (k * 37) % 64;  // chunk 1, scattered
+    ASSERT_EQ(Io(e, t, IoOp::kWrite, line * 4096, 4096, nullptr), Status::kOk);
+  }
+  EXPECT_EQ(dev[0]->commands(IoOp::kWrite), 0u);
+  EXPECT_EQ(dev[1]->commands(IoOp::kWrite), 64u);
+  for (std::uint64_t k = 0; k < 32; ++k) {
+    const std::uint64_t line = (k % 2 == 0 ? 128 : 192) + k / 2;  // chunks 2 and 3
+    ASSERT_EQ(Io(e, t, IoOp::kWrite, line * 4096, 4096, nullptr), Status::kOk);
+  }
+  EXPECT_EQ(dev[0]->commands(IoOp::kWrite), 16u);
+  EXPECT_EQ(dev[1]->commands(IoOp::kWrite), 64u + 16u);
+}
+
 // Large sequential writes that the cache absorbs scale with the number of
 // cache devices until they saturate (1 MiB at QD16, write-back, nvme-pm1725
 // cache devices at 3,000 MB/s each, an hdd-7200 origin that is not reached
@@ -134,7 +173,7 @@ TEST(SlotPlacementTest, LargeWritesScaleWithTheCacheDevices) {
     SimEngine e;
     CacheConfig cfg;
     cfg.line_size = 4096;
-    cfg.write_mode = WriteMode::kWriteBack;
+    cfg.write = WriteMode::kWriteBack;
     std::vector<std::unique_ptr<BlockDevice>> caches;
     ModelOptions o;
     o.capacity = 4ull << 30;
