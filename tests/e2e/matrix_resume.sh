@@ -12,10 +12,10 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Eight cells of about 0.7 s each.
+# Eight cells of about 0.4 s each.
 cat >m.json <<'JSON'
 {"name": "resume", "layouts": ["nvme4"], "profiles": ["4k-randread"],
- "profile_override": {"runtime": "15s", "ramp_time": "0", "iodepth": 16, "size": "1g"},
+ "profile_override": {"runtime": "8s", "ramp_time": "0", "iodepth": 16, "size": "1g"},
  "axes": {"bs": ["4k", "8k", "16k", "32k"], "numjobs": [1, 2]}}
 JSON
 
@@ -24,7 +24,7 @@ JSON
 [ ! -s full.err ] || fail "-q printed: $(cat full.err)"
 # Without -q, a short run prints only its summary (no terminal here: the
 # first status line would come after 10 s).
-sed 's/"15s"/"1s"/; s/, "numjobs": \[1, 2\]//' m.json >short.json
+sed 's/"8s"/"1s"/; s/, "numjobs": \[1, 2\]//' m.json >short.json
 "$bin" matrix short.json -j 2 -f json >/dev/null 2>quiet.err
 python3 - <<'PY' || fail "default stderr: $(cat quiet.err)"
 import re
@@ -83,7 +83,7 @@ cmp part.json full.json || fail "resumed results (after SIGINT) differ from an u
 
 # Refusals: another matrix, another shard, no -o. All exit 2, one line.
 cp full.json full.orig
-sed "s/\"15s\"/\"14s\"/" m.json >other.json
+sed "s/\"8s\"/\"7s\"/" m.json >other.json
 set +e
 "$bin" matrix other.json -q -o full.json --resume 2>other.err
 rc_other=$?
