@@ -78,6 +78,13 @@ class CacheTarget final : public BlockDevice {
   CacheStats cache_stats() const;
   // The effective configuration (line size and capacity resolved).
   const CacheConfig& config() const { return cfg_; }
+  // Which read misses may be promoted, by the byte offset of the line in the
+  // volume (on top of `read` and the admission policy): a cache bound to
+  // capacity devices of several media caches reads only of lines on some of
+  // them, as Storage Spaces Direct caches reads for HDDs but not for SSDs.
+  // Empty (the default): every line. Set before the first request.
+  using ReadPromotionFilter = std::function<bool(std::uint64_t offset)>;
+  void SetReadPromotionFilter(ReadPromotionFilter filter) { read_filter_ = std::move(filter); }
   std::uint64_t line_size() const { return line_size_; }
   std::uint64_t capacity_lines() const { return table_.capacity(); }
   // Slots per run on each cache device (SlotPlacement.h), resolved.
@@ -283,6 +290,7 @@ class CacheTarget final : public BlockDevice {
   std::uint32_t block_size_;
   bool with_data_;
   bool promote_reads_;
+  ReadPromotionFilter read_filter_;
   std::unique_ptr<ReplacementPolicy> policy_;
   std::unique_ptr<AdmissionPolicy> admission_;
   std::unique_ptr<DestageOrder> order_;

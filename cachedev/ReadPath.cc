@@ -26,7 +26,7 @@ void CacheTarget::ReadLocked(Op* op) {
       ++hits;
     } else {
       p.kind = LineKind::kMiss;
-      if (promote_reads_) {
+      if (promote_reads_ && (!read_filter_ || read_filter_(LineStart(line)))) {
         ai.line = line;
         p.admit = admission_->Admit(ai);
       }

@@ -2,6 +2,7 @@
 
 #include "cachedev/SlotPlacement.h"
 #include "layouts/JsonFields.h"
+#include "layouts/JsonParse.h"
 #include "policies/PolicyRegistry.h"
 
 namespace tierlab {
@@ -21,12 +22,28 @@ const F kCacheFields[] = {
     {"tier", "string", "", "the tier whose devices hold the cache",
      [](JsonFields& f, std::string_view k, CacheSpec& s) { s.tier = f.String(k, s.tier); },
      [](const CacheSpec& s) -> json { return s.tier; }, false, "the first tier"},
-    {"read", "bool, or \"on\"/\"off\"", "",
-     "insert lines on read misses (off: reads are served from resident lines only)",
+    {"read", "bool, \"on\"/\"off\", or \"hdd\"", "",
+     "insert lines on read misses (off: reads are served from resident lines only; hdd: only "
+     "lines the capacity tiers hold on HDDs, as Storage Spaces Direct caches reads for HDDs but "
+     "not for SSDs)",
      [](JsonFields& f, std::string_view k, CacheSpec& s) {
+       const json* v = f.Raw(k);
+       if (v != nullptr && v->is_string() && v->get<std::string>() == "hdd") {
+         s.config.read = true;
+         s.read_hdd = true;
+         return;
+       }
+       if (v != nullptr && !v->is_boolean() && !(v->is_string() && (*v == "on" || *v == "off"))) {
+         f.Fail(k, "must be true/false, \"on\"/\"off\" or \"hdd\", got " + DescribeJson(*v));
+         return;
+       }
        s.config.read = f.Switch(k, s.config.read);
+       s.read_hdd = false;
      },
-     [](const CacheSpec& s) -> json { return s.config.read; }},
+     [](const CacheSpec& s) -> json {
+       if (s.read_hdd && s.config.read) return "hdd";
+       return s.config.read;
+     }},
     {"write",
      "off | passthrough | writethrough | writeback | writearound | writeonly | "
      "writeinvalidate (or pt, wt, wb, wa, wo, wi)",

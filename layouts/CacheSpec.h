@@ -33,6 +33,10 @@ struct CacheSpec {
   // the first tier's name once read from a layout.
   std::string tier;
   CacheConfig config;
+  // "read": "hdd": read misses are promoted only for lines the capacity
+  // tiers hold on HDDs (config.read is true then). StackBuilder turns it
+  // into the cache target's read promotion filter.
+  bool read_hdd = false;
   std::uint64_t capacity = 0;  // bytes; 0 = all the cache devices hold
 };
 

@@ -385,6 +385,7 @@ Expected<nlohmann::json> ExpandShorthand(std::string_view name) {
   j["name"] = full;
   j["tiers"] = nlohmann::json::array();
   bool capacity_has_hdd = false;
+  bool capacity_has_flash = false;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const Part& p = parts[i];
     const bool is_cache = has_cache && i == 0;
@@ -399,14 +400,21 @@ Expected<nlohmann::json> ExpandShorthand(std::string_view name) {
                                                   : kFlashCapacityBytes;
     t["capacity"] = FormatBytes(std::min(cap, p.preset.capacity_bytes));
     if (!is_cache && p.preset.is_hdd()) capacity_has_hdd = true;
+    if (!is_cache && !p.preset.is_hdd()) capacity_has_flash = true;
     j["tiers"].push_back(t);
   }
   if (has_cache) {
-    // S2D: with HDD capacity the cache serves reads and writes; with
-    // all-flash capacity it caches writes only.
+    // S2D binds the cache to the capacity devices and picks its behaviour
+    // by their media: for HDDs it caches reads and writes, for SSDs writes
+    // only. Over SSDs and HDDs both (three media types) it caches writes of
+    // every line and reads of the lines on HDDs ("read": "hdd").
     nlohmann::json c;
     c["tier"] = "cache";
-    c["read"] = capacity_has_hdd;
+    if (capacity_has_hdd && capacity_has_flash) {
+      c["read"] = "hdd";
+    } else {
+      c["read"] = capacity_has_hdd;
+    }
     c["write"] = capacity_has_hdd ? "writeback" : "writeonly";
     c["policy"] = "lru";
     c["promotion"] = "always";

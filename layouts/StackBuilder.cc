@@ -143,6 +143,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
 
   std::vector<std::unique_ptr<BlockDevice>> cache_devices;
   std::vector<std::unique_ptr<BlockDevice>> capacity_stacks;
+  std::vector<bool> capacity_is_hdd;  // per capacity tier, in order
   std::size_t first_device = 0;
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
     auto devs = MakeDevices(engine, l, i, i == cache_tier, first_device, o, &v.created_files_);
@@ -157,6 +158,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
       cache_devices = std::move(devs.value());
     } else {
       view.role = "capacity";
+      capacity_is_hdd.push_back(l.tiers[i].preset.is_hdd());
       capacity_stacks.push_back(CombineTier(engine, l.tiers[i], std::move(devs.value())));
       view.stack = capacity_stacks.back().get();
     }
@@ -214,6 +216,20 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     auto ct = CacheTarget::Create(engine, "cache", std::move(top), std::move(cache_devices), cfg);
     if (!ct.ok()) return MakeError(l.source + ": cache." + ct.error().message);
     v.cache_ = ct->get();
+    if (cache->read_hdd) {
+      // S2D's binding: the cache caches reads for the HDDs it is bound to,
+      // not for the SSDs. With several tiers a line's media is the tier its
+      // extent is on now (migrations move it); unmapped extents read as
+      // zeroes without device I/O, so they are not promoted.
+      if (TierTarget* tt = v.tier_target_; tt != nullptr) {
+        v.cache_->SetReadPromotionFilter([tt, capacity_is_hdd](std::uint64_t offset) {
+          const auto where = tt->PlacementAt(offset);
+          return where.has_value() && capacity_is_hdd[where->tier];
+        });
+      } else if (!capacity_is_hdd[0]) {
+        v.cache_->SetReadPromotionFilter([](std::uint64_t) { return false; });
+      }
+    }
     CacheSpec eff = *cache;
     eff.config = v.cache_->config();
     v.effective_["cache"] = CacheSpecToJson(eff);

@@ -4,7 +4,9 @@
 
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
+#include "tests/support/SyncIo.h"
 #include "tiering/core/SimEngine.h"
+#include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
 namespace {
@@ -55,6 +57,50 @@ TEST(LayoutTest, ThreeTypesCacheOverSsdAndHdd) {
   EXPECT_EQ(l.tiers[2].preset.type, DeviceType::kHdd);
   ASSERT_TRUE(l.cache);
   EXPECT_TRUE(l.cache->config.read);
+  EXPECT_TRUE(l.cache->read_hdd);  // S2D: reads are cached for the HDDs only
+  EXPECT_EQ(l.cache->config.write, WriteMode::kWriteBack);
+  EXPECT_EQ(LayoutToJson(l).at("cache").at("read"), "hdd");
+}
+
+// Storage Spaces Direct binds the cache to the capacity devices and caches
+// reads only for HDDs. With SSD and HDD capacity tiers, a read miss on an
+// extent the tier target holds on the SSD tier is not promoted; one on the
+// HDD tier is; writes are cached for both.
+TEST(LayoutTest, ThreeTypesCacheReadsOfHddExtentsOnly) {
+  nlohmann::json j = LayoutToJson(MustLoad("nvme1+ssd1+hdd1"));
+  j["size"] = "80g";  // 64 GiB fit the SSD; fixed provisioning puts the rest on the HDD
+  auto spec = ParseLayoutJson(j, "x.json");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  SimEngine e;
+  auto v = BuildVolume(e, *spec, {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_NE(v->cache(), nullptr);
+  ASSERT_NE(v->tier_target(), nullptr);
+  const std::uint64_t on_ssd = 4096, on_hdd = 70ull << 30;
+  ASSERT_EQ(v->tier_target()->PlacementAt(on_ssd)->tier, 0u);
+  ASSERT_EQ(v->tier_target()->PlacementAt(on_hdd)->tier, 1u);
+
+  BlockDevice& top = v->top();
+  ASSERT_EQ(testing::SubmitAndRun(e, top, IoOp::kRead, on_ssd, 4096), Status::kOk);
+  EXPECT_EQ(v->cache()->cache_stats().promotions, 0u);
+  ASSERT_EQ(testing::SubmitAndRun(e, top, IoOp::kRead, on_hdd, 4096), Status::kOk);
+  EXPECT_EQ(v->cache()->cache_stats().promotions, 1u);
+  ASSERT_EQ(testing::SubmitAndRun(e, top, IoOp::kWrite, on_ssd + 8192, 4096), Status::kOk);
+  EXPECT_EQ(v->cache()->cache_stats().dirty_lines, 1u);
+
+  // The same layout with "read": true caches the SSD extent's read too.
+  j["cache"]["read"] = true;
+  auto all = ParseLayoutJson(j, "x.json");
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  SimEngine e2;
+  auto v2 = BuildVolume(e2, *all, {});
+  ASSERT_TRUE(v2.ok()) << v2.error().message;
+  ASSERT_EQ(testing::SubmitAndRun(e2, v2->top(), IoOp::kRead, on_ssd, 4096), Status::kOk);
+  EXPECT_EQ(v2->cache()->cache_stats().promotions, 1u);
+
+  j["cache"]["read"] = "ssd";
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: cache.read: must be true/false, \"on\"/\"off\" or \"hdd\", got \"ssd\"");
 }
 
 TEST(LayoutTest, SlashMeansTiersWithoutCache) {
