@@ -40,10 +40,9 @@ Expected<std::unique_ptr<BlockCache>> BlockCache::Create(Engine& engine, std::st
 BlockCache::BlockCache(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
                        const BlockCacheConfig& cfg, std::uint32_t capacity,
                        std::unique_ptr<ReplacementPolicy> policy)
-    : BlockDevice(engine, std::move(name)),
-      child_(std::move(child)),
+    : ForwardingTarget(engine, std::move(name), std::move(child)),
       cfg_(cfg),
-      with_data_(cfg.with_data || child_->RequiresData()),
+      with_data_(cfg.with_data || this->child().RequiresData()),
       model_cost_(engine.IsSimulated()),
       capacity_(capacity),
       policy_(std::move(policy)),
@@ -71,7 +70,7 @@ void BlockCache::SubmitImpl(const IoRequest& req, IoCallback done) {
   op->status = Status::kOk;
   op->all_hit = false;
   if (req.op == IoOp::kFlush) {
-    child_->Submit(req, [op](Status st) {
+    child().Submit(req, [op](Status st) {
       op->status = st;
       op->self->Done(op);
     });
@@ -152,7 +151,7 @@ void BlockCache::AfterLookup(Op* op) {
       if (r.op == IoOp::kDiscard || !Whole(r, line)) Drop(line);
     }
   }
-  child_->Submit(r, [op](Status st) {
+  child().Submit(r, [op](Status st) {
     op->status = st;
     op->self->AfterChild(op);
   });
@@ -217,11 +216,6 @@ void BlockCache::Done(Op* op) {
   if (op->req.op != IoOp::kFlush) locks_.Release(op);
   ops_.Release(op);
   Finish(done, st);
-}
-
-void BlockCache::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
-                                AllocationMap& out) const {
-  if (child_->QueryAllocation(offset, length, max_extents, &out) != Status::kOk) out.clear();
 }
 
 }  // namespace tierlab

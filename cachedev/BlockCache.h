@@ -30,9 +30,9 @@
 #include "cachedev/LineLocks.h"
 #include "policies/FlatKeyIndex.h"
 #include "policies/ReplacementPolicy.h"
-#include "tiering/core/BlockDevice.h"
 #include "tiering/core/Expected.h"
 #include "tiering/core/ObjectPool.h"
+#include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
 
@@ -70,16 +70,17 @@ struct BlockCacheStats {
   }
 };
 
-class BlockCache final : public BlockDevice {
+class BlockCache final : public ForwardingTarget {
  public:
   static Expected<std::unique_ptr<BlockCache>> Create(Engine& engine, std::string name,
                                                       std::unique_ptr<BlockDevice> child,
                                                       const BlockCacheConfig& config);
 
-  std::uint64_t Size() const override { return child_->Size(); }
-  std::uint32_t BlockSize() const override { return child_->BlockSize(); }
+  // Its geometry, Children(), allocation answers (writes go through, so the
+  // cache holds no data the child lacks) and prefetch hints are the child's
+  // (ForwardingTarget); a cache with data needs buffers even over a child
+  // that does not.
   bool RequiresData() const override { return with_data_; }
-  std::vector<BlockDevice*> Children() const override { return {child_.get()}; }
   std::string Kind() const override { return "blockcache"; }
 
   BlockCacheStats cache_stats() const;
@@ -88,10 +89,6 @@ class BlockCache final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
-  // The child's answer: writes go through, so the cache holds no data the
-  // child lacks.
-  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
-                      AllocationMap& out) const override;
 
  private:
   struct Op : LockWaiter {
@@ -124,7 +121,6 @@ class BlockCache final : public BlockDevice {
   }
   void Drop(std::uint64_t line);
 
-  std::unique_ptr<BlockDevice> child_;
   BlockCacheConfig cfg_;
   bool with_data_;
   bool model_cost_;

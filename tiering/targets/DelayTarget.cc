@@ -4,7 +4,7 @@ namespace tierlab {
 
 DelayTarget::DelayTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
                          DelayConfig delay)
-    : BlockDevice(engine, std::move(name)), child_(std::move(child)), delay_(delay) {}
+    : ForwardingTarget(engine, std::move(name), std::move(child)), delay_(delay) {}
 
 void DelayTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   Held* h = pool_.Acquire();
@@ -14,10 +14,8 @@ void DelayTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
                   : req.op == IoOp::kFlush ? delay_.flush
                                            : delay_.write;
   engine().ScheduleAfter(d, [this, h] {
-    child_->Submit(h->req, [this, h](Status st) {
-      Finish(h->done, st);
-      pool_.Release(h);
-    });
+    Forward(h->req, std::move(h->done));
+    pool_.Release(h);
   });
 }
 

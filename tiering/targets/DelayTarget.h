@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "tiering/core/BlockDevice.h"
 #include "tiering/core/ObjectPool.h"
+#include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
 
@@ -16,15 +16,11 @@ struct DelayConfig {
   Nanos flush = 0;
 };
 
-class DelayTarget final : public BlockDevice {
+class DelayTarget final : public ForwardingTarget {
  public:
   DelayTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
               DelayConfig delay);
 
-  std::uint64_t Size() const override { return child_->Size(); }
-  std::uint32_t BlockSize() const override { return child_->BlockSize(); }
-  bool RequiresData() const override { return child_->RequiresData(); }
-  std::vector<BlockDevice*> Children() const override { return {child_.get()}; }
   std::string Kind() const override { return "delay"; }
 
  protected:
@@ -35,7 +31,6 @@ class DelayTarget final : public BlockDevice {
     IoCallback done;
     IoRequest req;
   };
-  std::unique_ptr<BlockDevice> child_;
   DelayConfig delay_;
   ObjectPool<Held> pool_;
 };

@@ -4,7 +4,7 @@ namespace tierlab {
 
 FaultTarget::FaultTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
                          std::uint64_t seed)
-    : BlockDevice(engine, std::move(name)), child_(std::move(child)), rng_(seed) {}
+    : ForwardingTarget(engine, std::move(name), std::move(child)), rng_(seed) {}
 
 void FaultTarget::FailAll(bool on) {
   rules_.clear();
@@ -44,12 +44,12 @@ void FaultTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   c->req = req;
   c->faulted = rule != nullptr;
   c->action = rule != nullptr ? rule->action : FaultAction::kFail;
-  IoRequest child = req;
+  IoRequest sent = req;
   if (c->faulted && c->action == FaultAction::kTearWrite && req.op == IoOp::kWrite) {
     const std::uint64_t bs = BlockSize();
-    child.length = std::max<std::uint64_t>(bs, (req.length / 2) / bs * bs);
+    sent.length = std::max<std::uint64_t>(bs, (req.length / 2) / bs * bs);
   }
-  child_->Submit(child, [this, c](Status st) {
+  child().Submit(sent, [this, c](Status st) {
     if (st == Status::kOk && c->faulted && c->action == FaultAction::kCorruptRead &&
         c->req.op == IoOp::kRead && c->req.data != nullptr) {
       for (std::uint64_t o = 0; o < c->req.length; o += 512) c->req.data[o] ^= std::byte{0x5a};

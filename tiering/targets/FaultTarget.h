@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "tiering/core/BlockDevice.h"
 #include "tiering/core/ObjectPool.h"
+#include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
 
@@ -40,7 +40,7 @@ struct FaultRule {
   }
 };
 
-class FaultTarget final : public BlockDevice {
+class FaultTarget final : public ForwardingTarget {
  public:
   FaultTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
               std::uint64_t seed = 1);
@@ -51,10 +51,6 @@ class FaultTarget final : public BlockDevice {
   // Convenience: fail (EIO) every request from now on, or stop failing.
   void FailAll(bool on);
 
-  std::uint64_t Size() const override { return child_->Size(); }
-  std::uint32_t BlockSize() const override { return child_->BlockSize(); }
-  bool RequiresData() const override { return child_->RequiresData(); }
-  std::vector<BlockDevice*> Children() const override { return {child_.get()}; }
   std::string Kind() const override { return "fault"; }
 
  protected:
@@ -69,7 +65,6 @@ class FaultTarget final : public BlockDevice {
   };
   FaultRule* Match(const IoRequest& req);
 
-  std::unique_ptr<BlockDevice> child_;
   std::vector<FaultRule> rules_;
   std::mt19937_64 rng_;
   ObjectPool<Ctx> pool_;

@@ -3,24 +3,21 @@
 namespace tierlab {
 
 FuaFlushTarget::FuaFlushTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child)
-    : BlockDevice(engine, std::move(name)), owned_(std::move(child)), child_(owned_.get()) {}
+    : ForwardingTarget(engine, std::move(name), std::move(child)) {}
 
 FuaFlushTarget::FuaFlushTarget(Engine& engine, std::string name, BlockDevice& child)
-    : BlockDevice(engine, std::move(name)), child_(&child) {}
+    : ForwardingTarget(engine, std::move(name), child) {}
 
 void FuaFlushTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  Ctx* c = pool_.Acquire();
-  c->done = std::move(done);
   if (req.op != IoOp::kWrite || !req.fua()) {
-    child_->Submit(req, [this, c](Status st) {
-      Finish(c->done, st);
-      pool_.Release(c);
-    });
+    Forward(req, std::move(done));
     return;
   }
+  Ctx* c = pool_.Acquire();
+  c->done = std::move(done);
   IoRequest w = req;
   w.flags &= ~kIoFua;
-  child_->Submit(w, [this, c](Status st) {
+  child().Submit(w, [this, c](Status st) {
     if (st != Status::kOk) {
       Finish(c->done, st);
       pool_.Release(c);
@@ -28,16 +25,11 @@ void FuaFlushTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     }
     IoRequest f;
     f.op = IoOp::kFlush;
-    child_->Submit(f, [this, c](Status fst) {
+    child().Submit(f, [this, c](Status fst) {
       Finish(c->done, fst);
       pool_.Release(c);
     });
   });
-}
-
-void FuaFlushTarget::AllocationImpl(std::uint64_t offset, std::uint64_t length,
-                                    std::size_t max_extents, AllocationMap& out) const {
-  if (child_->QueryAllocation(offset, length, max_extents, &out) != Status::kOk) out.clear();
 }
 
 }  // namespace tierlab

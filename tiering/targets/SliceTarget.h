@@ -4,36 +4,25 @@
 
 #include <memory>
 
-#include "tiering/core/BlockDevice.h"
-#include "tiering/core/ObjectPool.h"
+#include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
 
-class SliceTarget final : public BlockDevice {
+class SliceTarget final : public ForwardingTarget {
  public:
   // `size` is rounded down to the child's block size and capped at its size.
   SliceTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> child,
               std::uint64_t size);
 
   std::uint64_t Size() const override { return size_; }
-  std::uint32_t BlockSize() const override { return child_->BlockSize(); }
-  bool RequiresData() const override { return child_->RequiresData(); }
-  std::vector<BlockDevice*> Children() const override { return {child_.get()}; }
   std::string Kind() const override { return "slice"; }
 
- protected:
-  void SubmitImpl(const IoRequest& req, IoCallback done) override;
-  // The child's answer for the same range.
-  void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
-                      AllocationMap& out) const override;
+  // Requests and allocation queries pass through unchanged (ForwardingTarget):
+  // offsets map one to one, and Submit and QueryAllocation keep them inside
+  // Size().
 
  private:
-  struct Ctx {
-    IoCallback done;
-  };
-  std::unique_ptr<BlockDevice> child_;
   std::uint64_t size_;
-  ObjectPool<Ctx> pool_;
 };
 
 }  // namespace tierlab

@@ -1,6 +1,6 @@
 // BlockDevice::QueryAllocation: the contract's normalisation (whole blocks,
 // merged neighbours, prefixes, bad queries), the RAM device's holes, and the
-// mapping targets (linear, stripe, slice) against per-block answers of their
+// mapping targets (linear, stripe, the single-child targets) against per-block answers of their
 // leaves. The safety property throughout: a block reported as a hole reads
 // back as zeros.
 
@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "tests/support/SyncIo.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
+#include "tiering/targets/DelayTarget.h"
+#include "tiering/targets/FaultTarget.h"
 #include "tiering/targets/FuaFlushTarget.h"
 #include "tiering/targets/LinearTarget.h"
-#include "tiering/devices/RamDevice.h"
-#include "tiering/core/SimEngine.h"
 #include "tiering/targets/SliceTarget.h"
 #include "tiering/targets/StripeTarget.h"
 
@@ -309,6 +311,18 @@ TEST(AllocationTest, SliceAndFuaFlushPassTheChildsAnswer) {
   auto slice = std::make_unique<SliceTarget>(e, "slice", std::move(ram), 1 * kMiB + 64 * kKiB);
   FuaFlushTarget top(e, "fua", std::move(slice));
   CheckStack(e, top, 13, [&](std::uint64_t b) { return LeafHole(*leaf, b * 4096, 4096); });
+}
+
+// Delay and fault targets hold or break requests but keep the child's
+// offsets, so they answer as the child does (ForwardingTarget), not "all data".
+TEST(AllocationTest, DelayAndFaultPassTheChildsAnswer) {
+  SimEngine e;
+  auto ram = std::make_unique<RamDevice>(e, "ram", 1 * kMiB, 4096);
+  BlockDevice* leaf = ram.get();
+  auto delay =
+      std::make_unique<DelayTarget>(e, "delay", std::move(ram), DelayConfig{1000, 2000, 0});
+  FaultTarget top(e, "fault", std::move(delay));
+  CheckStack(e, top, 17, [&](std::uint64_t b) { return LeafHole(*leaf, b * 4096, 4096); });
 }
 
 }  // namespace
