@@ -1,17 +1,14 @@
 #include "bench/lab/WriteCacheAnalyzer.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <sstream>
 
-#include "bench/analysis/ShardsMrc.h"
-#include "bench/analysis/StackDistanceMrc.h"
+#include "bench/analysis/MrcPass.h"
 #include "bench/lab/RunCell.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/WorkloadGenerator.h"
@@ -20,8 +17,6 @@
 namespace tierlab {
 namespace {
 
-constexpr double kNsPerDay = 86400e9;
-constexpr double kWarrantyYears = 5;
 // The timeline keeps at most this many samples: past it, every other sample
 // is dropped and the period doubles (long closed-loop runs).
 constexpr std::size_t kMaxSamples = 4096;
@@ -171,96 +166,12 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   if (offered_window <= 0) offered_window = f.duration;
   const double secs = static_cast<double>(offered_window) / 1e9;
   f.offered_write_bps = secs > 0 ? static_cast<double>(f.host_write_bytes) / secs : 0;
-  for (std::size_t i = 0; i < f.timeline.size(); ++i) {
-    const DirtySample& c = f.timeline[i];
-    f.peak_dirty_bytes = std::max(f.peak_dirty_bytes, c.dirty_bytes);
-    if (!f.time_to_high_watermark && f.high_watermark_bytes > 0 &&
-        c.dirty_bytes >= f.high_watermark_bytes) {
-      f.time_to_high_watermark = c.t;
-    }
-    if (i == 0) continue;
-    const DirtySample& p = f.timeline[i - 1];
-    const Nanos dt = c.t - p.t;
-    if (dt <= 0) continue;
-    if (c.destaged_bytes > p.destaged_bytes) f.destage_active_ns += dt;
-    if (c.throttled > p.throttled) f.throttled_wall_ns += dt;
-    if (c.dirty_bytes > p.dirty_bytes) {
-      f.peak_fill_bps =
-          std::max(f.peak_fill_bps, static_cast<double>(c.dirty_bytes - p.dirty_bytes) /
-                                        (static_cast<double>(dt) / 1e9));
-    }
-  }
-  if (f.destage_active_ns > 0) {
-    f.sustainable_destage_bps =
-        static_cast<double>(f.destaged_bytes) / (static_cast<double>(f.destage_active_ns) / 1e9);
-  }
-  if (f.peak_fill_bps > 0) {
-    f.burst_time_to_full_s = static_cast<double>(f.high_watermark_bytes) / f.peak_fill_bps;
-  }
+  f.dirty = SummarizeDirtyTimeline(f.timeline, f.high_watermark_bytes);
+  f.destage_rate = MeasureDestageRate(f.timeline);
   if (devices > 0 && f.duration > 0) {
     f.capacity_busy_share = busy / devices / static_cast<double>(f.duration);
   }
   return f;
-}
-
-// The read MRC of one request stream, exact or by SHARDS per the input;
-// records go to the exact MRC in batches (StackDistanceMrc prefetches).
-class MrcPass {
- public:
-  MrcPass(const AnalyzerInput& in, std::uint64_t line_size)
-      : exact_(in.shards_rate <= 0 || in.shards_rate >= 1),
-        sd_(line_size),
-        shards_(ShardsOptions{.block_size = line_size, .rate = exact_ ? 1 : in.shards_rate}) {}
-
-  void Add(const TraceRecord& r) {
-    if (!exact_) {
-      shards_.Add(r);
-      return;
-    }
-    batch_[pending_++] = r;
-    if (pending_ == batch_.size()) Flush();
-  }
-
-  MissRatioCurve Curve() {
-    Flush();
-    const std::uint64_t uniques =
-        exact_ ? sd_.unique_blocks()
-               : static_cast<std::uint64_t>(static_cast<double>(shards_.sampled_blocks()) /
-                                            shards_.rate());
-    // Sizes up to the working set (plus 10%): past it every miss is cold.
-    const std::uint64_t max_blocks = std::max<std::uint64_t>(uniques + uniques / 10, 1);
-    const auto sizes = EvenCacheSizes(max_blocks, 32);
-    return exact_ ? sd_.Curve(sizes) : shards_.Curve(sizes);
-  }
-
- private:
-  void Flush() {
-    sd_.Add(std::span<const TraceRecord>(batch_.data(), pending_));
-    pending_ = 0;
-  }
-
-  bool exact_;
-  StackDistanceMrc sd_;
-  ShardsMrc shards_;
-  std::array<TraceRecord, 256> batch_;
-  std::size_t pending_ = 0;
-};
-
-// The trace's last timestamp, and the read MRC at the cache's line size.
-Expected<MissRatioCurve> ReadMrc(const AnalyzerInput& in, std::uint64_t line_size,
-                                 Nanos* last_timestamp) {
-  auto reader = OpenTrace(in.trace_path, in.trace_options);
-  if (!reader.ok()) return reader.error();
-  MrcPass pass(in, line_size);
-  TraceRecord rec;
-  while (true) {
-    auto more = (*reader)->Next(&rec);
-    if (!more.ok()) return more.error();
-    if (!*more) break;
-    *last_timestamp = std::max(*last_timestamp, rec.timestamp);
-    pass.Add(rec);
-  }
-  return pass.Curve();
 }
 
 // The read MRC of a profile: its generators' request stream, as many I/Os
@@ -275,7 +186,7 @@ Expected<MissRatioCurve> ProfileMrc(const AnalyzerInput& in, std::uint64_t line_
     if (!g.ok()) return g.error();
     jobs.push_back(std::move(g.value()));
   }
-  MrcPass pass(in, line_size);
+  MrcPass pass(line_size, in.shards_rate);
   TraceRecord rec;
   for (std::uint64_t i = 0; i < stream.issued; ++i) {
     const NextIo io = jobs[i % jobs.size()].Next();
@@ -360,7 +271,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   Nanos interval = in.sample_interval;
   std::optional<MissRatioCurve> mrc;
   if (!in.trace_path.empty()) {
-    auto m = ReadMrc(in, 4096, &trace_last);
+    auto m = TraceMrc(in.trace_path, in.trace_options, 4096, in.shards_rate, &trace_last);
     if (!m.ok()) return m.error();
     mrc = std::move(*m);
     planned = in.replay.mode == ReplayMode::kOpen
@@ -377,7 +288,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   r.trace_duration = duration;
   if (mrc && r.base.line_size != 0 && r.base.line_size != 4096) {
     Nanos ignored = 0;
-    auto m = ReadMrc(in, r.base.line_size, &ignored);
+    auto m = TraceMrc(in.trace_path, in.trace_options, r.base.line_size, in.shards_rate, &ignored);
     if (!m.ok()) return m.error();
     mrc = std::move(*m);
   }
@@ -388,26 +299,21 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   }
   if (mrc) {
     r.read_mrc = std::move(mrc);
-    char b[32];
-    std::snprintf(b, sizeof b, "shards@%g", in.shards_rate);
-    r.mrc_method = in.shards_rate > 0 && in.shards_rate < 1 ? b : "exact";
+    r.mrc_method = MrcPass::Method(in.shards_rate);
   }
 
   // Endurance over the workload's own time (trace time for traces).
-  const double days = static_cast<double>(r.trace_duration) / kNsPerDay;
-  r.cache_bytes_per_day =
-      days > 0 ? static_cast<double>(r.base.cache_device_write_bytes) / days : 0;
-  r.dwpd = r.cache_device_bytes > 0 ? r.cache_bytes_per_day / r.cache_device_bytes : 0;
-  r.life_years = r.dwpd > 0 ? kWarrantyYears * r.endurance_dwpd_rating / r.dwpd
-                            : std::numeric_limits<double>::infinity();
-  r.write_amplification = Share(static_cast<double>(r.base.cache_device_write_bytes),
-                                static_cast<double>(r.base.host_write_bytes));
+  r.endurance = ComputeEndurance({.device_write_bytes = r.base.cache_device_write_bytes,
+                                  .host_write_bytes = r.base.host_write_bytes,
+                                  .duration = r.trace_duration,
+                                  .device_bytes = r.cache_device_bytes,
+                                  .rated_dwpd = r.endurance_dwpd_rating});
 
   // Write-side curve: the same simulation with the cache capacity halved
   // again and again (cache.capacity; the devices stay as configured).
-  r.write_curve.push_back(
-      {r.base.cache_bytes, r.base.absorbed_share,
-       Share(static_cast<double>(r.base.throttled_wall_ns), static_cast<double>(r.base.duration))});
+  r.write_curve.push_back({r.base.cache_bytes, r.base.absorbed_share,
+                           Share(static_cast<double>(r.base.dirty.throttled_wall_ns),
+                                 static_cast<double>(r.base.duration))});
   std::uint64_t size = r.base.cache_bytes;
   for (int i = 1; i < in.write_curve_points; ++i) {
     size /= 2;
@@ -423,34 +329,26 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
     if (!f.ok()) return f.error();
     r.write_curve.push_back(
         {f->cache_bytes, f->absorbed_share,
-         Share(static_cast<double>(f->throttled_wall_ns), static_cast<double>(f->duration))});
+         Share(static_cast<double>(f->dirty.throttled_wall_ns), static_cast<double>(f->duration))});
   }
-  std::sort(r.write_curve.begin(), r.write_curve.end(),
-            [](const WriteCurvePoint& a, const WriteCurvePoint& b) {
-              return a.cache_bytes < b.cache_bytes;
-            });
-  for (const WriteCurvePoint& p : r.write_curve) {
-    if (p.absorbed_share >= in.absorb_target) {
-      r.recommended_bytes = p.cache_bytes;
-      break;
-    }
-  }
+  SortBySize(r.write_curve);
+  r.recommended_bytes = SmallestSizeReaching(r.write_curve, in.absorb_target);
   char line[256];
   if (r.recommended_bytes) {
     std::snprintf(line, sizeof line,
                   ">= %s absorbs %.0f%% of writes without throttling; endurance %.2g of %g DWPD "
                   "(%s years at this rate)",
                   Gib(static_cast<double>(*r.recommended_bytes)).c_str(), 100 * in.absorb_target,
-                  r.dwpd, r.endurance_dwpd_rating,
-                  std::isinf(r.life_years)
+                  r.endurance.dwpd, r.endurance_dwpd_rating,
+                  std::isinf(r.endurance.life_years)
                       ? "unlimited"
-                      : std::to_string(static_cast<int>(r.life_years)).c_str());
+                      : std::to_string(static_cast<int>(r.endurance.life_years)).c_str());
   } else {
     std::snprintf(line, sizeof line,
                   "even %s absorbs only %.1f%% of writes without throttling (target %.0f%%): "
                   "the capacity tier cannot destage the write stream; endurance %.2g of %g DWPD",
                   Gib(static_cast<double>(r.base.cache_bytes)).c_str(), 100 * r.base.absorbed_share,
-                  100 * in.absorb_target, r.dwpd, r.endurance_dwpd_rating);
+                  100 * in.absorb_target, r.endurance.dwpd, r.endurance_dwpd_rating);
   }
   r.recommendation = line;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -476,41 +374,42 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
       {"bypassed", b.write_bypassed},
       {"absorbed_share", b.absorbed_share},
       {"offered_write_mb_per_s", b.offered_write_bps / 1e6},
-      {"sustainable_destage_mb_per_s", b.sustainable_destage_bps / 1e6},
+      {"sustainable_destage_mb_per_s", b.destage_rate.bytes_per_s / 1e6},
       {"throttled_request_s", static_cast<double>(b.throttled_request_ns) / 1e9},
-      {"throttled_wall_s", static_cast<double>(b.throttled_wall_ns) / 1e9},
+      {"throttled_wall_s", static_cast<double>(b.dirty.throttled_wall_ns) / 1e9},
       {"throttled_share",
-       Share(static_cast<double>(b.throttled_wall_ns), static_cast<double>(b.duration))}};
+       Share(static_cast<double>(b.dirty.throttled_wall_ns), static_cast<double>(b.duration))}};
   nlohmann::json tl = nlohmann::json::array();
   for (const DirtySample& s : b.timeline) {
     tl.push_back({static_cast<double>(s.t) / 1e9, s.dirty_bytes});
   }
-  j["dirty"] = {
-      {"high_watermark_bytes", b.high_watermark_bytes},
-      {"low_watermark_bytes", b.low_watermark_bytes},
-      {"peak_bytes", b.peak_dirty_bytes},
-      {"time_to_high_watermark_s",
-       b.time_to_high_watermark
-           ? nlohmann::json(static_cast<double>(*b.time_to_high_watermark) / 1e9)
-           : nlohmann::json(nullptr)},
-      {"peak_fill_mb_per_s", b.peak_fill_bps / 1e6},
-      {"burst_time_to_full_s",
-       b.burst_time_to_full_s ? nlohmann::json(*b.burst_time_to_full_s) : nlohmann::json(nullptr)},
-      {"timeline", tl}};
+  j["dirty"] = {{"high_watermark_bytes", b.high_watermark_bytes},
+                {"low_watermark_bytes", b.low_watermark_bytes},
+                {"peak_bytes", b.dirty.peak_dirty_bytes},
+                {"time_to_high_watermark_s",
+                 b.dirty.time_to_high_watermark
+                     ? nlohmann::json(static_cast<double>(*b.dirty.time_to_high_watermark) / 1e9)
+                     : nlohmann::json(nullptr)},
+                {"peak_fill_mb_per_s", b.dirty.peak_fill_bps / 1e6},
+                {"burst_time_to_full_s", b.dirty.burst_time_to_full_s
+                                             ? nlohmann::json(*b.dirty.burst_time_to_full_s)
+                                             : nlohmann::json(nullptr)},
+                {"timeline", tl}};
   j["destage"] = {{"bytes", b.destaged_bytes},
                   {"ops", b.destage_ops},
                   {"avg_bytes", b.avg_destage_bytes},
                   {"capacity_busy_share", b.capacity_busy_share}};
   j["read_hit_ratio"] = b.read_hit_ratio;
-  j["endurance"] = {{"cache_device_write_bytes", b.cache_device_write_bytes},
-                    {"host_write_bytes", b.host_write_bytes},
-                    {"bytes_per_day", r.cache_bytes_per_day},
-                    {"dwpd", r.dwpd},
-                    {"rated_dwpd", r.endurance_dwpd_rating},
-                    {"life_years", std::isinf(r.life_years) ? nlohmann::json(nullptr)
-                                                            : nlohmann::json(r.life_years)},
-                    {"warranty_years", kWarrantyYears},
-                    {"write_amplification", r.write_amplification}};
+  j["endurance"] = {
+      {"cache_device_write_bytes", b.cache_device_write_bytes},
+      {"host_write_bytes", b.host_write_bytes},
+      {"bytes_per_day", r.endurance.bytes_per_day},
+      {"dwpd", r.endurance.dwpd},
+      {"rated_dwpd", r.endurance_dwpd_rating},
+      {"life_years", std::isinf(r.endurance.life_years) ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(r.endurance.life_years)},
+      {"warranty_years", kWarrantyYears},
+      {"write_amplification", r.endurance.write_amplification}};
   nlohmann::json wc = nlohmann::json::array();
   for (const WriteCurvePoint& p : r.write_curve) {
     wc.push_back({{"cache_bytes", p.cache_bytes},
@@ -553,28 +452,32 @@ std::string ToTextTable(const AnalyzerReport& r) {
   row("throttled writes",
       std::to_string(b.write_throttled) +
           num(" (%.1f s waiting, ", static_cast<double>(b.throttled_request_ns) / 1e9) +
-          num("%.1f s of wall time)", static_cast<double>(b.throttled_wall_ns) / 1e9));
+          num("%.1f s of wall time)", static_cast<double>(b.dirty.throttled_wall_ns) / 1e9));
   row("offered write rate", num("%.2f MB/s", b.offered_write_bps / 1e6));
-  row("sustainable destage rate", num("%.2f MB/s", b.sustainable_destage_bps / 1e6));
-  row("dirty peak", Gib(static_cast<double>(b.peak_dirty_bytes)) + " (high mark " +
+  row("sustainable destage rate", num("%.2f MB/s", b.destage_rate.bytes_per_s / 1e6));
+  row("dirty peak", Gib(static_cast<double>(b.dirty.peak_dirty_bytes)) + " (high mark " +
                         Gib(static_cast<double>(b.high_watermark_bytes)) + ", low " +
                         Gib(static_cast<double>(b.low_watermark_bytes)) + ")");
   row("time to high watermark",
-      b.time_to_high_watermark ? num("%.1f s", static_cast<double>(*b.time_to_high_watermark) / 1e9)
-                               : std::string("never reached"));
-  row("burst time to full", b.burst_time_to_full_s ? num("%.1f s", *b.burst_time_to_full_s) +
-                                                         num(" at %.1f MB/s", b.peak_fill_bps / 1e6)
-                                                   : std::string("n/a"));
+      b.dirty.time_to_high_watermark
+          ? num("%.1f s", static_cast<double>(*b.dirty.time_to_high_watermark) / 1e9)
+          : std::string("never reached"));
+  row("burst time to full", b.dirty.burst_time_to_full_s
+                                ? num("%.1f s", *b.dirty.burst_time_to_full_s) +
+                                      num(" at %.1f MB/s", b.dirty.peak_fill_bps / 1e6)
+                                : std::string("n/a"));
   row("destaged", num("%.1f MB", static_cast<double>(b.destaged_bytes) / 1e6) + " in " +
                       std::to_string(b.destage_ops) +
                       num(" ops, avg %.1f KiB", b.avg_destage_bytes / 1024));
   row("capacity tier busy", num("%.1f %%", 100 * b.capacity_busy_share));
   row("read hit ratio", num("%.2f %%", 100 * b.read_hit_ratio));
-  row("cache device writes", num("%.1f MB", static_cast<double>(b.cache_device_write_bytes) / 1e6) +
-                                 num(" (write amplification %.2f)", r.write_amplification));
+  row("cache device writes",
+      num("%.1f MB", static_cast<double>(b.cache_device_write_bytes) / 1e6) +
+          num(" (write amplification %.2f)", r.endurance.write_amplification));
   row("endurance",
-      num("%.3g DWPD", r.dwpd) + num(" of %g rated, ", r.endurance_dwpd_rating) +
-          (std::isinf(r.life_years) ? std::string("unlimited") : num("%.1f years", r.life_years)));
+      num("%.3g DWPD", r.endurance.dwpd) + num(" of %g rated, ", r.endurance_dwpd_rating) +
+          (std::isinf(r.endurance.life_years) ? std::string("unlimited")
+                                              : num("%.1f years", r.endurance.life_years)));
   o << "\nwrite curve (simulated at each size)\n";
   for (const WriteCurvePoint& p : r.write_curve) {
     std::snprintf(buf, sizeof buf, "  %-12s absorbed %6.2f %%  throttled %5.1f %% of time\n",

@@ -7,6 +7,11 @@
 // re-running the simulation at smaller cache sizes). docs/ANALYZER.md
 // explains every figure.
 //
+// This file is the orchestration: the simulations (through RunCell, with a
+// sampler in the settings' hooks), the MRC passes and the output. What the
+// samples and byte counts mean is computed in bench/analysis/ (DirtyTimeline,
+// DestageRate, Endurance, WriteCurve, MrcPass).
+//
 // Ownership: AnalyzeWriteCache builds and destroys its own engines and
 // volumes. Failure: Errors from the layout, the trace or the profile (exit
 // code 2), or a layout without a write-back cache (2). Not thread-safe.
@@ -17,7 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/analysis/DestageRate.h"
+#include "bench/analysis/DirtyTimeline.h"
+#include "bench/analysis/Endurance.h"
 #include "bench/analysis/MissRatioCurve.h"
+#include "bench/analysis/WriteCurve.h"
 #include "bench/lab/TraceReplay.h"
 #include "bench/trace/TraceReader.h"
 #include "bench/workload/Profile.h"
@@ -44,14 +53,6 @@ struct AnalyzerInput {
   double absorb_target = 0.95;
 };
 
-struct DirtySample {
-  Nanos t = 0;  // since the start of the run
-  std::uint64_t dirty_bytes = 0;
-  std::uint64_t destaged_bytes = 0;    // cumulative
-  std::uint64_t throttled = 0;         // cumulative throttled write requests
-  std::uint64_t host_write_bytes = 0;  // cumulative, measured at the cache target
-};
-
 // The figures of one simulation at one cache size.
 struct CacheRunFigures {
   std::uint64_t cache_bytes = 0;  // usable cache capacity (lines x line size)
@@ -62,15 +63,13 @@ struct CacheRunFigures {
   std::uint64_t write_bypassed = 0;
   double absorbed_share = 0;  // (absorbed - throttled) / write requests
   Nanos throttled_request_ns = 0;
-  Nanos throttled_wall_ns = 0;  // sample periods in which some write was throttled
   std::uint64_t host_write_bytes = 0;
   std::uint64_t host_read_bytes = 0;
   double read_hit_ratio = 0;
   std::uint64_t destage_ops = 0;
   std::uint64_t destaged_bytes = 0;
   double avg_destage_bytes = 0;
-  Nanos destage_active_ns = 0;         // sample periods in which destage progressed
-  double sustainable_destage_bps = 0;  // destaged bytes / destage_active_ns
+  DestageRate destage_rate;  // from the timeline
   // Host write bytes / the workload's own length (open-loop trace time
   // scaled by replay_time_scale, the profile's ramp + runtime; closed loop:
   // the simulated run time).
@@ -80,19 +79,8 @@ struct CacheRunFigures {
   Nanos duration = 0;  // simulated run time
   std::uint64_t high_watermark_bytes = 0;
   std::uint64_t low_watermark_bytes = 0;
-  std::uint64_t peak_dirty_bytes = 0;
-  std::optional<Nanos> time_to_high_watermark;  // first time dirty reached the high mark
-  // The fastest net dirty growth over one sample period, and the time the
-  // high watermark would take to fill from empty at that rate.
-  double peak_fill_bps = 0;
-  std::optional<double> burst_time_to_full_s;
   std::vector<DirtySample> timeline;
-};
-
-struct WriteCurvePoint {
-  std::uint64_t cache_bytes = 0;
-  double absorbed_share = 0;
-  double throttled_wall_share = 0;
+  DirtyTimelineFigures dirty;  // from the timeline
 };
 
 struct AnalyzerReport {
@@ -104,11 +92,7 @@ struct AnalyzerReport {
   double endurance_dwpd_rating = 0;
   Nanos trace_duration = 0;  // endurance time base (trace time, or run time)
   CacheRunFigures base;
-  // Endurance.
-  double cache_bytes_per_day = 0;
-  double dwpd = 0;
-  double life_years = 0;  // 5-year warranty basis; infinity when nothing is written
-  double write_amplification = 0;
+  EnduranceFigures endurance;  // of the base run, over trace_duration
   // Sizing.
   std::optional<MissRatioCurve> read_mrc;  // traces, and profiles (their generated stream)
   std::string mrc_method;                  // "exact" or "shards@R"

@@ -94,11 +94,11 @@ TEST_F(WriteCacheAnalyzerTest, AbsorptionMatchesPlainReplay) {
   EXPECT_NEAR(rep->base.absorbed_share, replay_share, 0.01);
   EXPECT_EQ(rep->base.write_requests, s.write_requests);
   // The dirty timeline saw the high watermark and destage ran.
-  ASSERT_TRUE(rep->base.time_to_high_watermark.has_value());
-  EXPECT_GE(rep->base.peak_dirty_bytes, rep->base.high_watermark_bytes);
+  ASSERT_TRUE(rep->base.dirty.time_to_high_watermark.has_value());
+  EXPECT_GE(rep->base.dirty.peak_dirty_bytes, rep->base.high_watermark_bytes);
   EXPECT_GT(rep->base.destaged_bytes, 0u);
-  EXPECT_GT(rep->base.sustainable_destage_bps, 0);
-  EXPECT_GT(rep->base.throttled_wall_ns, 0);
+  EXPECT_GT(rep->base.destage_rate.bytes_per_s, 0);
+  EXPECT_GT(rep->base.dirty.throttled_wall_ns, 0);
   EXPECT_GT(rep->base.timeline.size(), 10u);
 }
 
@@ -119,16 +119,17 @@ TEST_F(WriteCacheAnalyzerTest, EnduranceArithmetic) {
   ASSERT_GE(r.base.cache_device_write_bytes, r.base.host_write_bytes);
   const double days = 4999 * 0.72 / 86400;
   const double per_day = static_cast<double>(r.base.cache_device_write_bytes) / days;
-  EXPECT_NEAR(r.cache_bytes_per_day, per_day, per_day * 1e-9);
+  EXPECT_NEAR(r.endurance.bytes_per_day, per_day, per_day * 1e-9);
   const double dwpd = per_day / (1024.0 * kMiB);
-  EXPECT_NEAR(r.dwpd, dwpd, dwpd * 1e-9);
+  EXPECT_NEAR(r.endurance.dwpd, dwpd, dwpd * 1e-9);
   ASSERT_GT(r.endurance_dwpd_rating, 0);
-  EXPECT_NEAR(r.life_years, 5 * r.endurance_dwpd_rating / dwpd, 1e-9 * r.life_years);
-  EXPECT_NEAR(r.write_amplification,
+  EXPECT_NEAR(r.endurance.life_years, 5 * r.endurance_dwpd_rating / dwpd,
+              1e-9 * r.endurance.life_years);
+  EXPECT_NEAR(r.endurance.write_amplification,
               static_cast<double>(r.base.cache_device_write_bytes) / (5000.0 * 4096), 1e-12);
   EXPECT_DOUBLE_EQ(r.base.absorbed_share, 1.0);
   const nlohmann::json j = ToJson(r);
-  EXPECT_DOUBLE_EQ(j["endurance"]["dwpd"].get<double>(), r.dwpd);
+  EXPECT_DOUBLE_EQ(j["endurance"]["dwpd"].get<double>(), r.endurance.dwpd);
 }
 
 // The write curve halves the cache per point and absorption does not grow as
