@@ -1,5 +1,5 @@
 #pragma once
-// The matrix results document (the format is in bench/MatrixRunner.h): its
+// The matrix results document (the format is in bench/lab/MatrixRunner.h): its
 // shape check, the file a matrix writes as it goes, and resuming from one.
 //
 // Shape: CheckResultsJson checks every field that report, merge and diff

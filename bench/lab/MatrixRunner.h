@@ -17,7 +17,7 @@
 // that depends on wall time, so the same matrix gives the same bytes.
 // A run that was interrupted or failed keeps its finished cells: such a file
 // holds fewer cells than cell_count (merge reports the missing ones, and
-// `tierlab matrix --resume` runs them; bench/MatrixResults.h).
+// `tierlab matrix --resume` runs them; bench/lab/MatrixResults.h).
 //
 // Threading: `jobs` std::threads take the next cell from one cursor over
 // the plan (cells are expanded as they are taken, never all at once); each

@@ -89,7 +89,7 @@ std::vector<std::string> ResolveRowKeys(const nlohmann::json& results,
                                         const std::vector<CellGroup>& groups,
                                         const ReportOptions& o);
 
-// A table of one column value (`col_value`; all groups when cols is ""),
+// One table per value of the `cols` key (one of all groups when cols is ""),
 // with text cells formatted per metric. Returned as a TextTable so the
 // callers pick the style (and HTML renders the same cells).
 struct ReportTable {
