@@ -6,6 +6,7 @@
 // stays above it for longer than the cache's headroom lasts, writes
 // throttle. docs/ANALYZER.md, "Write absorption".
 
+#include <optional>
 #include <span>
 
 #include "bench/analysis/DirtyTimeline.h"
@@ -15,7 +16,8 @@ namespace tierlab {
 struct DestageRate {
   Nanos active_ns = 0;      // sample periods in which destage progressed
   std::uint64_t bytes = 0;  // destaged between the first and the last sample
-  double bytes_per_s = 0;   // bytes / active time; 0 when nothing was destaged
+  // bytes / active time; none when nothing was destaged (no rate observed).
+  std::optional<double> bytes_per_s;
 };
 
 // `samples` in time order (DirtySample's cumulative destaged bytes).

@@ -9,9 +9,13 @@ EnduranceFigures ComputeEndurance(const EnduranceInput& in) {
   EnduranceFigures f;
   const double days = static_cast<double>(in.duration) / kNsPerDay;
   f.bytes_per_day = days > 0 ? static_cast<double>(in.device_write_bytes) / days : 0;
-  f.dwpd = in.device_bytes > 0 ? f.bytes_per_day / static_cast<double>(in.device_bytes) : 0;
-  f.life_years = f.dwpd > 0 ? kWarrantyYears * in.rated_dwpd / f.dwpd
-                            : std::numeric_limits<double>::infinity();
+  auto per = [&](std::uint64_t capacity) {
+    return capacity > 0 ? f.bytes_per_day / static_cast<double>(capacity) : 0;
+  };
+  f.device_dwpd = per(in.device_bytes);
+  f.partition_dwpd = per(in.partition_bytes);
+  f.life_years = f.device_dwpd > 0 ? kWarrantyYears * in.rated_dwpd / f.device_dwpd
+                                   : std::numeric_limits<double>::infinity();
   f.write_amplification = in.host_write_bytes > 0 ? static_cast<double>(in.device_write_bytes) /
                                                         static_cast<double>(in.host_write_bytes)
                                                   : 0;

@@ -38,6 +38,60 @@ std::string Gib(double bytes) {
   return b;
 }
 
+// The life of the cache devices at the measured rate, as the table and the
+// recommendation both print it.
+std::string Life(double years) {
+  if (std::isinf(years)) return "unlimited";
+  char b[48];
+  std::snprintf(b, sizeof b, "%.1f years", years);
+  return b;
+}
+
+// The endurance clause of the recommendation.
+std::string EnduranceClause(const AnalyzerReport& r) {
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "endurance %.3g of %g DWPD of the device (%s at this rate), %.3g DWPD of the "
+                "cache partition",
+                r.endurance.device_dwpd, r.endurance_dwpd_rating,
+                Life(r.endurance.life_years).c_str(), r.endurance.partition_dwpd);
+  return b;
+}
+
+// The sizing answer in words, from the measured write curve: an interval
+// between two simulated sizes, or below the smallest one, or none.
+std::string Recommendation(const AnalyzerReport& r) {
+  const SizeRecommendation& s = r.size;
+  const auto size = [](std::uint64_t bytes) { return Gib(static_cast<double>(bytes)); };
+  char b[384];
+  switch (s.kind) {
+    case SizeRecommendation::Kind::kBelowSmallest:
+      std::snprintf(b, sizeof b,
+                    "below %s, the smallest size simulated: it already absorbs %.1f%% of writes "
+                    "without throttling (target %.0f%%; dirty peak %s at %s); simulate smaller "
+                    "sizes (--write-points) to find the knee; ",
+                    size(s.at_most_bytes).c_str(), 100 * s.at_most_share, 100 * r.absorb_target,
+                    size(r.base.dirty.peak_dirty_bytes).c_str(), size(r.base.cache_bytes).c_str());
+      break;
+    case SizeRecommendation::Kind::kBetween:
+      std::snprintf(b, sizeof b,
+                    "more than %s, at most %s: %s absorbs %.1f%% of writes without throttling, "
+                    "%s %.1f%% (target %.0f%%); ",
+                    size(s.above_bytes).c_str(), size(s.at_most_bytes).c_str(),
+                    size(s.at_most_bytes).c_str(), 100 * s.at_most_share,
+                    size(s.above_bytes).c_str(), 100 * s.above_share, 100 * r.absorb_target);
+      break;
+    case SizeRecommendation::Kind::kUnreached:
+      std::snprintf(b, sizeof b,
+                    "even %s absorbs only %.1f%% of writes without throttling (target %.0f%%): "
+                    "the capacity tier cannot destage the write stream; ",
+                    size(r.base.cache_bytes).c_str(), 100 * r.base.absorbed_share,
+                    100 * r.absorb_target);
+      break;
+  }
+  return b + EnduranceClause(r);
+}
+
 // What a profile's request stream needs to be generated again: how many
 // I/Os the run issued, on what volume.
 struct ProfileStream {
@@ -247,9 +301,11 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   r.cache_preset = std::string(cache_tier->preset.name);
   r.endurance_dwpd_rating = cache_tier->preset.endurance_dwpd;
   r.cache_devices = cache_tier->count;
-  const std::uint64_t per_device =
+  const std::uint64_t partition =
       cache_tier->capacity != 0 ? cache_tier->capacity : cache_tier->preset.capacity_bytes;
-  r.cache_device_bytes = per_device * cache_tier->count;
+  r.cache_partition_bytes = partition * cache_tier->count;
+  r.cache_device_capacity_bytes =
+      std::max(partition, cache_tier->preset.capacity_bytes) * cache_tier->count;
 
   // Sampling period from the workload's length: the trace's last timestamp
   // (scaled in open loop), or the profile's planned time.
@@ -306,7 +362,8 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   r.endurance = ComputeEndurance({.device_write_bytes = r.base.cache_device_write_bytes,
                                   .host_write_bytes = r.base.host_write_bytes,
                                   .duration = r.trace_duration,
-                                  .device_bytes = r.cache_device_bytes,
+                                  .device_bytes = r.cache_device_capacity_bytes,
+                                  .partition_bytes = r.cache_partition_bytes,
                                   .rated_dwpd = r.endurance_dwpd_rating});
 
   // Write-side curve: the same simulation with the cache capacity halved
@@ -332,25 +389,11 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
          Share(static_cast<double>(f->dirty.throttled_wall_ns), static_cast<double>(f->duration))});
   }
   SortBySize(r.write_curve);
-  r.recommended_bytes = SmallestSizeReaching(r.write_curve, in.absorb_target);
-  char line[256];
-  if (r.recommended_bytes) {
-    std::snprintf(line, sizeof line,
-                  ">= %s absorbs %.0f%% of writes without throttling; endurance %.2g of %g DWPD "
-                  "(%s years at this rate)",
-                  Gib(static_cast<double>(*r.recommended_bytes)).c_str(), 100 * in.absorb_target,
-                  r.endurance.dwpd, r.endurance_dwpd_rating,
-                  std::isinf(r.endurance.life_years)
-                      ? "unlimited"
-                      : std::to_string(static_cast<int>(r.endurance.life_years)).c_str());
-  } else {
-    std::snprintf(line, sizeof line,
-                  "even %s absorbs only %.1f%% of writes without throttling (target %.0f%%): "
-                  "the capacity tier cannot destage the write stream; endurance %.2g of %g DWPD",
-                  Gib(static_cast<double>(r.base.cache_bytes)).c_str(), 100 * r.base.absorbed_share,
-                  100 * in.absorb_target, r.endurance.dwpd, r.endurance_dwpd_rating);
+  r.size = RecommendSize(r.write_curve, in.absorb_target);
+  if (r.size.kind != SizeRecommendation::Kind::kUnreached) {
+    r.recommended_bytes = r.size.at_most_bytes;
   }
-  r.recommendation = line;
+  r.recommendation = Recommendation(r);
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
@@ -362,7 +405,8 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
   j["layout"] = r.layout;
   j["cache"] = {{"preset", r.cache_preset},
                 {"devices", r.cache_devices},
-                {"device_bytes", r.cache_device_bytes},
+                {"device_bytes", r.cache_device_capacity_bytes},
+                {"partition_bytes", r.cache_partition_bytes},
                 {"cache_bytes", b.cache_bytes},
                 {"line_size", b.line_size}};
   j["duration_s"] = static_cast<double>(r.trace_duration) / 1e9;
@@ -374,7 +418,9 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
       {"bypassed", b.write_bypassed},
       {"absorbed_share", b.absorbed_share},
       {"offered_write_mb_per_s", b.offered_write_bps / 1e6},
-      {"sustainable_destage_mb_per_s", b.destage_rate.bytes_per_s / 1e6},
+      {"sustainable_destage_mb_per_s", b.destage_rate.bytes_per_s
+                                           ? nlohmann::json(*b.destage_rate.bytes_per_s / 1e6)
+                                           : nlohmann::json(nullptr)},
       {"throttled_request_s", static_cast<double>(b.throttled_request_ns) / 1e9},
       {"throttled_wall_s", static_cast<double>(b.dirty.throttled_wall_ns) / 1e9},
       {"throttled_share",
@@ -404,7 +450,8 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
       {"cache_device_write_bytes", b.cache_device_write_bytes},
       {"host_write_bytes", b.host_write_bytes},
       {"bytes_per_day", r.endurance.bytes_per_day},
-      {"dwpd", r.endurance.dwpd},
+      {"device_dwpd", r.endurance.device_dwpd},
+      {"partition_dwpd", r.endurance.partition_dwpd},
       {"rated_dwpd", r.endurance_dwpd_rating},
       {"life_years", std::isinf(r.endurance.life_years) ? nlohmann::json(nullptr)
                                                         : nlohmann::json(r.endurance.life_years)},
@@ -421,6 +468,13 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
                  {"absorb_target", r.absorb_target},
                  {"recommended_bytes", r.recommended_bytes ? nlohmann::json(*r.recommended_bytes)
                                                            : nlohmann::json(nullptr)},
+                 {"recommended_range",
+                  {{"kind", KindName(r.size.kind)},
+                   {"above_bytes", r.size.kind == SizeRecommendation::Kind::kBetween
+                                       ? nlohmann::json(r.size.above_bytes)
+                                       : nlohmann::json(nullptr)},
+                   {"at_most_bytes", r.recommended_bytes ? nlohmann::json(*r.recommended_bytes)
+                                                         : nlohmann::json(nullptr)}}},
                  {"recommendation", r.recommendation}};
   if (r.read_mrc) {
     j["sizing"]["read_mrc"] = ToJson(*r.read_mrc);
@@ -454,7 +508,9 @@ std::string ToTextTable(const AnalyzerReport& r) {
           num(" (%.1f s waiting, ", static_cast<double>(b.throttled_request_ns) / 1e9) +
           num("%.1f s of wall time)", static_cast<double>(b.dirty.throttled_wall_ns) / 1e9));
   row("offered write rate", num("%.2f MB/s", b.offered_write_bps / 1e6));
-  row("sustainable destage rate", num("%.2f MB/s", b.destage_rate.bytes_per_s / 1e6));
+  row("sustainable destage rate", b.destage_rate.bytes_per_s
+                                      ? num("%.2f MB/s", *b.destage_rate.bytes_per_s / 1e6)
+                                      : std::string("n/a (nothing destaged)"));
   row("dirty peak", Gib(static_cast<double>(b.dirty.peak_dirty_bytes)) + " (high mark " +
                         Gib(static_cast<double>(b.high_watermark_bytes)) + ", low " +
                         Gib(static_cast<double>(b.low_watermark_bytes)) + ")");
@@ -474,10 +530,13 @@ std::string ToTextTable(const AnalyzerReport& r) {
   row("cache device writes",
       num("%.1f MB", static_cast<double>(b.cache_device_write_bytes) / 1e6) +
           num(" (write amplification %.2f)", r.endurance.write_amplification));
-  row("endurance",
-      num("%.3g DWPD", r.endurance.dwpd) + num(" of %g rated, ", r.endurance_dwpd_rating) +
-          (std::isinf(r.endurance.life_years) ? std::string("unlimited")
-                                              : num("%.1f years", r.endurance.life_years)));
+  row("endurance, device", num("%.3g DWPD of the device", r.endurance.device_dwpd) + " (" +
+                               Gib(static_cast<double>(r.cache_device_capacity_bytes)) +
+                               num(", rated %g), ", r.endurance_dwpd_rating) +
+                               Life(r.endurance.life_years) + " at this rate");
+  row("endurance, cache partition",
+      num("%.3g DWPD of the cache partition", r.endurance.partition_dwpd) + " (" +
+          Gib(static_cast<double>(r.cache_partition_bytes)) + ")");
   o << "\nwrite curve (simulated at each size)\n";
   for (const WriteCurvePoint& p : r.write_curve) {
     std::snprintf(buf, sizeof buf, "  %-12s absorbed %6.2f %%  throttled %5.1f %% of time\n",

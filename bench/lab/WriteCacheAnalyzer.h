@@ -87,7 +87,11 @@ struct AnalyzerReport {
   std::string workload;  // trace file name or profile name
   std::string layout;
   std::string cache_preset;
-  std::uint64_t cache_device_bytes = 0;  // all cache devices together
+  // All cache devices together: their whole capacity (the preset's, or the
+  // layout's capacity where that is larger), and the part given to the
+  // cache (the layout's tier capacity; the whole device without one).
+  std::uint64_t cache_device_capacity_bytes = 0;
+  std::uint64_t cache_partition_bytes = 0;
   std::uint32_t cache_devices = 0;
   double endurance_dwpd_rating = 0;
   Nanos trace_duration = 0;  // endurance time base (trace time, or run time)
@@ -97,7 +101,9 @@ struct AnalyzerReport {
   std::optional<MissRatioCurve> read_mrc;  // traces, and profiles (their generated stream)
   std::string mrc_method;                  // "exact" or "shards@R"
   std::vector<WriteCurvePoint> write_curve;
-  std::optional<std::uint64_t> recommended_bytes;  // smallest size reaching absorb_target
+  SizeRecommendation size;  // from the write curve
+  // size.at_most_bytes, unless no size reached absorb_target.
+  std::optional<std::uint64_t> recommended_bytes;
   double absorb_target = 0.95;
   std::string recommendation;
   double wall_seconds = 0;

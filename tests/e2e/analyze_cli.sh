@@ -27,16 +27,35 @@ assert ts == sorted(ts)
 assert 0 <= a["destage"]["capacity_busy_share"] <= 1
 assert 0 < a["read_hit_ratio"] <= 1
 e = a["endurance"]
-assert e["rated_dwpd"] > 0 and e["dwpd"] > 0 and e["life_years"] > 0
+assert e["rated_dwpd"] > 0 and e["device_dwpd"] > 0 and e["life_years"] > 0
 assert e["cache_device_write_bytes"] >= e["host_write_bytes"] > 0
 assert e["write_amplification"] >= 1
-# DWPD = device bytes per day of trace time / device capacity.
-dwpd = e["cache_device_write_bytes"] / (a["duration_s"] / 86400) / a["cache"]["device_bytes"]
-assert math.isclose(e["dwpd"], dwpd, rel_tol=1e-6), (e["dwpd"], dwpd)
+# DWPD = device bytes per day of trace time / capacity: the whole device's
+# (1.6 TB, the preset's) and the 2 GiB cache partition's; life from the device's.
+per_day = e["cache_device_write_bytes"] / (a["duration_s"] / 86400)
+assert a["cache"]["device_bytes"] == 1600000000000, a["cache"]
+assert a["cache"]["partition_bytes"] == 2 << 30, a["cache"]
+for key, cap in (("device_dwpd", "device_bytes"), ("partition_dwpd", "partition_bytes")):
+    assert math.isclose(e[key], per_day / a["cache"][cap], rel_tol=1e-6), (key, e[key])
+assert math.isclose(e["life_years"], 5 * e["rated_dwpd"] / e["device_dwpd"], rel_tol=1e-9)
 s = a["sizing"]
 assert len(s["write_curve"]) == 4
 sizes = [p["cache_bytes"] for p in s["write_curve"]]
 assert sizes == sorted(sizes) and sizes[-1] == a["cache"]["cache_bytes"]
+# The recommended range lies on the curve: reached at at_most and above it,
+# missed just below it (or nothing below was tried).
+rr = s["recommended_range"]
+shares = {p["cache_bytes"]: p["absorbed_share"] for p in s["write_curve"]}
+if rr["kind"] == "unreached":
+    assert rr["at_most_bytes"] is None and shares[sizes[-1]] < s["absorb_target"]
+else:
+    k = sizes.index(rr["at_most_bytes"])
+    assert all(shares[x] >= s["absorb_target"] for x in sizes[k:]), rr
+    assert rr["at_most_bytes"] == s["recommended_bytes"]
+    if rr["kind"] == "between_sizes":
+        assert rr["above_bytes"] == sizes[k - 1] and shares[sizes[k - 1]] < s["absorb_target"], rr
+    else:
+        assert rr["kind"] == "below_smallest_size" and k == 0 and rr["above_bytes"] is None, rr
 m = s["read_mrc"]
 assert s["read_mrc_method"] == "exact" and len(m["points"]) > 5
 r = [p["read_miss_ratio"] for p in m["points"]]
@@ -51,6 +70,22 @@ grep -q 'Dirty occupancy' "$tmp/a.html" || fail "no dirty plot"
 ! grep -Eo '(src|href)="https?:' "$tmp/a.html" || fail "html fetches something"
 out=$("$bin" analyze --trace "$trace" --cache-size 2g --write-points 1)
 grep -q '^recommendation:' <<<"$out" || fail "table has no recommendation"
+
+# The MSR sample (issue 16 item 7): every size tried absorbs all writes and
+# nothing is destaged. The table says the answer is below the smallest size
+# simulated (not ">= 256 MiB"), the destage rate is n/a (not 0.00 MB/s), DWPD
+# is labelled for the device and the partition, and the life is the same in
+# the endurance line and the recommendation.
+out=$("$bin" analyze --trace "$src/tests/data/traces/msr-cambridge1-sample.csv")
+rec=$(grep '^recommendation:' <<<"$out") || fail "msr: no recommendation"
+grep -q '^recommendation: below 256 MiB, the smallest size simulated' <<<"$rec" || fail "msr: $rec"
+! grep -q '>=' <<<"$rec" || fail "msr: recommends a size as if it were a knee: $rec"
+grep -Eq '^sustainable destage rate +n/a' <<<"$out" || fail "msr: $(grep destage <<<"$out")"
+dev=$(grep -E '^endurance, device +[0-9.e+-]+ DWPD of the device' <<<"$out") || fail "msr: no device DWPD"
+grep -Eq '^endurance, cache partition +[0-9.e+-]+ DWPD of the cache partition \(8.0 GiB\)' <<<"$out" ||
+  fail "msr: no partition DWPD"
+years=$(grep -Eo '[0-9]+\.[0-9] years' <<<"$dev") || fail "msr: no life in: $dev"
+grep -qF "($years at this rate)" <<<"$rec" || fail "msr: table says $years, recommendation: $rec"
 
 # A profile gets a read MRC too: its generated stream, one reference per
 # 4 KiB I/O, exact; zipf makes it a real curve.

@@ -26,7 +26,8 @@ TEST(DestageRateTest, CountsOnlyThePeriodsInWhichDestageProgressed) {
   const DestageRate r = MeasureDestageRate(s);
   EXPECT_EQ(r.active_ns, 3 * kSecond);
   EXPECT_EQ(r.bytes, 60 * kMiB);
-  EXPECT_DOUBLE_EQ(r.bytes_per_s, 20.0 * kMiB);
+  ASSERT_TRUE(r.bytes_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*r.bytes_per_s, 20.0 * kMiB);
 }
 
 TEST(DestageRateTest, BytesAtOneInstantCountWithoutTime) {
@@ -35,14 +36,16 @@ TEST(DestageRateTest, BytesAtOneInstantCountWithoutTime) {
   const DestageRate r = MeasureDestageRate(s);
   EXPECT_EQ(r.active_ns, 2 * kSecond);
   EXPECT_EQ(r.bytes, 10 * kMiB);
-  EXPECT_DOUBLE_EQ(r.bytes_per_s, 5.0 * kMiB);
+  ASSERT_TRUE(r.bytes_per_s.has_value());
+  EXPECT_DOUBLE_EQ(*r.bytes_per_s, 5.0 * kMiB);
 }
 
-TEST(DestageRateTest, NothingDestagedGivesNoTime) {
+TEST(DestageRateTest, NothingDestagedGivesNoRate) {
   const std::vector<DirtySample> s = {At(0, 0), At(5, 0)};
   const DestageRate r = MeasureDestageRate(s);
   EXPECT_EQ(r.active_ns, 0);
   EXPECT_EQ(r.bytes, 0u);
+  EXPECT_FALSE(r.bytes_per_s.has_value());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "bench/workload/WorkloadGenerator.h"
 #include "layouts/StackBuilder.h"
 #include "tiering/core/SimEngine.h"
+#include "tiering/devices/DevicePreset.h"
 
 namespace tierlab {
 namespace {
@@ -97,13 +98,16 @@ TEST_F(WriteCacheAnalyzerTest, AbsorptionMatchesPlainReplay) {
   ASSERT_TRUE(rep->base.dirty.time_to_high_watermark.has_value());
   EXPECT_GE(rep->base.dirty.peak_dirty_bytes, rep->base.high_watermark_bytes);
   EXPECT_GT(rep->base.destaged_bytes, 0u);
-  EXPECT_GT(rep->base.destage_rate.bytes_per_s, 0);
+  ASSERT_TRUE(rep->base.destage_rate.bytes_per_s.has_value());
+  EXPECT_GT(*rep->base.destage_rate.bytes_per_s, 0);
   EXPECT_GT(rep->base.dirty.throttled_wall_ns, 0);
   EXPECT_GT(rep->base.timeline.size(), 10u);
 }
 
-// DWPD = cache-device bytes per day of trace time / cache-device capacity;
-// life = 5 years x rating / DWPD; write amplification = device / host bytes.
+// The analyzer feeds the endurance arithmetic (tests/bench/analysis/
+// EnduranceTest.cc) the byte counts of the run and the trace's time: bytes
+// per day of trace time, DWPD of the 1 GiB cache partition and of the whole
+// device, life from the device's, write amplification = device / host bytes.
 TEST_F(WriteCacheAnalyzerTest, EnduranceArithmetic) {
   // 5000 writes of 4 KiB over 1 hour of trace time (one every 720 ms).
   const std::string trace = WriteTrace("slow.bin", 5000, 100, 256 * kMiB, 720 * kMilli);
@@ -113,23 +117,28 @@ TEST_F(WriteCacheAnalyzerTest, EnduranceArithmetic) {
   ASSERT_TRUE(rep.ok()) << rep.error().message;
   const AnalyzerReport& r = *rep;
   EXPECT_EQ(r.trace_duration, 4999 * 720 * kMilli);
-  EXPECT_EQ(r.cache_device_bytes, 1024 * kMiB);
+  EXPECT_EQ(r.cache_partition_bytes, 1024 * kMiB);
+  EXPECT_EQ(r.cache_device_capacity_bytes, FindPreset("nvme-pm1725")->capacity_bytes);
   EXPECT_EQ(r.base.host_write_bytes, 5000u * 4096);
   // Every host write lands on the cache device at least once.
   ASSERT_GE(r.base.cache_device_write_bytes, r.base.host_write_bytes);
   const double days = 4999 * 0.72 / 86400;
   const double per_day = static_cast<double>(r.base.cache_device_write_bytes) / days;
   EXPECT_NEAR(r.endurance.bytes_per_day, per_day, per_day * 1e-9);
-  const double dwpd = per_day / (1024.0 * kMiB);
-  EXPECT_NEAR(r.endurance.dwpd, dwpd, dwpd * 1e-9);
+  const double partition_dwpd = per_day / (1024.0 * kMiB);
+  EXPECT_NEAR(r.endurance.partition_dwpd, partition_dwpd, partition_dwpd * 1e-9);
+  const double device_dwpd =
+      per_day / static_cast<double>(FindPreset("nvme-pm1725")->capacity_bytes);
+  EXPECT_NEAR(r.endurance.device_dwpd, device_dwpd, device_dwpd * 1e-9);
   ASSERT_GT(r.endurance_dwpd_rating, 0);
-  EXPECT_NEAR(r.endurance.life_years, 5 * r.endurance_dwpd_rating / dwpd,
+  EXPECT_NEAR(r.endurance.life_years, 5 * r.endurance_dwpd_rating / device_dwpd,
               1e-9 * r.endurance.life_years);
   EXPECT_NEAR(r.endurance.write_amplification,
               static_cast<double>(r.base.cache_device_write_bytes) / (5000.0 * 4096), 1e-12);
   EXPECT_DOUBLE_EQ(r.base.absorbed_share, 1.0);
   const nlohmann::json j = ToJson(r);
-  EXPECT_DOUBLE_EQ(j["endurance"]["dwpd"].get<double>(), r.endurance.dwpd);
+  EXPECT_DOUBLE_EQ(j["endurance"]["device_dwpd"].get<double>(), r.endurance.device_dwpd);
+  EXPECT_DOUBLE_EQ(j["endurance"]["partition_dwpd"].get<double>(), r.endurance.partition_dwpd);
 }
 
 // The write curve halves the cache per point and absorption does not grow as
@@ -214,6 +223,98 @@ TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {
   auto rep = AnalyzeWriteCache(in);
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.error().exit_code, kExitUsage);
+}
+
+// A light write stream that every simulated size absorbs: the answer is
+// below the smallest size tried, and the recommendation says so instead of
+// naming that size as if it were a knee (issue 16 item 7).
+TEST_F(WriteCacheAnalyzerTest, RecommendationSaysWhenTheAnswerIsBelowTheSmallestSizeTried) {
+  const std::string trace = WriteTrace("light.bin", 400, 50, 64 * kMiB, 10 * kMilli);
+  AnalyzerInput in = Input(trace, 1024 * kMiB);
+  in.write_curve_points = 3;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep->write_curve.size(), 3u);
+  for (const WriteCurvePoint& p : rep->write_curve) ASSERT_GE(p.absorbed_share, in.absorb_target);
+  const nlohmann::json j = ToJson(*rep);
+  const nlohmann::json& range = j["sizing"]["recommended_range"];
+  EXPECT_EQ(range["kind"], "below_smallest_size") << j["sizing"].dump();
+  EXPECT_TRUE(range["above_bytes"].is_null());
+  EXPECT_EQ(range["at_most_bytes"], 256 * kMiB);
+  const std::string rec = rep->recommendation;
+  EXPECT_EQ(rec.find(">="), std::string::npos) << rec;
+  EXPECT_NE(rec.find("below 256 MiB, the smallest size simulated"), std::string::npos) << rec;
+}
+
+// Where the curve crosses the target between two sizes, the answer is that
+// interval, with the shares measured at both ends.
+TEST_F(WriteCacheAnalyzerTest, RecommendationNamesTheIntervalTheCurveCrossesIn) {
+  const std::string trace = WriteTrace("curve.bin", 20000, 90, 2048 * kMiB, 50 * kMicro);
+  AnalyzerInput in = Input(trace, 256 * kMiB);
+  in.write_curve_points = 4;
+  in.absorb_target = 0.5;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  const auto& c = rep->write_curve;
+  ASSERT_EQ(c.size(), 4u);
+  // The largest size at which the curve misses the target, and the next.
+  std::size_t k = c.size();
+  while (k > 0 && c[k - 1].absorbed_share >= in.absorb_target) --k;
+  ASSERT_GT(k, 0u) << "the smallest size must miss the target for this test";
+  ASSERT_LT(k, c.size()) << "the largest size must reach the target for this test";
+  const nlohmann::json range = ToJson(*rep)["sizing"]["recommended_range"];
+  EXPECT_EQ(range["kind"], "between_sizes");
+  EXPECT_EQ(range["above_bytes"], c[k - 1].cache_bytes);
+  EXPECT_EQ(range["at_most_bytes"], c[k].cache_bytes);
+  EXPECT_EQ(rep->recommended_bytes, c[k].cache_bytes);
+}
+
+// Nothing destaged: no rate was observed, so none is reported (not 0 MB/s).
+TEST_F(WriteCacheAnalyzerTest, DestageRateIsNotApplicableWhenNothingWasDestaged) {
+  const std::string trace = WriteTrace("light.bin", 400, 50, 64 * kMiB, 10 * kMilli);
+  AnalyzerInput in = Input(trace, 1024 * kMiB);
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  ASSERT_EQ(rep->base.destaged_bytes, 0u);
+  const nlohmann::json j = ToJson(*rep);
+  EXPECT_TRUE(j["write_absorption"]["sustainable_destage_mb_per_s"].is_null())
+      << j["write_absorption"].dump();
+  const std::string table = ToTextTable(*rep);
+  EXPECT_NE(table.find("sustainable destage rate           n/a"), std::string::npos) << table;
+}
+
+// The table and the recommendation state the same life, and DWPD is given
+// against the whole device (what the rating is about) and against the cache
+// partition, each labelled.
+TEST_F(WriteCacheAnalyzerTest, EnduranceAgainstDeviceAndPartitionOneLifeEverywhere) {
+  const std::string trace = WriteTrace("slow.bin", 5000, 100, 256 * kMiB, 720 * kMilli);
+  AnalyzerInput in = Input(trace, 1024 * kMiB);
+  in.write_curve_points = 1;
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_TRUE(rep.ok()) << rep.error().message;
+  const nlohmann::json j = ToJson(*rep);
+  const nlohmann::json& e = j["endurance"];
+  const double device = static_cast<double>(FindPreset("nvme-pm1725")->capacity_bytes);
+  const double per_day = e["bytes_per_day"].get<double>();
+  ASSERT_GT(per_day, 0);
+  EXPECT_EQ(j["cache"]["device_bytes"].get<double>(), device);
+  EXPECT_EQ(j["cache"]["partition_bytes"], 1024 * kMiB);
+  EXPECT_NEAR(e["device_dwpd"].get<double>(), per_day / device, 1e-12);
+  EXPECT_NEAR(e["partition_dwpd"].get<double>(), per_day / (1024.0 * kMiB), 1e-12);
+  EXPECT_NEAR(e["life_years"].get<double>(),
+              5 * e["rated_dwpd"].get<double>() / e["device_dwpd"].get<double>(),
+              1e-9 * e["life_years"].get<double>());
+  // One life, printed the same way in both places.
+  const std::string table = ToTextTable(*rep);
+  const std::size_t at = table.find(" years");
+  ASSERT_NE(at, std::string::npos) << table;
+  const std::size_t from = table.rfind(' ', at - 1) + 1;
+  const std::string years = table.substr(from, at - from);
+  EXPECT_NE(rep->recommendation.find(years + " years"), std::string::npos)
+      << "table says " << years << " years; " << rep->recommendation;
+  EXPECT_NE(table.find("DWPD of the device"), std::string::npos) << table;
+  EXPECT_NE(table.find("DWPD of the cache partition"), std::string::npos) << table;
 }
 
 }  // namespace
