@@ -46,10 +46,10 @@ Status CacheTarget::RestoreDirtyLines(const std::vector<std::pair<Slot, std::uin
     table_.Insert(s, want[s]);
     policy_->Insert(s, want[s]);
     table_.SetDirty(s, true);
-    order_->MarkDirty(want[s], now);
+    destager_.MarkDirty(want[s], now);
   }
   for (auto it = unused.rbegin(); it != unused.rend(); ++it) table_.Release(*it);
-  MaybeDestage();
+  destager_.MaybeDestage();
   return Status::kOk;
 }
 

@@ -1,6 +1,7 @@
 // Core of the cache target: construction, dispatch, slots, flush, discard,
-// stats. The read path, write path and destager live in ReadPath.cc,
-// WritePath.cc and Destager.cc.
+// stats, and what the destager sees of the target (DestageCache). The read
+// and write paths live in ReadPath.cc and WritePath.cc; the destager is its
+// own class (Destager.h).
 
 #include "cachedev/CacheTarget.h"
 
@@ -8,7 +9,6 @@
 #include <array>
 #include <bit>
 #include <cassert>
-#include <cmath>
 
 #include "policies/PolicyRegistry.h"
 
@@ -20,6 +20,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
   for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
+
+// With data if the config asks or any child needs buffers.
+bool NeedsData(const CacheConfig& cfg, const BlockDevice& origin,
+               const std::vector<std::unique_ptr<BlockDevice>>& caches) {
+  bool with_data = cfg.with_data || origin.RequiresData();
+  for (const auto& c : caches) with_data = with_data || c->RequiresData();
+  return with_data;
+}
+
+// Recently cleaned lines remembered for ReclaimCleaned (16 bytes each).
+constexpr std::size_t kMaxCleaned = 1 << 16;
 
 }  // namespace
 
@@ -120,36 +131,25 @@ CacheTarget::CacheTarget(Engine& engine, std::string name, std::unique_ptr<Block
       placement_(static_cast<std::uint32_t>(caches_.size()),
                  static_cast<std::uint32_t>(cfg.placement_run)),
       size_(origin_->Size()),
+      with_data_(NeedsData(cfg, *origin_, caches_)),
       policy_(std::move(policy)),
       admission_(std::move(admission)),
-      order_(std::move(order)),
-      table_(capacity, placement_) {
+      table_(capacity, placement_),
+      destager_(engine, *this, DestageSettings::From(cfg), line_size, capacity, size_, with_data_,
+                std::move(order)) {
   assert(std::has_single_bit(line_size));  // CacheConfig::Validate
   cfg_.line_size = line_size;
   cfg_.capacity_lines = capacity;
   block_size_ = origin_->BlockSize();
-  with_data_ = cfg_.with_data || origin_->RequiresData();
-  for (const auto& c : caches_) {
-    block_size_ = std::max(block_size_, c->BlockSize());
-    with_data_ = with_data_ || c->RequiresData();
-  }
+  for (const auto& c : caches_) block_size_ = std::max(block_size_, c->BlockSize());
   cfg_.with_data = with_data_;
   promote_reads_ =
       cfg_.read && cfg_.write != WriteMode::kPassthrough && cfg_.write != WriteMode::kWriteOnly;
-  high_lines_ = std::max<std::uint64_t>(
-      1, static_cast<std::uint64_t>(std::ceil(capacity * cfg_.high_watermark / 100.0)));
-  low_lines_ = static_cast<std::uint64_t>(std::floor(capacity * cfg_.low_watermark / 100.0));
-  tokens_ = static_cast<double>(std::max(cfg_.destage_max_bytes, line_size_));
-  tokens_at_ = engine.Now();
-  last_foreground_ = engine.Now();
   stats_.line_size = line_size_;
   stats_.capacity_lines = capacity;
 }
 
-CacheTarget::~CacheTarget() {
-  if (idle_timer_ != 0) engine().Cancel(idle_timer_);
-  if (token_timer_ != 0) engine().Cancel(token_timer_);
-}
+CacheTarget::~CacheTarget() = default;
 
 std::vector<BlockDevice*> CacheTarget::Children() const {
   std::vector<BlockDevice*> v{origin_.get()};
@@ -160,6 +160,11 @@ std::vector<BlockDevice*> CacheTarget::Children() const {
 bool CacheTarget::IsDirty(std::uint64_t line) const {
   const Slot s = table_.Find(line);
   return s != LineTable::kNone && table_.Dirty(s);
+}
+
+Slot CacheTarget::DirtySlot(std::uint64_t line) const {
+  const Slot s = table_.Find(line);
+  return s != LineTable::kNone && table_.Dirty(s) ? s : LineTable::kNone;
 }
 
 void CacheTarget::SubmitCache(Slot s, IoOp op, std::uint64_t offset_in_line, std::uint64_t length,
@@ -205,16 +210,43 @@ Slot CacheTarget::AllocSlot(std::uint64_t line) {
   return *victim;
 }
 
+void CacheTarget::MarkClean(Slot s, std::uint64_t line) {
+  table_.SetDirty(s, false);
+  if (sink_ != nullptr) sink_->OnLineClean(s, line);
+  cleaned_.push_back({s, line});
+  if (cleaned_.size() > std::min<std::size_t>(table_.capacity(), kMaxCleaned)) {
+    cleaned_.pop_front();
+  }
+}
+
+Slot CacheTarget::ReclaimCleaned() {
+  // The replacement policy looks at a bounded number of its oldest lines; in
+  // a cache full of dirty lines those are all dirty while destage cleans
+  // lines elsewhere (LBA order, or lines the policy still finds young), and
+  // throttled writes would wait until destage happened to reach them.
+  while (!cleaned_.empty()) {
+    const Cleaned c = cleaned_.front();
+    cleaned_.pop_front();
+    // Still that line, clean, unlocked and not pinned.
+    if (table_.Find(c.line) != c.slot || !Evictable(this, c.slot)) continue;
+    policy_->Remove(c.slot);
+    table_.Remove(c.slot);
+    ++stats_.evictions;
+    return c.slot;
+  }
+  return LineTable::kNone;
+}
+
 void CacheTarget::MarkDirty(Slot s) {
   if (table_.Dirty(s)) return;
   table_.SetDirty(s, true);
-  order_->MarkDirty(table_.Key(s), engine().Now());
+  destager_.MarkDirty(table_.Key(s), engine().Now());
   if (sink_ != nullptr) sink_->OnLineDirty(s, table_.Key(s));
 }
 
 void CacheTarget::Invalidate(Slot s, bool exclusive) {
   if (table_.Dirty(s)) {
-    order_->Remove(table_.Key(s));
+    destager_.Forget(table_.Key(s));
     if (sink_ != nullptr) sink_->OnLineInvalidated(s, table_.Key(s));
   }
   policy_->Remove(s);
@@ -266,7 +298,7 @@ void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   // The line lookup's first miss starts now and overlaps the op and lock
   // bookkeeping below (a single request gains nothing from batching).
   if (req.op != IoOp::kFlush) table_.PrefetchBucket(LineOf(req.offset));
-  last_foreground_ = engine().Now();
+  destager_.NoteForeground(engine().Now());
   Op* op = NewOp();
   op->req = req;
   op->done = std::move(done);
@@ -274,7 +306,7 @@ void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     case IoOp::kFlush: StartFlush(op); return;
     case IoOp::kRead: Lock(op, false); return;
     case IoOp::kWrite:
-      destage_paused_ = false;  // a new write is the signal to retry a failed destage
+      destager_.Resume();  // a new write is the signal to retry a failed destage
       Lock(op, true);
       return;
     case IoOp::kDiscard: Lock(op, true); return;
@@ -300,7 +332,7 @@ void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
   const std::uint64_t line = LineOf(offset);
   if (distance >= 2) {
     table_.PrefetchBucket(line);
-    if (op == IoOp::kWrite) order_->Prefetch(line);
+    if (op == IoOp::kWrite) destager_.PrefetchLine(line);
   } else {
     table_.PrefetchChain(line);
   }
@@ -420,11 +452,7 @@ std::string CacheTarget::DebugString() const {
          " parked=" + std::to_string(parked_.size()) +
          " throttled=" + std::to_string(throttled_count_) +
          " wb_in_flight=" + std::to_string(wb_writes_in_flight_) +
-         " destage_in_flight=" + std::to_string(destage_in_flight_) +
-         " destaging_lines=" + std::to_string(destaging_lines_) +
-         " order=" + std::to_string(order_->Size()) + " locks=" + std::to_string(locks_.entries()) +
-         " paused=" + std::to_string(destage_paused_) +
-         " flush_in_flight=" + std::to_string(origin_flush_in_flight_);
+         " locks=" + std::to_string(locks_.entries()) + " " + destager_.DebugString();
 }
 
 // ---- Stats -------------------------------------------------------------------
@@ -434,7 +462,10 @@ CacheStats CacheTarget::cache_stats() const {
   s.dirty_lines = table_.dirty();
   s.clean_lines = table_.resident() - table_.dirty();
   s.free_lines = table_.free();
-  const std::int64_t oldest = order_->OldestDirtyNs();
+  s.destage_ops = destager_.counters().ops;
+  s.destaged_bytes = destager_.counters().bytes;
+  s.destage_errors = destager_.counters().errors;
+  const std::int64_t oldest = destager_.OldestDirtyNs();
   s.dirty_age_ns = oldest < 0 ? 0 : engine().Now() - oldest;
   s.cache_device_write_bytes.clear();
   for (const auto& c : caches_) s.cache_device_write_bytes.push_back(c->stats().write_bytes);

@@ -38,6 +38,8 @@
 #include "cachedev/CacheConfig.h"
 #include "cachedev/CacheMetadataSink.h"
 #include "cachedev/CacheStats.h"
+#include "cachedev/DestageCache.h"
+#include "cachedev/Destager.h"
 #include "cachedev/LineLocks.h"
 #include "cachedev/LineTable.h"
 #include "cachedev/SlotPlacement.h"
@@ -51,7 +53,7 @@
 
 namespace tierlab {
 
-class CacheTarget final : public BlockDevice {
+class CacheTarget final : public BlockDevice, private DestageCache {
  public:
   // Validates `config` against the devices and builds the target. Errors name
   // the config field ("policy: unknown policy 'x' (lru, fifo)").
@@ -73,7 +75,9 @@ class CacheTarget final : public BlockDevice {
   // one runs joins it: every caller's `done` is called; the newest `progress`
   // replaces the previous one.
   void Drain(std::function<void(std::uint64_t dirty_bytes)> progress,
-             std::function<void(Status)> done);
+             std::function<void(Status)> done) {
+    destager_.Drain(std::move(progress), std::move(done));
+  }
 
   CacheStats cache_stats() const;
   // The effective configuration (line size and capacity resolved).
@@ -171,18 +175,6 @@ class CacheTarget final : public BlockDevice {
     std::vector<std::uint64_t> buf_base;  // volume offset of bufs[i][0]
     Op* next = nullptr;                   // throttle queue
   };
-  struct DestageOp : LockWaiter {
-    CacheTarget* self = nullptr;
-    std::vector<std::uint64_t> lines;  // consecutive, ascending
-    std::vector<Slot> slots;           // kNone: skipped (no longer dirty)
-    AlignedBuffer buf;
-    std::uint32_t pending = 0;
-    Status status = Status::kOk;
-    std::uint64_t bytes = 0;
-    std::uint32_t ops = 0;
-    std::uint8_t phase = 0;     // 0 reading the cache, 1 writing the origin
-    DestageOp* next = nullptr;  // origin-flush batch
-  };
 
   CacheTarget(Engine& engine, std::string name, std::unique_ptr<BlockDevice> origin,
               std::vector<std::unique_ptr<BlockDevice>> caches, const CacheConfig& cfg,
@@ -204,8 +196,6 @@ class CacheTarget final : public BlockDevice {
   std::uint64_t SlotOffset(Slot s) const {
     return cfg_.metadata_reserve + (static_cast<std::uint64_t>(placement_.Index(s)) << line_shift_);
   }
-  // Whether b's line directly follows a's on the same device (one command).
-  bool SlotsAdjacent(Slot a, Slot b) const { return placement_.Adjacent(a, b); }
   void SubmitCache(Slot s, IoOp op, std::uint64_t offset_in_line, std::uint64_t length,
                    std::byte* data, std::uint32_t flags, IoCallback cb);
   void SubmitOrigin(IoOp op, std::uint64_t offset, std::uint64_t length, std::byte* data,
@@ -223,7 +213,7 @@ class CacheTarget final : public BlockDevice {
   void ReapParked();
   // A slot of a line that destage cleaned, for when the replacement policy
   // finds no clean victim among its oldest lines (they may all be dirty while
-  // destage cleans lines elsewhere, e.g. in LBA order). Destager.cc.
+  // destage cleans lines elsewhere, e.g. in LBA order).
   Slot ReclaimCleaned();
 
   // Ops.
@@ -266,19 +256,29 @@ class CacheTarget final : public BlockDevice {
   void DiscardLocked(Op* op);
   void StartFlush(Op* op);
 
-  // Destager.cc
-  void MaybeDestage();
-  void StartDestage(std::vector<std::uint64_t>& run);
-  void DestageLocked(DestageOp* d);
-  void DestageWriteOrigin(DestageOp* d);
-  void DestageFlushOrigin(DestageOp* d);
-  void IssueOriginFlush();
-  void OnDestageSub(DestageOp* d, Status st);
-  void DestageDone(DestageOp* d, Status st);
-  DestageOp* NewDestage();
-  void ArmIdleTimer();
-  void ArmTokenTimer(Nanos at);
-  void CheckDrainDone();
+  // DestageCache: what the destager sees of this target.
+  std::uint64_t DirtyLines() const override { return table_.dirty(); }
+  bool WritersWaiting() const override { return throttled_count_ > 0; }
+  Slot DirtySlot(std::uint64_t line) const override;
+  // Whether b's line directly follows a's on the same device (one command).
+  bool SlotsAdjacent(Slot a, Slot b) const override { return placement_.Adjacent(a, b); }
+  bool LockLines(LockWaiter* w) override { return locks_.Acquire(w); }
+  void UnlockLines(LockWaiter* w) override { locks_.Release(w); }
+  void ReadSlots(Slot s, std::uint64_t length, std::byte* data, IoCallback cb) override {
+    SubmitCache(s, IoOp::kRead, 0, length, data, 0, std::move(cb));
+  }
+  void WriteOrigin(std::uint64_t offset, std::uint64_t length, std::byte* data,
+                   IoCallback cb) override {
+    SubmitOrigin(IoOp::kWrite, offset, length, data, 0, std::move(cb));
+  }
+  void FlushOrigin(IoCallback cb) override {
+    SubmitOrigin(IoOp::kFlush, 0, 0, nullptr, 0, std::move(cb));
+  }
+  bool VerifyLineData(Slot s, const std::byte* data, std::uint64_t length) override {
+    return sink_ == nullptr || sink_->VerifyLineData(s, 0, data, length);
+  }
+  void MarkClean(Slot s, std::uint64_t line) override;
+  void OnDestageFinished() override { WakeThrottled(); }
 
   std::unique_ptr<BlockDevice> origin_;
   std::vector<std::unique_ptr<BlockDevice>> caches_;
@@ -293,7 +293,6 @@ class CacheTarget final : public BlockDevice {
   ReadPromotionFilter read_filter_;
   std::unique_ptr<ReplacementPolicy> policy_;
   std::unique_ptr<AdmissionPolicy> admission_;
-  std::unique_ptr<DestageOrder> order_;
   LineTable table_;
   LineLocks locks_;
   std::vector<Slot> parked_;
@@ -324,33 +323,11 @@ class CacheTarget final : public BlockDevice {
   std::deque<Cleaned> cleaned_;
   std::size_t wb_writes_in_flight_ = 0;  // write-back writes holding new slots
 
-  // Destage state.
-  ObjectPool<DestageOp> destage_ops_;
-  std::uint32_t destage_in_flight_ = 0;
-  std::uint64_t destaging_lines_ = 0;
-  bool above_high_ = false;
-  std::uint64_t high_lines_ = 0;
-  std::uint64_t low_lines_ = 0;
-  std::vector<std::uint64_t> next_scratch_;
-  DestageOp* flush_wait_head_ = nullptr;  // destaged, waiting for an origin flush
-  DestageOp* flush_batch_ = nullptr;      // covered by the origin flush in flight
-  bool origin_flush_in_flight_ = false;
-  double tokens_ = 0;  // bandwidth cap: bytes that may start now (negative = debt)
-  Nanos tokens_at_ = 0;
-  TimerId token_timer_ = 0;
-  TimerId idle_timer_ = 0;
-  Nanos idle_timer_at_ = 0;
-  Nanos last_foreground_ = 0;
-  bool origin_unflushed_ = false;  // foreground origin writes since the last origin flush
-  // A destage failed: watermark and idle destage pause (until the next write
-  // or Drain), throttled writers bypass, so a dead device cannot spin the loop.
-  bool destage_paused_ = false;  // foreground origin writes since the last origin flush
-
-  // Drain.
-  bool draining_ = false;
-  bool drain_failed_ = false;
-  std::function<void(std::uint64_t)> drain_progress_;
-  std::vector<std::function<void(Status)>> drain_done_;
+  // Foreground origin writes and discards since the last origin flush.
+  bool origin_unflushed_ = false;
+  // Holds a reference to this target (DestageCache) but uses it only once
+  // requests arrive, after construction.
+  Destager destager_;
 
   CacheStats stats_;
   CacheMetadataSink* sink_ = nullptr;

@@ -89,7 +89,7 @@ bool CacheTarget::PlanWrite(Op* op) {
   }
   // A failed destage pauses destage: then nobody waits for it (writes go
   // around the cache instead), whether they arrive or were already waiting.
-  const bool may_wait = keeps_dirty && !op->no_throttle && !destage_paused_;
+  const bool may_wait = keeps_dirty && !op->no_throttle && !destager_.paused();
   if (may_wait && new_lines > 0 && !op->throttled && throttled_head_ != nullptr) {
     // Earlier writes are waiting for space: the space destage frees is theirs.
     Throttle(op);
@@ -176,7 +176,7 @@ void CacheTarget::Throttle(Op* op) {
     throttled_tail_ = op;
     ++throttled_count_;
   }
-  MaybeDestage();
+  destager_.MaybeDestage();
 }
 
 void CacheTarget::WakeThrottled() {
@@ -186,7 +186,7 @@ void CacheTarget::WakeThrottled() {
   if (throttled_head_ == nullptr || throttle_waking_) return;
   throttle_waking_ = true;
   Op* op = throttled_head_;
-  if (destage_paused_) op->no_throttle = true;
+  if (destager_.paused()) op->no_throttle = true;
   // Replan from scratch on a later turn (this may run inside a completion).
   engine().Post([op] { op->self->Lock(op, true); });
 }
@@ -368,7 +368,7 @@ void CacheTarget::WriteCommit(Op* op) {
   }
   if (op->counted_in_flight) --wb_writes_in_flight_;
   Complete(op);
-  MaybeDestage();
+  destager_.MaybeDestage();
   // Writers that waited on this write's lines turning dirty: if nothing is
   // dirty after all (the lines failed), destage will never wake them.
   if (throttled_count_ > 0 && table_.dirty() == 0 && wb_writes_in_flight_ == 0) WakeThrottled();
