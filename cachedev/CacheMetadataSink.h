@@ -35,7 +35,7 @@ class CacheMetadataSink {
   // device: `data` is the `length` bytes it wrote at `offset` within the line
   // (valid during the call only). Called just before OnLineDirty (or, for a
   // line dirty already, instead of it), so the sink can record checksums of
-  // the data the slot must hold (CacheJournal.h). Not called without data.
+  // the data the slot must hold (MetadataFormat.h). Not called without data.
   virtual void OnLineData(Slot /*slot*/, std::uint64_t /*line*/, std::uint64_t /*offset*/,
                           const std::byte* /*data*/, std::uint64_t /*length*/) {}
   // Whether `length` bytes read at `offset` within the dirty line in `slot`

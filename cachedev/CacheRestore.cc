@@ -1,5 +1,5 @@
 // Recovery of the cache target's dirty lines from persistent metadata
-// (CacheJournal.h): installs them exactly where the journal says they are, so
+// (MetadataRecovery.h): installs them exactly where the journal says they are, so
 // their data is read from the slots it was written to.
 
 #include <algorithm>

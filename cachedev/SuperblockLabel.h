@@ -1,7 +1,7 @@
 #pragma once
 // Whose device is this? The first bytes of a tierlab cache device name the
 // volume it belongs to: the superblock's magic "TLVOLSB1" at offset 0 and
-// the volume UUID at offset 16 (CacheJournal.h has the whole format;
+// the volume UUID at offset 16 (MetadataFormat.h has the whole format;
 // SuperblockLabelTest checks that what WriteSuperblock writes is read back
 // here). Only the magic is looked at, not the checksum or the version: a
 // damaged or older superblock still marks a volume's device, which must not
@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "cachedev/CacheJournal.h"
+#include "cachedev/MetadataFormat.h"
 #include "tiering/core/Expected.h"
 
 namespace tierlab {

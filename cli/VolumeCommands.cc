@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "cachedev/MetadataFile.h"
 #include "cachedev/SlotPlacement.h"
 #include "cli/Commands.h"
 #include "cli/VolumeReport.h"

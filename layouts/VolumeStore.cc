@@ -12,6 +12,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "cachedev/MetadataFile.h"
 #include "cachedev/SlotPlacement.h"
 #include "cachedev/SuperblockLabel.h"
 #include "layouts/AtomicFile.h"
@@ -711,7 +712,7 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
     // The data of every dirty line against its checksums: a write lost or
     // torn below the cache must not be served as the line's data.
     // After a crash a mismatch may be a write acknowledged after the last
-    // flush (CacheJournal.h): its current checksum is adopted, with a note.
+    // flush (MetadataRecovery.h): its current checksum is adopted, with a note.
     auto data = VerifyDirtyData(*m, info.cache_paths, /*adopt=*/!m->clean);
     if (!data.ok()) return data.error();
     m->report.data_check_seconds = data->seconds;

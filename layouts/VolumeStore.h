@@ -1,6 +1,6 @@
 #pragma once
 // Persistent volumes: a layout laid on real files or block devices, with a
-// superblock and a metadata journal on the cache devices (CacheJournal.h),
+// superblock and a metadata journal on the cache devices (MetadataFormat.h),
 // registered in a directory:
 //
 //   VOLUME_DIR/volume.json   name, uuid, where the volume lives (`place`),

@@ -21,6 +21,7 @@
 #include "cachedev/CacheJournal.h"
 #include "cachedev/CacheTarget.h"
 #include "cachedev/LineTable.h"
+#include "cachedev/MetadataFile.h"
 #include "tests/cachedev/CacheTestUtil.h"
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/core/Crc32c.h"

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cachedev/CacheJournal.h"
+#include "cachedev/MetadataFile.h"
 #include "cachedev/SlotPlacement.h"
 #include "tests/cachedev/CacheTestUtil.h"
 #include "tests/support/ClosedLoopDriver.h"

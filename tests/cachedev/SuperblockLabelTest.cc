@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "cachedev/CacheJournal.h"
+#include "cachedev/MetadataFile.h"
 #include "cachedev/SuperblockLabel.h"
 
 namespace tierlab {
