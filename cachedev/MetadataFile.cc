@@ -32,14 +32,6 @@ std::uint64_t FileBytes(int fd) {
   return end < 0 ? 0 : static_cast<std::uint64_t>(end);
 }
 
-std::uint64_t PathBytes(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const std::uint64_t n = FileBytes(fd);
-  ::close(fd);
-  return n;
-}
-
 }  // namespace
 
 MetadataFd::~MetadataFd() {
@@ -50,6 +42,14 @@ int OpenMetadata(const std::string& path, int flags) {
   int fd = ::open(path.c_str(), flags | O_DIRECT | O_CLOEXEC);
   if (fd < 0 && errno == EINVAL) fd = ::open(path.c_str(), flags | O_CLOEXEC);
   return fd;
+}
+
+std::uint64_t PathBytes(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const std::uint64_t n = FileBytes(fd);
+  ::close(fd);
+  return n;
 }
 
 std::string ErrnoMessage(const std::string& path, const char* what) {

@@ -63,6 +63,8 @@ class MetadataFd {
 
 // open(2) of `path` with O_DIRECT (buffered where refused) and O_CLOEXEC.
 int OpenMetadata(const std::string& path, int flags);
+// Bytes of a file or block device, 0 if it cannot be opened.
+std::uint64_t PathBytes(const std::string& path);
 // "path: what: strerror(errno)".
 std::string ErrnoMessage(const std::string& path, const char* what);
 // Checked before a region's buffer is allocated: the sizes come from the

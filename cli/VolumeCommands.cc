@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "cachedev/MetadataFile.h"
-#include "cachedev/SlotPlacement.h"
 #include "cli/Commands.h"
 #include "cli/VolumeReport.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
+#include "layouts/VolumeCheck.h"
 #include "layouts/VolumeStore.h"
 #include "tiering/core/RealEngine.h"
 
@@ -38,15 +38,6 @@ std::string Age(std::uint64_t ns) {
   char b[64];
   std::snprintf(b, sizeof b, "%.1f s", static_cast<double>(ns) / 1e9);
   return b;
-}
-
-// Bytes of a file or block device, 0 if it cannot be opened.
-std::uint64_t FileSize(const std::string& p) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const off_t end = ::lseek(fd, 0, SEEK_END);
-  ::close(fd);
-  return end < 0 ? 0 : static_cast<std::uint64_t>(end);
 }
 
 const char* PlaceName(VolumePlace p) {
@@ -89,7 +80,7 @@ int Create(const CreateArgs& a) {
   std::printf("created volume %s (uuid %s) in %s\n", info->name.c_str(), info->uuid.c_str(),
               info->dir.c_str());
   for (const auto& p : info->all_paths) {
-    std::printf("  device %s (%s)\n", p.c_str(), FormatBytes(FileSize(p)).c_str());
+    std::printf("  device %s (%s)\n", p.c_str(), FormatBytes(PathBytes(p)).c_str());
   }
   if (info->metadata_reserve != 0) {
     std::printf("  metadata: %s reserved at the start of each cache device\n",
@@ -126,7 +117,7 @@ int StatusCmd(const StatusArgs& a) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& p : info->all_paths) {
     std::error_code ec;
-    devices.push_back({{"path", p}, {"exists", fs::exists(p, ec)}, {"bytes", FileSize(p)}});
+    devices.push_back({{"path", p}, {"exists", fs::exists(p, ec)}, {"bytes", PathBytes(p)}});
   }
   j["devices"] = devices;
   if (!info->cache_paths.empty()) {
@@ -367,245 +358,86 @@ int FlushCmd(const std::string& v, double stall_timeout) {
 int CheckCmd(const std::string& v, bool repair) {
   auto info = Find(v);
   if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
-  std::vector<std::string> problems;
-  // --repair rewrites metadata: it holds the volume lock and shared locks on
-  // the devices for its whole run, so nothing opens the volume or a device
-  // meanwhile. A plain check only reads, and reports what is committed.
-  FileLock lock;
-  std::vector<FileLock> device_locks;
-  if (repair) {
-    if (auto r = RequireOwnPlace(*info); !r.ok()) return Fail(r.error().message, kExitCheckFailed);
-    auto l = LockVolume(*info, "check --repair");
-    if (!l.ok()) return Fail(l.error().message + "; stop it first", l.error().exit_code);
-    lock = std::move(l.value());
-    auto d = LockVolumeDevices(*info);
-    if (!d.ok()) return Fail(d.error().message, d.error().exit_code);
-    device_locks = std::move(d.value());
-    if (info->place_stale) {
-      if (auto r = RecordVolumePlace(*info); !r.ok()) return Fail(r.error().message, kExitIo);
-    }
-  } else {
-    if (const VolumeUser u = VolumeLockHolder(*info); u.locked) {
-      std::printf("note: in use by %s; checking the last committed state\n", Who(u).c_str());
-    }
-    if (info->place == VolumePlace::kCopy) {
+  const VolumeCheckReport r = CheckVolume(*info, repair);
+  if (r.in_use.locked) {
+    std::printf("note: in use by %s; checking the last committed state\n", Who(r.in_use).c_str());
+  }
+  if (!r.copy_of.empty()) {
+    std::printf(
+        "note: this directory is a copy of the volume in %s (same uuid); its own files "
+        "are checked\n",
+        r.copy_of.c_str());
+  }
+  if (!r.superblock_restored_from.empty()) {
+    std::printf("repaired: superblock of %s restored from %s\n", info->cache_paths[0].c_str(),
+                r.superblock_restored_from.c_str());
+  }
+  if (r.metadata) {
+    const RecoveredMetadata& m = *r.metadata;
+    const RecoveryReport& rr = m.report;
+    std::printf("superblock  ok (uuid %s, line %s, %llu slots)\n", FormatUuid(m.sb.uuid).c_str(),
+                FormatBytes(m.sb.geo.line_size).c_str(),
+                static_cast<unsigned long long>(m.sb.geo.slots));
+    std::printf("checkpoint  A %s, B %s; using generation %llu\n",
+                rr.checkpoint_ok[0] ? "ok" : "invalid", rr.checkpoint_ok[1] ? "ok" : "invalid",
+                static_cast<unsigned long long>(rr.checkpoint_generation));
+    std::printf("journal     %llu blocks, %llu records to replay%s\n",
+                static_cast<unsigned long long>(rr.journal_blocks),
+                static_cast<unsigned long long>(rr.journal_records),
+                rr.journal_damaged_blocks == 0
+                    ? ""
+                    : (", " + std::to_string(rr.journal_damaged_blocks) + " damaged").c_str());
+    std::printf("dirty       %llu lines\n", static_cast<unsigned long long>(rr.dirty_lines));
+    std::printf("shutdown    %s\n", m.clean ? "clean (data must match its checksums)"
+                                            : "not clean (a crash, or served now)");
+    for (const auto& n : rr.notes) std::printf("note: %s\n", n.c_str());
+  }
+  if (r.data) {
+    std::printf(
+        "data        %llu dirty lines read, %llu sectors checked, %llu without a "
+        "checksum, %zu bad\n",
+        static_cast<unsigned long long>(r.data->lines),
+        static_cast<unsigned long long>(r.data->sectors_checked),
+        static_cast<unsigned long long>(r.data->sectors_unknown), r.data->bad.size());
+  }
+  for (const auto& w : r.warnings) {
+    std::printf("warning: %s (after a crash: written after the last flush, or lost or torn)\n",
+                w.c_str());
+  }
+  for (const auto& p : r.problems) std::printf("PROBLEM: %s\n", p.c_str());
+  for (const LostLine& l : r.lost) {
+    const auto first = static_cast<unsigned long long>(l.first_byte);
+    const auto last = static_cast<unsigned long long>(l.last_byte);
+    if (l.why == LostLine::Why::kDamagedJournal) {
       std::printf(
-          "note: this directory is a copy of the volume in %s (same uuid); its own files "
-          "are checked\n",
-          info->recorded_dir.c_str());
-    }
-  }
-  auto layout = ParseLayoutJson(info->layout, info->dir + "/volume.json");
-  if (!layout.ok()) return Fail(layout.error().message, 1);
-  // Every device: there, a file or block device, as long as it was made.
-  std::vector<std::uint64_t> expected = info->device_bytes;
-  if (expected.size() != info->all_paths.size()) {
-    expected.clear();  // an older volume.json: the tiers' capacities
-    for (const auto& t : layout->tiers) {
-      for (std::size_t i = 0; i < t.paths.size(); ++i) expected.push_back(t.capacity);
-    }
-  }
-  for (std::size_t k = 0; k < info->all_paths.size(); ++k) {
-    const std::string& p = info->all_paths[k];
-    struct stat st {};
-    if (::stat(p.c_str(), &st) != 0) {
-      problems.push_back(p + ": " +
-                         (errno == ENOENT ? std::string("missing") : std::strerror(errno)));
-      continue;
-    }
-    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-      problems.push_back(p + ": not a regular file or block device");
-      continue;
-    }
-    const std::uint64_t bytes = FileSize(p);
-    if (k < expected.size() && bytes < expected[k]) {
-      problems.push_back(p + ": " + std::to_string(bytes) + " bytes, expected " +
-                         std::to_string(expected[k]) + " (truncated?)");
-    }
-  }
-  std::optional<RecoveredMetadata> meta;
-  std::vector<BadLine> bad_data;
-  if (!info->cache_paths.empty()) {
-    auto m = ReadVolumeMetadata(*info);
-    if (!m.ok()) {
-      problems.push_back(m.error().message);
-      // The superblock has a copy on every other cache device.
-      if (repair && info->cache_paths.size() > 1) {
-        auto copy = ReadSuperblock(info->cache_paths[1]);
-        if (copy.ok() && FormatUuid(copy->uuid) == info->uuid) {
-          copy->device_index = 0;
-          if (WriteSuperblock(info->cache_paths[0], *copy).ok()) {
-            std::printf("repaired: superblock of %s restored from %s\n",
-                        info->cache_paths[0].c_str(), info->cache_paths[1].c_str());
-            m = ReadVolumeMetadata(*info);
-            if (m.ok()) problems.pop_back();
-          }
-        }
-      }
-    }
-    if (m.ok()) {
-      const RecoveryReport& r = m->report;
-      std::printf("superblock  ok (uuid %s, line %s, %llu slots)\n", FormatUuid(m->sb.uuid).c_str(),
-                  FormatBytes(m->sb.geo.line_size).c_str(),
-                  static_cast<unsigned long long>(m->sb.geo.slots));
-      std::printf("checkpoint  A %s, B %s; using generation %llu\n",
-                  r.checkpoint_ok[0] ? "ok" : "invalid", r.checkpoint_ok[1] ? "ok" : "invalid",
-                  static_cast<unsigned long long>(r.checkpoint_generation));
-      std::printf("journal     %llu blocks, %llu records to replay%s\n",
-                  static_cast<unsigned long long>(r.journal_blocks),
-                  static_cast<unsigned long long>(r.journal_records),
-                  r.journal_damaged_blocks == 0
-                      ? ""
-                      : (", " + std::to_string(r.journal_damaged_blocks) + " damaged").c_str());
-      std::printf("dirty       %llu lines\n", static_cast<unsigned long long>(r.dirty_lines));
-      std::printf("shutdown    %s\n", m->clean ? "clean (data must match its checksums)"
-                                               : "not clean (a crash, or served now)");
-      for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
-      for (const auto& p : r.problems) problems.push_back(p);
-      // Line map against the devices: every dirty slot inside its device.
-      const SlotPlacement place(static_cast<std::uint32_t>(info->cache_paths.size()),
-                                m->sb.placement_run);
-      for (std::uint64_t s = 0; s < m->dirty.size(); ++s) {
-        if (m->dirty[s] == kNotDirty) continue;
-        const auto slot = static_cast<std::uint32_t>(s);
-        const std::string& dev = info->cache_paths[place.Device(slot)];
-        const std::uint64_t end =
-            m->sb.geo.reserve + (std::uint64_t{place.Index(slot)} + 1) * m->sb.geo.line_size;
-        if (end > FileSize(dev) && fs::is_regular_file(dev)) {
-          problems.push_back("slot " + std::to_string(s) + " lies beyond the end of " + dev);
-        }
-      }
-      // Dirty data against its checksums: a lost or torn write on a cache
-      // device (the origin never saw that data: repair cannot bring it back).
-      auto data = VerifyDirtyData(*m, info->cache_paths);
-      if (!data.ok()) {
-        problems.push_back(data.error().message);
-      } else {
-        std::printf(
-            "data        %llu dirty lines read, %llu sectors checked, %llu without a "
-            "checksum, %zu bad\n",
-            static_cast<unsigned long long>(data->lines),
-            static_cast<unsigned long long>(data->sectors_checked),
-            static_cast<unsigned long long>(data->sectors_unknown), data->bad.size());
-        const std::uint64_t ls = m->sb.geo.line_size;
-        for (const BadLine& b : data->bad) {
-          std::string what = "line " + std::to_string(b.line) + " (volume offset " +
-                             std::to_string(std::uint64_t{b.line} * ls) + ", slot " +
-                             std::to_string(b.slot) + "): ";
-          if (b.bad_sectors != 0) {
-            what += std::to_string(b.bad_sectors) + " sector(s) differ from their data checksum";
-          }
-          if (b.unverifiable != 0) {
-            what += std::string(b.bad_sectors != 0 ? ", " : "") + std::to_string(b.unverifiable) +
-                    " sector(s) without a checksum";
-          }
-          what += ", first at line offset " +
-                  std::to_string(std::uint64_t{b.sector} * m->sb.geo.sector_bytes);
-          if (DataMustMatch(*m, b.slot)) {
-            problems.push_back(what + (m->clean ? " (a lost or torn write on the cache device)"
-                                                : " (its slot's state comes from before a damaged "
-                                                  "journal block)"));
-            bad_data.push_back(b);
-          } else {
-            // After a crash: possibly a write acknowledged after the last
-            // flush (allowed), possibly a lost or torn one; no way to tell.
-            std::printf(
-                "warning: %s (after a crash: written after the last flush, or lost or "
-                "torn)\n",
-                what.c_str());
-          }
-        }
-      }
-      meta = std::move(m.value());
-    }
-  }
-  for (const auto& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
-  if (repair && meta && !problems.empty()) {
-    // Keep what is certain: drop slots beyond the devices or the volume, and
-    // for a line dirty in two slots keep the lower slot. Then a fresh
-    // checkpoint (a new generation: the journal tail is not replayed again).
-    const std::uint64_t lines =
-        (meta->sb.origin_bytes + meta->sb.geo.line_size - 1) / meta->sb.geo.line_size;
-    std::vector<bool> seen(lines, false);
-    std::uint64_t dropped = 0;
-    const SlotPlacement place(static_cast<std::uint32_t>(info->cache_paths.size()),
-                              meta->sb.placement_run);
-    for (std::uint64_t s = 0; s < meta->dirty.size(); ++s) {
-      std::uint32_t& l = meta->dirty[s];
-      if (l == kNotDirty) continue;
-      const auto slot = static_cast<std::uint32_t>(s);
-      const std::uint64_t end =
-          meta->sb.geo.reserve + (std::uint64_t{place.Index(slot)} + 1) * meta->sb.geo.line_size;
-      if (l >= lines || seen[l] || end > FileSize(info->cache_paths[place.Device(slot)])) {
-        l = kNotDirty;
-        ++dropped;
-        continue;
-      }
-      seen[l] = true;
-    }
-    // Dirty lines whose data fails its checksum: the cache device does not
-    // hold what was acknowledged, and the origin holds an older version.
-    // Dropping them serves that older version from now on; the loss is
-    // reported line by line and the exit status stays 1.
-    for (const BadLine& b : bad_data) {
-      if (meta->dirty[b.slot] == kNotDirty) continue;
-      const std::uint64_t ls = meta->sb.geo.line_size;
+          "LOST: line %u (volume bytes %llu-%llu): named by a damaged journal block; its "
+          "newest write may be lost, the origin's copy is served from now on\n",
+          l.line, first, last);
+    } else {
       std::printf(
           "LOST: line %u (volume bytes %llu-%llu): its dirty data %s; dropped, the origin's "
           "older copy is served from now on\n",
-          b.line, static_cast<unsigned long long>(std::uint64_t{b.line} * ls),
-          static_cast<unsigned long long>((std::uint64_t{b.line} + 1) * ls - 1),
-          b.bad_sectors != 0 ? "failed the checksum" : "cannot be verified");
-      DropDirtyLine(*meta, b.slot);
-      ++dropped;
+          l.line, first, last,
+          l.why == LostLine::Why::kChecksumFailed ? "failed the checksum" : "cannot be verified");
     }
-    // Lines a damaged journal block named that are not dirty now: their
-    // newest acknowledged data (if the block held it) is not in the map.
-    std::size_t lost = bad_data.size();
-    if (!meta->lines_at_risk.empty()) {
-      std::vector<bool> dirty_now(lines, false);  // or reported LOST above
-      for (std::uint32_t l : meta->dirty) {
-        if (l != kNotDirty && l < lines) dirty_now[l] = true;
-      }
-      for (const BadLine& b : bad_data) {
-        if (b.line < lines) dirty_now[b.line] = true;
-      }
-      const std::uint64_t ls = meta->sb.geo.line_size;
-      for (std::uint32_t l : meta->lines_at_risk) {
-        if (l >= lines || dirty_now[l]) continue;
-        const std::uint64_t first = std::uint64_t{l} * ls, last = first + ls - 1;
-        std::printf(
-            "LOST: line %u (volume bytes %llu-%llu): named by a damaged journal block; its "
-            "newest write may be lost, the origin's copy is served from now on\n",
-            l, static_cast<unsigned long long>(first), static_cast<unsigned long long>(last));
-        ++lost;
-      }
-    }
-    // Above every generation on the device, into both copies: no journal
-    // block left there matches it, and no copy keeps content not trusted.
-    const std::uint64_t gen = meta->highest_generation + 1, last_gen = gen + 1;
-    for (std::uint64_t g = gen; g <= last_gen; ++g) {
-      auto w = WriteCheckpoint(info->cache_paths[0], meta->sb, g, meta->next_seq, meta->dirty,
-                               meta->crc, meta->clean);
-      if (!w.ok()) return Fail(w.error().message, kExitIo);
-    }
-    std::printf("repaired: wrote checkpoint generation %llu, dropped %llu inconsistent entries\n",
-                static_cast<unsigned long long>(last_gen),
-                static_cast<unsigned long long>(dropped));
-    auto again = ReadVolumeMetadata(*info);
-    if (again.ok() && again->report.problems.empty()) {
-      if (lost != 0 || !meta->unproven.empty()) {  // salvaged past damage
-        std::printf("volume %s: repaired, %zu dirty line(s) lost\n", info->name.c_str(), lost);
-        return 1;
-      }
-      std::printf("volume %s: repaired\n", info->name.c_str());
-      return kExitOk;
-    }
-    return 1;
   }
-  if (!problems.empty()) {
-    std::printf("volume %s: %zu problem(s)\n", info->name.c_str(), problems.size());
-    return 1;
+  if (r.failure) return Fail(r.failure->message, r.failure->exit_code);
+  if (r.repaired) {
+    std::printf("repaired: wrote checkpoint generation %llu, dropped %llu inconsistent entries\n",
+                static_cast<unsigned long long>(r.repair_generation),
+                static_cast<unsigned long long>(r.dropped));
+    if (!r.repair_verified) return kExitCheckFailed;
+    if (r.salvaged) {
+      std::printf("volume %s: repaired, %llu dirty line(s) lost\n", info->name.c_str(),
+                  static_cast<unsigned long long>(r.lost_lines));
+      return kExitCheckFailed;
+    }
+    std::printf("volume %s: repaired\n", info->name.c_str());
+    return kExitOk;
+  }
+  if (!r.problems.empty()) {
+    std::printf("volume %s: %zu problem(s)\n", info->name.c_str(), r.problems.size());
+    return kExitCheckFailed;
   }
   std::printf("volume %s: ok\n", info->name.c_str());
   return kExitOk;
