@@ -28,6 +28,7 @@
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
+#include "layouts/VolumeServing.h"
 #include "layouts/VolumeStore.h"
 #include "tiering/core/RealEngine.h"
 #include "tiering/nbd/NbdServer.h"
@@ -94,25 +95,6 @@ void OnSignal(int sig) {
     g_signal = sig;
   }
   if (g_engine != nullptr) g_engine->Wake();
-}
-
-// Runs the engine until `done` is set (timers of the stack may keep it busy
-// or let it go idle in between).
-void RunUntilSet(RealEngine& engine, const bool& done) {
-  while (!done) engine.RunUntil(engine.Now() + 50 * kMilli);
-}
-
-Status SubmitAndWait(RealEngine& engine, BlockDevice& dev, IoOp op) {
-  bool done = false;
-  Status result = Status::kOk;
-  IoRequest r;
-  r.op = op;
-  dev.Submit(r, [&](Status st) {
-    result = st;
-    done = true;
-  });
-  RunUntilSet(engine, done);
-  return result;
 }
 
 // The endpoint, checked before a volume's recovery (which can take a while)
@@ -298,15 +280,10 @@ int Serve(const ServeArgs& a) {
           last_progress_status = engine.Now();
           write_status();
         };
-        cache->Drain(on_progress, [&](Status st) {
-          // Commit the clean state too, so status and a crash see it.
-          IoRequest f;
-          f.op = IoOp::kFlush;
-          top->Submit(f, [&, st](Status) {
-            draining = false;
-            if (st == Status::kOk) ++drains_completed;
-            write_status();
-          });
+        DrainAndCommit(*top, *cache, on_progress, [&](Status st) {
+          draining = false;
+          if (st == Status::kOk) ++drains_completed;
+          write_status();
         });
       }
     }
@@ -315,27 +292,11 @@ int Serve(const ServeArgs& a) {
   std::fprintf(stderr, "tierlab: signal %d: closing connections\n", static_cast<int>(g_signal));
   server->reset();
 
-  // Let requests still in flight finish, then make everything durable.
-  bool idle = false;
-  while (!idle) {
-    engine.RunUntil(engine.Now() + 10 * kMilli);
-    idle = top->in_flight() == 0;
-  }
+  // No persistent metadata: the dirty lines must reach the origin.
+  const StopResult stop = StopServing(engine, *top, cache, !a.no_drain && !opened);
   int code = kExitOk;
-  if (cache != nullptr && !a.no_drain && !opened) {
-    // No persistent metadata: the dirty lines must reach the origin.
-    bool done = false;
-    Status st = Status::kOk;
-    cache->Drain(nullptr, [&](Status s) {
-      st = s;
-      done = true;
-    });
-    RunUntilSet(engine, done);
-    if (st != Status::kOk) code = Fail("destage failed at exit", kExitIo);
-  }
-  if (SubmitAndWait(engine, *top, IoOp::kFlush) != Status::kOk) {
-    code = Fail("flush failed at exit", kExitIo);
-  }
+  if (stop.destage != Status::kOk) code = Fail("destage failed at exit", kExitIo);
+  if (stop.flush != Status::kOk) code = Fail("flush failed at exit", kExitIo);
   if (cache != nullptr) {
     std::fprintf(stderr, "tierlab: final cache stats: %s\n",
                  CacheStatsJson(cache->cache_stats()).dump().c_str());
