@@ -33,7 +33,7 @@ Expected<std::unique_ptr<CacheJournal>> CacheJournal::Attach(CacheTarget& target
   if (target.RestoreDirtyLines(lines) != Status::kOk) {
     target.SetMetadataSink(nullptr);
     return MakeError("the recovered line map does not fit the cache (run tierlab check --repair)",
-                     1);
+                     ErrorKind::kInconsistent);
   }
   return j;
 }

@@ -61,7 +61,7 @@ Expected<void> NeedBytes(int fd, const std::string& path, const char* what, std:
   if (have >= end) return {};
   return MakeError(path + ": " + what + ": file is " + std::to_string(have) + " bytes, needs " +
                        std::to_string(end),
-                   1);
+                   ErrorKind::kInconsistent);
 }
 
 Expected<void> ReadRegion(int fd, const std::string& path, const char* what, std::byte* p,
@@ -71,10 +71,11 @@ Expected<void> ReadRegion(int fd, const std::string& path, const char* what, std
   while (len > 0) {
     const ssize_t n = ::pread(fd, p, len, static_cast<off_t>(off));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return MakeError(ErrnoMessage(path, what), kExitIo);
+    if (n < 0) return MakeError(ErrnoMessage(path, what), ErrorKind::kIo);
     if (n == 0) {  // shrunk meanwhile
       if (auto r = NeedBytes(fd, path, what, end); !r.ok()) return r;
-      return MakeError(path + ": " + what + ": end of file before byte " + std::to_string(end), 1);
+      return MakeError(path + ": " + what + ": end of file before byte " + std::to_string(end),
+                       ErrorKind::kInconsistent);
     }
     p += n;
     len -= static_cast<std::size_t>(n);
@@ -88,16 +89,16 @@ Expected<void> WriteSuperblock(const std::string& path, const Superblock& sb) {
   if (auto r = EncodeSuperblock(sb, b.data()); !r.ok()) return r;
   const std::byte* p = b.data();
   MetadataFd fd(OpenMetadata(path, O_WRONLY));
-  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), kExitIo);
+  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), ErrorKind::kIo);
   if (!WriteAt(fd.get(), p, MetadataGeometry::kSuperblockBytes, 0) || ::fdatasync(fd.get()) != 0) {
-    return MakeError(ErrnoMessage(path, "writing the superblock"), kExitIo);
+    return MakeError(ErrnoMessage(path, "writing the superblock"), ErrorKind::kIo);
   }
   return {};
 }
 
 Expected<Superblock> ReadSuperblock(const std::string& path) {
   MetadataFd fd(OpenMetadata(path, O_RDONLY));
-  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), kExitIo);
+  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), ErrorKind::kIo);
   AlignedBuffer b(MetadataGeometry::kSuperblockBytes);
   if (auto r = ReadRegion(fd.get(), path, "reading the superblock", b.data(), b.size(), 0);
       !r.ok()) {
@@ -109,9 +110,10 @@ Expected<Superblock> ReadSuperblock(const std::string& path) {
 Expected<void> CheckSuperblockAgainstDevices(const Superblock& sb,
                                              const std::vector<std::string>& cache_paths,
                                              const std::vector<std::string>& origin_paths) {
-  if (cache_paths.empty()) return MakeError("no cache device to check", 2);
+  if (cache_paths.empty()) return MakeError("no cache device to check", ErrorKind::kInput);
   auto bad = [&](const char* field, const std::string& what) {
-    return MakeError(cache_paths[0] + ": superblock " + field + ": " + what, 1);
+    return MakeError(cache_paths[0] + ": superblock " + field + ": " + what,
+                     ErrorKind::kInconsistent);
   };
   if (sb.device_count != cache_paths.size()) {
     return bad("device_count", std::to_string(sb.device_count) + ", but the volume has " +
@@ -135,7 +137,7 @@ Expected<void> CheckSuperblockAgainstDevices(const Superblock& sb,
                            " bytes, needs " + std::to_string(g.reserve) +
                            " (superblock reserve for " + std::to_string(g.slots) + " slots of " +
                            std::to_string(g.line_size) + " bytes)",
-                       1);
+                       ErrorKind::kInconsistent);
     }
   }
   if (known && g.slots > lines) {
@@ -166,12 +168,12 @@ Expected<void> WriteCheckpoint(const std::string& path, const Superblock& sb,
   AlignedBuffer b(g.checkpoint_bytes);
   EncodeCheckpoint(b.data(), g, sb.uuid, generation, next_seq, dirty, crc, clean);
   MetadataFd fd(OpenMetadata(path, O_WRONLY));
-  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), kExitIo);
+  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), ErrorKind::kIo);
   // The data the checkpoint names must be durable before the checkpoint.
-  if (::fdatasync(fd.get()) != 0) return MakeError(ErrnoMessage(path, "fdatasync"), kExitIo);
+  if (::fdatasync(fd.get()) != 0) return MakeError(ErrnoMessage(path, "fdatasync"), ErrorKind::kIo);
   const std::uint64_t off = g.checkpoint_offset + (generation % 2) * g.checkpoint_bytes;
   if (!WriteAt(fd.get(), b.data(), g.checkpoint_bytes, off) || ::fdatasync(fd.get()) != 0) {
-    return MakeError(ErrnoMessage(path, "writing a checkpoint"), kExitIo);
+    return MakeError(ErrnoMessage(path, "writing a checkpoint"), ErrorKind::kIo);
   }
   return {};
 }

@@ -14,7 +14,7 @@
 // close and the offline commands. Errors name the path and, for content,
 // the field ("cache0.img: superblock slots: ..."); a file too short for a
 // region says so ("reading the checkpoints: file is N bytes, needs M").
-// Content errors exit 1, I/O errors 3.
+// Content errors are kInconsistent (exit 1), I/O errors kIo (exit 3).
 //
 // Threading: any thread; one caller per path at a time.
 

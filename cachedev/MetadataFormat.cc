@@ -172,17 +172,17 @@ Expected<void> EncodeSuperblock(const Superblock& sb, std::byte* p) {
 Expected<Superblock> DecodeSuperblock(const std::byte* p, const std::string& source) {
   const std::string& path = source;
   if (std::memcmp(p, kSbMagic, 8) != 0) {
-    return MakeError(path + ": no tierlab superblock (bad magic)", 1);
+    return MakeError(path + ": no tierlab superblock (bad magic)", ErrorKind::kInconsistent);
   }
   if (Get<std::uint32_t>(p, 12) != CrcSkipping(p, MetadataGeometry::kSuperblockBytes, 12)) {
-    return MakeError(path + ": superblock checksum mismatch", 1);
+    return MakeError(path + ": superblock checksum mismatch", ErrorKind::kInconsistent);
   }
   const std::uint32_t version = Get<std::uint32_t>(p, 8);
   if (version != kSbVersion && version != kSbVersionRunOne) {
     return MakeError(path + ": superblock version " + std::to_string(version) +
                          " not supported (this tierlab reads " + std::to_string(kSbVersionRunOne) +
                          " and " + std::to_string(kSbVersion) + ")",
-                     1);
+                     ErrorKind::kInconsistent);
   }
   Superblock sb;
   std::memcpy(sb.uuid.data(), p + 16, 16);
@@ -204,7 +204,7 @@ Expected<Superblock> DecodeSuperblock(const std::byte* p, const std::string& sou
   // The checksum matches; now every field must be one tierlab writes, before
   // anything is sized by it.
   auto bad = [&](const char* field, const std::string& what) {
-    return MakeError(path + ": superblock " + field + ": " + what, 1);
+    return MakeError(path + ": superblock " + field + ": " + what, ErrorKind::kInconsistent);
   };
   if (!std::has_single_bit(g.line_size) || g.line_size < CacheConfig::kMinLineSize ||
       g.line_size > CacheConfig::kMaxLineSize) {

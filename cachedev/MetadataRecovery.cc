@@ -356,7 +356,7 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
   m.report.superblock_ok = true;
   const MetadataGeometry& g = m.sb.geo;
   MetadataFd fd(OpenMetadata(path, O_RDONLY));
-  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), kExitIo);
+  if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), ErrorKind::kIo);
 
   // Both checkpoint copies; the valid one with the highest generation wins.
   // Sizes are checked against the file before anything is allocated.
@@ -389,7 +389,8 @@ Expected<RecoveredMetadata> RecoverMetadata(const std::string& path, std::uint64
              : !v[c].crc_ok ? std::string("checksum mismatch")
                             : v[c].defect;
     };
-    return MakeError(path + ": no valid checkpoint (A: " + why(0) + "; B: " + why(1) + ")", 1);
+    return MakeError(path + ": no valid checkpoint (A: " + why(0) + "; B: " + why(1) + ")",
+                     ErrorKind::kInconsistent);
   }
   const int other = 1 - use;
   m.generation = v[use].generation;
@@ -432,7 +433,7 @@ Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
   DataCheckReport rep;
   const MetadataGeometry& g = m.sb.geo;
   const std::uint64_t n = cache_paths.size();
-  if (n == 0) return MakeError("no cache device to check", 2);
+  if (n == 0) return MakeError("no cache device to check", ErrorKind::kInput);
   const std::uint64_t spl = g.sectors_per_line();
   const std::uint64_t slots = std::min<std::uint64_t>(m.dirty.size(), m.crc.size() / spl);
   // Per device, runs of device-local slots read in chunks of about 1 MiB,
@@ -443,7 +444,7 @@ Expected<DataCheckReport> VerifyDirtyData(RecoveredMetadata& m,
   for (std::uint64_t dev = 0; dev < n; ++dev) {
     const std::string& path = cache_paths[dev];
     MetadataFd fd(OpenMetadata(path, O_RDONLY));
-    if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), kExitIo);
+    if (fd.get() < 0) return MakeError(ErrnoMessage(path, "open"), ErrorKind::kIo);
     const auto d32 = static_cast<std::uint32_t>(dev);
     const std::uint64_t local_slots = place.SlotsOn(d32, slots);
     for (std::uint64_t k0 = 0; k0 < local_slots; k0 += chunk) {

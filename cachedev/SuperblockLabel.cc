@@ -36,7 +36,7 @@ Expected<std::optional<VolumeUuid>> ReadSuperblockLabel(const std::string& path)
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
-    return MakeError(Errno(path, "cannot open", e), OpenErrorExitCode(e));
+    return MakeError(Errno(path, "cannot open", e), OpenErrorKind(e));
   }
   std::byte head[kSuperblockLabelBytes];
   ssize_t n;
@@ -45,7 +45,7 @@ Expected<std::optional<VolumeUuid>> ReadSuperblockLabel(const std::string& path)
   } while (n < 0 && errno == EINTR);
   const int e = errno;
   ::close(fd);
-  if (n < 0) return MakeError(Errno(path, "reading the superblock", e), OpenErrorExitCode(e));
+  if (n < 0) return MakeError(Errno(path, "reading the superblock", e), OpenErrorKind(e));
   return SuperblockLabel(head, static_cast<std::size_t>(n));
 }
 
@@ -53,7 +53,7 @@ Expected<void> WipeSuperblock(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     const int e = errno;
-    return MakeError(Errno(path, "cannot open", e), OpenErrorExitCode(e));
+    return MakeError(Errno(path, "cannot open", e), OpenErrorKind(e));
   }
   // Never longer than the device (a short file is not extended).
   const off_t end = ::lseek(fd, 0, SEEK_END);
@@ -73,7 +73,7 @@ Expected<void> WipeSuperblock(const std::string& path) {
   }
   if (e == 0 && ::fsync(fd) != 0) e = errno;
   ::close(fd);
-  if (e != 0) return MakeError(Errno(path, "wiping the superblock", e), kExitIo);
+  if (e != 0) return MakeError(Errno(path, "wiping the superblock", e), ErrorKind::kIo);
   return {};
 }
 

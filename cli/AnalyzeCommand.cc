@@ -45,14 +45,14 @@ int Analyze(const AnalyzeArgs& a) {
   AnalyzerInput in;
   if (!a.layout.empty()) {
     auto l = LoadLayout(a.layout);
-    if (!l.ok()) return Fail(l.error().message, l.error().exit_code);
+    if (!l.ok()) return Fail(l.error());
     in.layout = std::move(*l);
   } else {
     auto bytes = ParseBytesText(a.cache_size);
     if (!bytes.ok() || *bytes == 0)
       return Fail("--cache-size: bad size '" + a.cache_size + "'", kExitUsage);
     auto l = MakeAnalyzerLayout(a.cache_preset, *bytes, a.capacity);
-    if (!l.ok()) return Fail(l.error().message, l.error().exit_code);
+    if (!l.ok()) return Fail(l.error());
     in.layout = std::move(*l);
   }
   if (!a.trace.empty()) {
@@ -69,7 +69,7 @@ int Analyze(const AnalyzeArgs& a) {
     in.replay.replay_scale = a.replay_scale;
   } else {
     auto p = LoadProfiles(a.profile, false);
-    if (!p.ok()) return Fail(p.error().message, p.error().exit_code);
+    if (!p.ok()) return Fail(p.error());
     if (p->size() != 1) return Fail("--profile: give one job", kExitUsage);
     in.profile = p->front();
   }
@@ -78,7 +78,7 @@ int Analyze(const AnalyzeArgs& a) {
   in.write_curve_points = a.write_points;
   in.absorb_target = a.target / 100;
   auto r = AnalyzeWriteCache(in);
-  if (!r.ok()) return Fail(r.error().message, r.error().exit_code);
+  if (!r.ok()) return Fail(r.error());
   std::string out;
   if (a.format == "json") {
     out = ToJson(*r).dump(2) + "\n";

@@ -12,6 +12,10 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
+int Fail(const Error& error) {
+  return Fail(error.message, ExitCodeFor(error.kind));
+}
+
 int WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty()) {
     std::fputs(text.c_str(), stdout);

@@ -3,6 +3,10 @@
 // and stores the exit code in `result`.
 
 #include <CLI/CLI.hpp>
+#include <string>
+
+#include "cli/ExitCode.h"
+#include "tiering/core/Expected.h"
 
 namespace tierlab::cli {
 
@@ -26,6 +30,8 @@ void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 
 // Prints "tierlab: <message>" to stderr and returns `code`.
 int Fail(const std::string& message, int code);
+// The same for an error from below: its message, the exit code of its kind.
+int Fail(const Error& error);
 
 // Writes `text` to stdout when `path` is empty, else to the file; returns an
 // exit code (kExitIo with a one-line error if the file cannot be written).

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "bench/report/MatrixDiff.h"
 #include "bench/lab/MatrixResults.h"
+#include "bench/report/MatrixDiff.h"
 #include "cli/Commands.h"
 #include "layouts/Layout.h"
 
@@ -49,13 +49,13 @@ int RunDiffCommand(const DiffArgs& a) {
   std::vector<nlohmann::json> docs;
   for (const auto& f : a.files) {
     auto j = ReadJsonFile(f);
-    if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+    if (!j.ok()) return Fail(j.error());
     auto shape = CheckResultsJson(*j, f);
-    if (!shape.ok()) return Fail(shape.error().message, shape.error().exit_code);
+    if (!shape.ok()) return Fail(shape.error());
     docs.push_back(std::move(j.value()));
   }
   auto d = pivot ? DiffPivot(docs[0], a.pivot, o) : DiffResults(docs[0], docs[1], o);
-  if (!d.ok()) return Fail(d.error().message, d.error().exit_code);
+  if (!d.ok()) return Fail(d.error());
   std::fputs(FormatDiff(*d, style, o).c_str(), stdout);
   return d->regressions() > 0 ? kExitCheckFailed : kExitOk;
 }

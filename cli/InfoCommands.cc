@@ -24,7 +24,7 @@ void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
   profile_show->callback([profile_name, &result] {
     auto ps = LoadProfiles(*profile_name);
     if (!ps.ok()) {
-      result.exit_code = Fail(ps.error().message, ps.error().exit_code);
+      result.exit_code = Fail(ps.error());
       return;
     }
     nlohmann::json out = nlohmann::json::array();
@@ -57,7 +57,7 @@ void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
   show->callback([name, &result] {
     auto l = LoadLayout(*name);
     if (!l.ok()) {
-      result.exit_code = Fail(l.error().message, l.error().exit_code);
+      result.exit_code = Fail(l.error());
       return;
     }
     std::printf("%s\n", LayoutToJson(*l).dump(2).c_str());

@@ -14,9 +14,9 @@
 #include <set>
 
 #include "bench/lab/Matrix.h"
-#include "bench/report/Report.h"
 #include "bench/lab/MatrixResults.h"
 #include "bench/lab/MatrixRunner.h"
+#include "bench/report/Report.h"
 #include "cli/Commands.h"
 #include "cli/StatusPrinter.h"
 #include "layouts/Layout.h"
@@ -161,13 +161,13 @@ int ListCells(const MatrixPlan& plan, const Shard& shard, bool validate_first) {
     ScanOptions so;
     so.build = false;
     auto scan = ScanMatrix(plan, so);
-    if (!scan.ok()) return Fail(scan.error().message, scan.error().exit_code);
+    if (!scan.ok()) return Fail(scan.error());
   }
   auto cursor = plan.Cells([&shard](std::uint64_t k) { return shard.Contains(k); });
   MatrixCell c;
   while (true) {
     auto more = cursor.Next(&c);
-    if (!more.ok()) return Fail(more.error().message, more.error().exit_code);
+    if (!more.ok()) return Fail(more.error());
     if (!*more) break;
     if (std::printf("%zu %s %s\n", c.index, c.id.c_str(), c.label.c_str()) < 0) {
       return Fail("--list: cannot write to stdout", kExitIo);
@@ -191,9 +191,9 @@ int RunMatrixCommand(const MatrixArgs& a) {
     return Fail("--resume needs -o FILE, the results file to continue", kExitUsage);
   }
   auto spec = LoadMatrixFile(a.file);
-  if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
+  if (!spec.ok()) return Fail(spec.error());
   auto plan = MatrixPlan::Make(*spec);
-  if (!plan.ok()) return Fail(plan.error().message, plan.error().exit_code);
+  if (!plan.ok()) return Fail(plan.error());
   const std::uint64_t cells = plan->ShardSize(*shard);
   if (cells > kMaxCellsWithoutForce && !a.force) {
     return Fail(TooManyCells(*plan, cells, *shard), kExitUsage);
@@ -208,9 +208,9 @@ int RunMatrixCommand(const MatrixArgs& a) {
     std::error_code ec;
     if (std::filesystem::exists(a.output, ec)) {
       auto j = ReadJsonFile(a.output);
-      if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+      if (!j.ok()) return Fail(j.error());
       auto shape = CheckResultsJson(*j, a.output);
-      if (!shape.ok()) return Fail(shape.error().message, shape.error().exit_code);
+      if (!shape.ok()) return Fail(shape.error());
       for (const auto& c : j->at("cells")) {
         expect[c.at("index").get<std::uint64_t>()] =
             ExpectedCell{c.at("id").get<std::string>(), c.value("seed", std::uint64_t{0})};
@@ -228,14 +228,14 @@ int RunMatrixCommand(const MatrixArgs& a) {
     so.expect_source = a.output;
   }
   auto hash = ScanMatrix(*plan, so);
-  if (!hash.ok()) return Fail(hash.error().message, hash.error().exit_code);
+  if (!hash.ok()) return Fail(hash.error());
 
   ResultsFile results(MakeResultsHeader(*plan, *hash, *shard));
   std::set<std::uint64_t> skip;
   if (previous) {
     auto loaded = LoadResumedCells(*previous, a.output,
                                    ResumeKey{*hash, shard->ToString(), kVersion}, results);
-    if (!loaded.ok()) return Fail(loaded.error().message, loaded.error().exit_code);
+    if (!loaded.ok()) return Fail(loaded.error());
     for (const auto& [index, cell] : expect) skip.insert(index);
     previous.reset();
     if (!a.quiet) {
@@ -265,17 +265,17 @@ int RunMatrixCommand(const MatrixArgs& a) {
   // Every finished cell goes to the file, whatever happened.
   auto saved = saver.Maybe(results, 0, /*now=*/true);
   if (!save_error && !saved.ok()) save_error = saved.error();
-  if (save_error) return Fail(save_error->message, save_error->exit_code);
+  if (save_error) return Fail(*save_error);
   const auto kept = [&] {
     return std::to_string(results.size()) + " of " + std::to_string(cells) + " cells are in " +
            a.output + "; tierlab matrix " + a.file + " -o " + a.output + " --resume runs the rest";
   };
   if (!run.ok()) {
-    Fail(run.error().message, run.error().exit_code);
+    Fail(run.error());
     if (!a.output.empty() && results.size() > 0) {
       std::fprintf(stderr, "tierlab: %s\n", kept().c_str());
     }
-    return run.error().exit_code;
+    return ExitCodeFor(run.error().kind);
   }
   if (stats.stopped) {
     const int sig = g_signal.load() != 0 ? g_signal.load() : SIGINT;
@@ -295,7 +295,7 @@ int RunMatrixCommand(const MatrixArgs& a) {
   }
   if (*fmt == ReportFormat::kJson) return kExitOk;  // the file is the JSON
   auto report = RenderReport(results.Json(), *fmt, ReportOptions{});
-  if (!report.ok()) return Fail(report.error().message, report.error().exit_code);
+  if (!report.ok()) return Fail(report.error());
   std::fputs(report->c_str(), stdout);
   return kExitOk;
 }
@@ -304,7 +304,7 @@ Expected<void> WriteFile(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
   f.close();
-  if (!f) return MakeError(path + ": cannot write", kExitIo);
+  if (!f) return MakeError(path + ": cannot write", ErrorKind::kIo);
   return {};
 }
 
@@ -317,12 +317,12 @@ int RunMergeCommand(const MergeArgs& a) {
   std::vector<nlohmann::json> docs;
   for (const auto& p : a.parts) {
     auto j = ReadJsonFile(p);
-    if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+    if (!j.ok()) return Fail(j.error());
     docs.push_back(std::move(j.value()));
   }
   std::size_t missing = 0;
   auto merged = MergeMatrixResults(docs, a.parts, &missing);
-  if (!merged.ok()) return Fail(merged.error().message, merged.error().exit_code);
+  if (!merged.ok()) return Fail(merged.error());
   if (missing > 0) {
     std::fprintf(stderr, "tierlab: merge: %zu of %zu cells are missing (a shard not run?)\n",
                  missing, merged->value("cell_count", std::size_t{0}));
@@ -333,7 +333,7 @@ int RunMergeCommand(const MergeArgs& a) {
     return kExitOk;
   }
   auto w = WriteFile(a.output, text);
-  if (!w.ok()) return Fail(w.error().message, w.error().exit_code);
+  if (!w.ok()) return Fail(w.error());
   return kExitOk;
 }
 

@@ -40,16 +40,16 @@ int RunReportCommand(const ReportArgs& a) {
     return Fail("--split: expected rw or none, got \"" + a.split + "\"", kExitUsage);
   }
   auto j = ReadJsonFile(a.file);
-  if (!j.ok()) return Fail(j.error().message, j.error().exit_code);
+  if (!j.ok()) return Fail(j.error());
   auto shape = CheckResultsJson(*j, a.file);
-  if (!shape.ok()) return Fail(shape.error().message, shape.error().exit_code);
+  if (!shape.ok()) return Fail(shape.error());
   ReportOptions o;
   o.rows = SplitList(a.rows);
   o.cols = a.cols == "none" ? "" : a.cols;
   o.metrics = SplitList(a.metrics);
   o.split_rw = a.split == "rw";
   auto text = RenderReport(*j, *fmt, o);
-  if (!text.ok()) return Fail(text.error().message, text.error().exit_code);
+  if (!text.ok()) return Fail(text.error());
   return WriteOutput(a.output, *text);
 }
 

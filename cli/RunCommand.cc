@@ -96,12 +96,12 @@ Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
   spec.name = std::filesystem::path(a.trace).filename().string();
   spec.trace = spec.path = a.trace;
   auto tf = ParseTraceFormat(a.trace_format);
-  if (!tf) return MakeError("unknown trace format '" + a.trace_format + "'", kExitUsage);
+  if (!tf) return MakeError("unknown trace format '" + a.trace_format + "'", ErrorKind::kInput);
   spec.trace_options.format = *tf;
   spec.trace_options.skip_bad = a.skip_bad;
   auto mode = ParseReplayMode(a.replay_mode);
-  if (!mode.ok()) return MakeError(mode.error().message, kExitUsage);
-  if (a.wrap && a.reject) return MakeError("--wrap and --reject are exclusive", kExitUsage);
+  if (!mode.ok()) return MakeError(mode.error().message, ErrorKind::kInput);
+  if (a.wrap && a.reject) return MakeError("--wrap and --reject are exclusive", ErrorKind::kInput);
   ReplaySpec& ro = spec.replay;
   ro.mode = *mode;
   ro.iodepth = a.iodepth != 0 ? a.iodepth : (*mode == ReplayMode::kOpen ? 256 : 1);
@@ -117,7 +117,7 @@ Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
       std::replace(option.begin(), option.end(), '_', '-');
       m = "--" + option + m.substr(colon);
     }
-    return MakeError(m, kExitUsage);
+    return MakeError(m, ErrorKind::kInput);
   }
   return spec;
 }
@@ -169,21 +169,21 @@ int RunOne(RunArgs a) {
   Expected<LayoutSpec> layout = a.layout.empty()
                                     ? ParseLayoutJson(DefaultLayoutJson(), "default layout")
                                     : LoadLayout(a.layout);
-  if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
+  if (!layout.ok()) return Fail(layout.error());
   // The workload: --trace, a trace profile file, or fio-style profiles.
   std::optional<TraceProfile> replay;
   if (!a.trace.empty()) {
     auto spec = ReplayFromArgs(a);
-    if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
+    if (!spec.ok()) return Fail(spec.error());
     replay = std::move(*spec);
   } else {
     auto spec = ReplayFromProfileFile(a.profile);
-    if (!spec.ok()) return Fail(spec.error().message, spec.error().exit_code);
+    if (!spec.ok()) return Fail(spec.error());
     replay = std::move(*spec);
   }
   auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown)
                           : Expected<std::vector<Profile>>(std::vector<Profile>{});
-  if (!profiles.ok()) return Fail(profiles.error().message, profiles.error().exit_code);
+  if (!profiles.ok()) return Fail(profiles.error());
 
   RunSettings settings;
   settings.engine = a.real ? EngineKind::kReal : EngineKind::kSimulated;
@@ -218,7 +218,7 @@ int RunOne(RunArgs a) {
   } else if (!made_dir.empty()) {
     std::fprintf(stderr, "tierlab: kept device files in %s\n", made_dir.c_str());
   }
-  if (!runs.ok()) return Fail(runs.error().message, runs.error().exit_code);
+  if (!runs.ok()) return Fail(runs.error());
   std::string out;
   int code = kExitOk;
   for (const CellRun& c : *runs) {

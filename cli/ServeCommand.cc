@@ -103,24 +103,24 @@ void OnSignal(int sig) {
 // only what it would refuse.
 Expected<void> CheckEndpoint(const std::string& spec) {
   auto ep = ParseNbdEndpoint(spec);
-  if (!ep.ok()) return MakeError("--nbd: " + ep.error().message, kExitUsage);
+  if (!ep.ok()) return MakeError("--nbd: " + ep.error().message, ErrorKind::kInput);
   if (ep->kind == NbdEndpoint::Kind::kUnix) {
     const std::filesystem::path path(ep->path);
     std::string dir = path.parent_path().string();
     if (dir.empty()) dir = ".";
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) {
-      return MakeError("--nbd: " + ep->path + ": no directory " + dir, kExitUsage);
+      return MakeError("--nbd: " + ep->path + ": no directory " + dir, ErrorKind::kInput);
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
       return MakeError(
           "--nbd: " + ep->path + ": cannot create a socket in " + dir + ": " + std::strerror(errno),
-          kExitUsage);
+          ErrorKind::kInput);
     }
     struct stat st {};
     if (::lstat(ep->path.c_str(), &st) != 0) return {};
     if (!S_ISSOCK(st.st_mode)) {
-      return MakeError("--nbd: " + ep->path + " exists and is not a socket", kExitIo);
+      return MakeError("--nbd: " + ep->path + " exists and is not a socket", ErrorKind::kIo);
     }
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
@@ -129,7 +129,8 @@ Expected<void> CheckEndpoint(const std::string& spec) {
     const bool live =
         probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     if (probe >= 0) ::close(probe);
-    if (live) return MakeError("--nbd: " + ep->path + ": a server is already listening", kExitIo);
+    if (live)
+      return MakeError("--nbd: " + ep->path + ": a server is already listening", ErrorKind::kIo);
     return {};
   }
   addrinfo hints{};
@@ -139,7 +140,8 @@ Expected<void> CheckEndpoint(const std::string& spec) {
   addrinfo* res = nullptr;
   const std::string port = std::to_string(ep->port);
   if (const int rc = ::getaddrinfo(ep->host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return MakeError("--nbd: cannot resolve '" + ep->host + "': " + gai_strerror(rc), kExitUsage);
+    return MakeError("--nbd: cannot resolve '" + ep->host + "': " + gai_strerror(rc),
+                     ErrorKind::kInput);
   }
   std::string error;
   bool bound = false;
@@ -154,7 +156,7 @@ Expected<void> CheckEndpoint(const std::string& spec) {
   }
   ::freeaddrinfo(res);
   if (!bound) {
-    return MakeError("--nbd: bind " + ep->host + ":" + port + ": " + error, kExitIo);
+    return MakeError("--nbd: bind " + ep->host + ":" + port + ": " + error, ErrorKind::kIo);
   }
   return {};
 }
@@ -186,12 +188,11 @@ int Serve(const ServeArgs& a) {
 
   if (auto dir = ResolveVolumeDir(a.target); dir.ok()) {
     auto info = ReadVolumeInfo(*dir);
-    if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+    if (!info.ok()) return Fail(info.error());
     if (endpoint.empty()) endpoint = "unix:" + (std::filesystem::path(*dir) / "nbd.sock").string();
-    if (auto r = CheckEndpoint(endpoint); !r.ok())
-      return Fail(r.error().message, r.error().exit_code);
+    if (auto r = CheckEndpoint(endpoint); !r.ok()) return Fail(r.error());
     auto v = OpenVolume(engine, *info, "serve");
-    if (!v.ok()) return Fail(v.error().message, v.error().exit_code);
+    if (!v.ok()) return Fail(v.error());
     opened = std::move(v.value());
     top = &opened->top();
     cache = opened->cache();
@@ -209,17 +210,16 @@ int Serve(const ServeArgs& a) {
       std::fprintf(stderr, "tierlab: volume %s: %s\n", name.c_str(), n.c_str());
   } else {
     auto layout = LoadLayout(a.target);
-    if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
+    if (!layout.ok()) return Fail(layout.error());
     if (endpoint.empty()) endpoint = "unix:tierlab-" + layout->name + ".sock";
-    if (auto r = CheckEndpoint(endpoint); !r.ok())
-      return Fail(r.error().message, r.error().exit_code);
+    if (auto r = CheckEndpoint(endpoint); !r.ok()) return Fail(r.error());
     std::error_code ec;
     std::filesystem::create_directories(a.dir, ec);
     BuildOptions bo;
     bo.temp_dir = a.dir;
     bo.keep_files = true;
     auto v = BuildVolume(engine, *layout, bo);
-    if (!v.ok()) return Fail(v.error().message, v.error().exit_code);
+    if (!v.ok()) return Fail(v.error());
     plain.emplace(std::move(v.value()));
     top = &plain->top();
     cache = plain->cache();
@@ -231,7 +231,7 @@ int Serve(const ServeArgs& a) {
   so.export_name = a.export_name;
   so.description = "tierlab " + name;
   auto server = NbdServer::Listen(engine, *top, endpoint, so);
-  if (!server.ok()) return Fail(server.error().message, server.error().exit_code);
+  if (!server.ok()) return Fail(server.error());
 
   g_engine = &engine;
 

@@ -29,13 +29,13 @@ Expected<TraceOptions> MakeTraceOptions(const TraceInputArgs& a) {
   auto f = ParseTraceFormat(a.format);
   if (!f) {
     return Error{"unknown trace format '" + a.format + "' (valid: " + TraceFormatChoices() + ")",
-                 kExitUsage};
+                 ErrorKind::kInput};
   }
   o.format = *f;
   if (a.blkparse_action.size() != 1 || a.blkparse_action.find_first_of("QDC") != 0)
-    return Error{"--blkparse-action must be Q, D or C", kExitUsage};
+    return Error{"--blkparse-action must be Q, D or C", ErrorKind::kInput};
   o.blkparse_action = a.blkparse_action[0];
-  if (a.lba_unit == 0) return Error{"--lba-unit must be > 0", kExitUsage};
+  if (a.lba_unit == 0) return Error{"--lba-unit must be > 0", ErrorKind::kInput};
   o.lba_unit = a.lba_unit;
   o.skip_bad = a.skip_bad;
   return o;
@@ -69,12 +69,12 @@ struct StatsArgs {
 
 int RunStats(const StatsArgs& a) {
   auto options = MakeTraceOptions(a.in);
-  if (!options.ok()) return Fail(options.error().message, options.error().exit_code);
+  if (!options.ok()) return Fail(options.error());
   if (a.block_size == 0) return Fail("--block-size must be > 0", kExitUsage);
   auto reader = OpenTrace(a.trace, *options);
-  if (!reader.ok()) return Fail(reader.error().message, reader.error().exit_code);
+  if (!reader.ok()) return Fail(reader.error());
   auto stats = ComputeTraceStats(**reader, a.block_size);
-  if (!stats.ok()) return Fail(stats.error().message, stats.error().exit_code);
+  if (!stats.ok()) return Fail(stats.error());
   ReportSkipped(a.trace, (*reader)->bad_records());
   if (a.json) {
     nlohmann::json j = ToJson(*stats);
@@ -99,14 +99,14 @@ struct ConvertArgs {
 
 int RunConvert(const ConvertArgs& a) {
   auto options = MakeTraceOptions(a.input);
-  if (!options.ok()) return Fail(options.error().message, options.error().exit_code);
+  if (!options.ok()) return Fail(options.error());
   auto to = ParseTraceFormat(a.to);
   if (!to || !CanWriteTraceFormat(*to)) {
     return Fail("--to must be one of tierlab, fio-v3 (alias fio), msr; got '" + a.to + "'",
                 kExitUsage);
   }
   auto summary = ConvertTrace(a.in, *options, a.out, *to);
-  if (!summary.ok()) return Fail(summary.error().message, summary.error().exit_code);
+  if (!summary.ok()) return Fail(summary.error());
   ReportSkipped(a.in, summary->bad_records);
   std::fprintf(stderr, "tierlab: wrote %llu record(s) to %s (%s)\n",
                static_cast<unsigned long long>(summary->records), a.out.c_str(), ToString(*to));

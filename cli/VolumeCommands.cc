@@ -73,10 +73,10 @@ struct CreateArgs {
 
 int Create(const CreateArgs& a) {
   auto layout = LoadLayout(a.layout);
-  if (!layout.ok()) return Fail(layout.error().message, layout.error().exit_code);
+  if (!layout.ok()) return Fail(layout.error());
   const std::string dir = a.dir.empty() ? (fs::path(DefaultVolumeRoot()) / a.name).string() : a.dir;
   auto info = CreateVolume(*layout, a.name, dir);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   std::printf("created volume %s (uuid %s) in %s\n", info->name.c_str(), info->uuid.c_str(),
               info->dir.c_str());
   for (const auto& p : info->all_paths) {
@@ -98,7 +98,7 @@ struct StatusArgs {
 
 int StatusCmd(const StatusArgs& a) {
   auto info = Find(a.volume);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   nlohmann::json j;
   j["name"] = info->name;
   j["uuid"] = info->uuid;
@@ -314,14 +314,14 @@ int FlushServed(const VolumeInfo& info, int pid, double stall_timeout) {
 
 int FlushCmd(const std::string& v, double stall_timeout) {
   auto info = Find(v);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   if (const VolumeUser u = VolumeLockHolder(*info); u.locked) {
     if (u.command == "serve" && u.pid > 0) return FlushServed(*info, u.pid, stall_timeout);
     return Fail("volume " + info->name + " is in use by " + Who(u), kExitCheckFailed);
   }
   RealEngine engine;
   auto opened = OpenVolume(engine, *info, "flush");
-  if (!opened.ok()) return Fail(opened.error().message, opened.error().exit_code);
+  if (!opened.ok()) return Fail(opened.error());
   CacheTarget* cache = (*opened)->cache();
   int code = kExitOk;
   if (cache != nullptr) {
@@ -357,7 +357,7 @@ int FlushCmd(const std::string& v, double stall_timeout) {
 
 int CheckCmd(const std::string& v, bool repair) {
   auto info = Find(v);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   const VolumeCheckReport r = CheckVolume(*info, repair);
   if (r.in_use.locked) {
     std::printf("note: in use by %s; checking the last committed state\n", Who(r.in_use).c_str());
@@ -421,7 +421,7 @@ int CheckCmd(const std::string& v, bool repair) {
           l.why == LostLine::Why::kChecksumFailed ? "failed the checksum" : "cannot be verified");
     }
   }
-  if (r.failure) return Fail(r.failure->message, r.failure->exit_code);
+  if (r.failure) return Fail(*r.failure);
   if (r.repaired) {
     std::printf("repaired: wrote checkpoint generation %llu, dropped %llu inconsistent entries\n",
                 static_cast<unsigned long long>(r.repair_generation),
@@ -447,12 +447,12 @@ int CheckCmd(const std::string& v, bool repair) {
 
 int DestroyCmd(const std::string& v, bool force) {
   auto info = Find(v);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   // Held to the end: nothing opens the volume or a device while it goes.
   auto lock = LockVolume(*info, "destroy");
-  if (!lock.ok()) return Fail(lock.error().message, lock.error().exit_code);
+  if (!lock.ok()) return Fail(lock.error());
   auto device_locks = LockVolumeDevices(*info);
-  if (!device_locks.ok()) return Fail(device_locks.error().message, device_locks.error().exit_code);
+  if (!device_locks.ok()) return Fail(device_locks.error());
   if (!info->cache_paths.empty() && !force) {
     auto m = ReadVolumeMetadata(*info);
     if (!m.ok()) {
@@ -488,9 +488,9 @@ struct ReidentifyArgs {
 
 int ReidentifyCmd(const ReidentifyArgs& a) {
   auto info = Find(a.volume);
-  if (!info.ok()) return Fail(info.error().message, info.error().exit_code);
+  if (!info.ok()) return Fail(info.error());
   auto next = ReidentifyVolume(*info, a.name);
-  if (!next.ok()) return Fail(next.error().message, next.error().exit_code);
+  if (!next.ok()) return Fail(next.error());
   std::printf("volume %s in %s: new uuid %s (was %s)\n", next->name.c_str(), next->dir.c_str(),
               next->uuid.c_str(), info->uuid.c_str());
   return kExitOk;

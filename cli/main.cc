@@ -27,10 +27,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return tierlab::kExitUsage;
+    return tierlab::cli::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tierlab: %s\n", e.what());
-    return tierlab::kExitIo;
+    return tierlab::cli::kExitIo;
   }
   return result.exit_code;
 }

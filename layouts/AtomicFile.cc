@@ -11,7 +11,7 @@ namespace tierlab {
 namespace {
 
 Error Fail(const std::string& what, const std::string& step, int e) {
-  return MakeError(what + ": " + step + ": " + std::strerror(e), kExitIo);
+  return MakeError(what + ": " + step + ": " + std::strerror(e), ErrorKind::kIo);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@
 
 namespace tierlab {
 
-// Errors: exit 3 (kExitIo), naming PATH.tmp or the directory.
+// Errors: ErrorKind::kIo (exit 3), naming PATH.tmp or the directory.
 Expected<void> WriteFileAtomically(const std::string& path, std::string_view content,
                                    bool durable = true);
 

@@ -230,14 +230,14 @@ Expected<std::string> ReadTextFile(std::string_view path) {
     const int err = errno;
     if (err == ENOENT || err == ENOTDIR) return MakeError(p + ": cannot open: no such file");
     return MakeError(p + ": cannot open: " + std::strerror(err),
-                     err == EACCES ? kExitUsage : kExitIo);
+                     err == EACCES ? ErrorKind::kInput : ErrorKind::kIo);
   }
   if (S_ISDIR(st.st_mode)) return MakeError(p + ": is a directory, not a file");
   std::ifstream in(p, std::ios::binary);
   if (!in) return MakeError(p + ": cannot open: not readable");
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return MakeError(p + ": read error", kExitIo);
+  if (in.bad()) return MakeError(p + ": read error", ErrorKind::kIo);
   return std::move(text).str();
 }
 

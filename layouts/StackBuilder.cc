@@ -46,14 +46,14 @@ FileDeviceOptions::HeadCheck DeviceOwnerCheck(const std::string& path, const Bui
       return MakeError(path + ": belongs to tierlab volume " + FormatUuid(*label) +
                            " (it starts with its superblock): use it through that volume, or "
                            "`tierlab destroy` the volume to free it",
-                       kExitCheckFailed);
+                       ErrorKind::kInUse);
     }
     if (label == want) return {};
     return MakeError(path +
                          (label ? ": holds the superblock of volume " + FormatUuid(*label)
                                 : std::string(": has no tierlab superblock")) +
                          ", not this volume's (" + FormatUuid(*want) + "); run tierlab check",
-                     kExitCheckFailed);
+                     ErrorKind::kInconsistent);
   };
 }
 
@@ -103,7 +103,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
     if (!d.ok()) {
       return MakeError(
           l.source + ": tiers[" + std::to_string(tier_index) + "]: " + d.error().message,
-          d.error().exit_code);
+          d.error().kind);
     }
     devs.push_back(std::move(d.value()));
   }

@@ -176,7 +176,7 @@ void Repair(const VolumeInfo& info, const std::vector<BadLine>& bad_data, Volume
     auto w = WriteCheckpoint(info.cache_paths[0], meta.sb, g, meta.next_seq, meta.dirty, meta.crc,
                              meta.clean);
     if (!w.ok()) {
-      r.failure = MakeError(w.error().message, kExitIo);
+      r.failure = MakeError(w.error().message, ErrorKind::kIo);
       return;
     }
   }
@@ -195,12 +195,12 @@ VolumeCheckReport CheckVolume(VolumeInfo info, bool repair) {
   std::vector<FileLock> device_locks;
   if (repair) {
     if (auto o = RequireOwnPlace(info); !o.ok()) {
-      r.failure = MakeError(o.error().message, kExitCheckFailed);
+      r.failure = o.error();
       return r;
     }
     auto l = LockVolume(info, "check --repair");
     if (!l.ok()) {
-      r.failure = MakeError(l.error().message + "; stop it first", l.error().exit_code);
+      r.failure = MakeError(l.error().message + "; stop it first", l.error().kind);
       return r;
     }
     lock = std::move(l.value());
@@ -212,7 +212,7 @@ VolumeCheckReport CheckVolume(VolumeInfo info, bool repair) {
     device_locks = std::move(d.value());
     if (info.place_stale) {
       if (auto p = RecordVolumePlace(info); !p.ok()) {
-        r.failure = MakeError(p.error().message, kExitIo);
+        r.failure = MakeError(p.error().message, ErrorKind::kIo);
         return r;
       }
     }
@@ -222,7 +222,7 @@ VolumeCheckReport CheckVolume(VolumeInfo info, bool repair) {
   }
   auto layout = ParseLayoutJson(info.layout, info.dir + "/volume.json");
   if (!layout.ok()) {
-    r.failure = MakeError(layout.error().message, kExitCheckFailed);
+    r.failure = MakeError(layout.error().message, ErrorKind::kInconsistent);
     return r;
   }
   CheckDevices(info, *layout, r.problems);

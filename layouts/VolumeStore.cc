@@ -46,10 +46,10 @@ std::uint64_t PathSize(const std::string& path) {
 
 Expected<void> SyncPath(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(path + ": open: " + std::strerror(errno), kExitIo);
+  if (fd < 0) return MakeError(path + ": open: " + std::strerror(errno), ErrorKind::kIo);
   const int rc = ::fdatasync(fd);
   ::close(fd);
-  if (rc != 0) return MakeError(path + ": fdatasync: " + std::strerror(errno), kExitIo);
+  if (rc != 0) return MakeError(path + ": fdatasync: " + std::strerror(errno), ErrorKind::kIo);
   return {};
 }
 
@@ -261,11 +261,12 @@ Expected<std::string> ResolveVolumeDir(std::string_view name_or_dir) {
     return Canonical(under.string());
   }
   if (!s.empty() && fs::exists(fs::path(s) / kVolumeFile, ec)) {
-    return MakeError((fs::path(s) / kVolumeFile).string() + ": not a regular file", kExitUsage);
+    return MakeError((fs::path(s) / kVolumeFile).string() + ": not a regular file",
+                     ErrorKind::kInput);
   }
   return MakeError(
       "no volume \"" + s + "\" (neither a directory with volume.json nor " + under.string() + ")",
-      kExitUsage);
+      ErrorKind::kInput);
 }
 
 bool InVolumeDir(const VolumeInfo& info, const std::string& path) {
@@ -300,7 +301,7 @@ Expected<VolumeInfo> ReadVolumeInfo(const std::string& dir_in) {
       return MakeError(path + ": placement_run: " + std::to_string(run) +
                            " is not a power of two in [1, " +
                            std::to_string(SlotPlacement::kMaxRun) + "]",
-                       kExitUsage);
+                       ErrorKind::kInput);
     }
     info.placement_run = static_cast<std::uint32_t>(run);
     if (j->contains("created_files")) {
@@ -315,7 +316,7 @@ Expected<VolumeInfo> ReadVolumeInfo(const std::string& dir_in) {
       recorded_id = {true, pl.value("dev", std::uint64_t{0}), pl.value("ino", std::uint64_t{0})};
     }
   } catch (const nlohmann::json::exception& e) {
-    return MakeError(path + ": " + e.what(), kExitUsage);
+    return MakeError(path + ": " + e.what(), ErrorKind::kInput);
   }
   if (!ParseUuid(info.uuid).ok())
     return MakeError(path + ": uuid: \"" + info.uuid + "\" is not a UUID");
@@ -363,19 +364,19 @@ Expected<void> RequireOwnPlace(const VolumeInfo& info) {
                        info.recorded_dir + " (same uuid " + info.uuid +
                        "): give it its own identity with `tierlab reidentify " + info.dir +
                        "` to use it, or remove it with `tierlab destroy`",
-                   kExitCheckFailed);
+                   ErrorKind::kInconsistent);
 }
 
 Expected<FileLock> LockVolume(const VolumeInfo& info, std::string_view command) {
   const std::string path = (fs::path(info.dir) / kLockFile).string();
   auto lock = FileLock::Acquire(path, LockMode::kExclusive, O_RDWR | O_CREAT);
   if (!lock.ok()) {
-    if (lock.error().exit_code != kExitCheckFailed) return lock.error();
+    if (lock.error().kind != ErrorKind::kInUse) return lock.error();
     const VolumeUser u = VolumeLockHolder(info);
     std::string who = u.pid > 0 ? "pid " + std::to_string(u.pid) : std::string("another process");
     if (!u.command.empty()) who += " (" + u.command + ")";
     return MakeError("volume " + info.name + " is in use by " + who + " (" + path + ")",
-                     kExitCheckFailed);
+                     ErrorKind::kInUse);
   }
   const std::string text = std::to_string(::getpid()) + " " + std::string(command) + "\n";
   // Who holds it, for `status`; the lock itself is what counts, so a full
@@ -438,15 +439,16 @@ Expected<void> RecordVolumePlace(VolumeInfo& info) {
 Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& name,
                                   const std::string& dir_in) {
   if (name.empty() || name.find('/') != std::string::npos) {
-    return MakeError("--name: \"" + name + "\" must be a non-empty name without '/'", kExitUsage);
+    return MakeError("--name: \"" + name + "\" must be a non-empty name without '/'",
+                     ErrorKind::kInput);
   }
   std::error_code ec;
   const std::string dir = Canonical(dir_in);
   if (fs::exists(fs::path(dir) / kVolumeFile, ec)) {
-    return MakeError(dir + ": a volume already exists there", kExitUsage);
+    return MakeError(dir + ": a volume already exists there", ErrorKind::kInput);
   }
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-    return MakeError(dir + ": exists and is not a directory", kExitUsage);
+    return MakeError(dir + ": exists and is not a directory", ErrorKind::kInput);
   }
   // What this call made, removed again if it fails.
   std::vector<fs::path> made_dirs;
@@ -455,7 +457,7 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
     if (p == p.parent_path()) break;
   }
   fs::create_directories(dir, ec);
-  if (ec) return MakeError(dir + ": " + ec.message(), kExitIo);
+  if (ec) return MakeError(dir + ": " + ec.message(), ErrorKind::kIo);
 
   VolumeInfo info;
   info.name = name;
@@ -538,7 +540,8 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
   }
   if (*cache) {
     if (capacity_lines > geo.slots) {
-      return undo(MakeError("internal: cache capacity exceeds the metadata geometry", kExitIo));
+      return undo(
+          MakeError("internal: cache capacity exceeds the metadata geometry", ErrorKind::kIo));
     }
     Superblock sb;
     sb.uuid = uuid;
@@ -577,7 +580,8 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
 }
 
 Expected<RecoveredMetadata> ReadVolumeMetadata(const VolumeInfo& info) {
-  if (info.cache_paths.empty()) return MakeError("volume " + info.name + " has no cache", 2);
+  if (info.cache_paths.empty())
+    return MakeError("volume " + info.name + " has no cache", ErrorKind::kInput);
   auto sb = ReadSuperblock(info.cache_paths[0]);
   if (!sb.ok()) return sb.error();
   // Against the devices before anything is sized by it (a checksum that
@@ -624,7 +628,7 @@ Expected<RecoveredMetadata> ReadConsistentMetadata(const VolumeInfo& info) {
   if (!m->report.problems.empty()) {
     return MakeError("volume " + info.name + ": metadata inconsistent (" +
                          m->report.problems.front() + "); run tierlab check",
-                     kExitCheckFailed);
+                     ErrorKind::kInconsistent);
   }
   return m;
 }
@@ -729,7 +733,7 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
                            std::to_string(std::uint64_t{b.line} * m->sb.geo.line_size) + ", slot " +
                            std::to_string(b.slot) +
                            "): a lost or torn write on the cache device; run tierlab check",
-                       1);
+                       ErrorKind::kInconsistent);
     }
     // A new generation: journal blocks of a torn commit are never replayed
     // after blocks written from now on.
@@ -740,10 +744,12 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
       return r.error();
     }
     CacheTarget* cache = v->volume_.cache();
-    if (cache == nullptr) return MakeError("volume " + info.name + ": layout lost its cache", 2);
+    if (cache == nullptr)
+      return MakeError("volume " + info.name + ": layout lost its cache", ErrorKind::kInput);
     v->recovery_ = m->report;
     auto j = CacheJournal::Attach(*cache, std::move(m.value()));
-    if (!j.ok()) return MakeError("volume " + info.name + ": " + j.error().message, 1);
+    if (!j.ok())
+      return MakeError("volume " + info.name + ": " + j.error().message, ErrorKind::kInconsistent);
     v->journal_ = std::move(j.value());
     v->fua_ = std::make_unique<FuaFlushTarget>(engine, "volume", v->volume_.top());
     v->top_ = v->fua_.get();
@@ -756,7 +762,7 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
 
 Expected<VolumeInfo> ReidentifyVolume(const VolumeInfo& info_in, const std::string& new_name) {
   if (new_name.find('/') != std::string::npos) {
-    return MakeError("--name: \"" + new_name + "\" must be a name without '/'", kExitUsage);
+    return MakeError("--name: \"" + new_name + "\" must be a name without '/'", ErrorKind::kInput);
   }
   VolumeInfo info = info_in;
   auto lock = LockVolume(info, "reidentify");
@@ -766,7 +772,7 @@ Expected<VolumeInfo> ReidentifyVolume(const VolumeInfo& info_in, const std::stri
       return MakeError("volume " + info.name + ": device " + p +
                            " lies outside the volume directory; a copy shares it with the "
                            "original, so the copy cannot have an identity of its own",
-                       kExitCheckFailed);
+                       ErrorKind::kInconsistent);
     }
   }
   auto devices = LockVolumeDevices(info);

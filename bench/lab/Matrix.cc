@@ -97,7 +97,7 @@ Expected<std::optional<NamedProfile>> LoadTraceProfileRef(const MatrixSpec& m,
     }
   }
   auto check = CheckTraceProfile(*t);
-  if (!check.ok()) return MakeError(where + ": " + check.error().message, check.error().exit_code);
+  if (!check.ok()) return MakeError(where + ": " + check.error().message, check.error().kind);
   return std::optional<NamedProfile>(NamedProfile{t->name, TraceCellProfile(*t), std::move(*t)});
 }
 
@@ -112,7 +112,7 @@ Expected<NamedLayout> LoadLayoutRef(const MatrixSpec& m, const nlohmann::json& r
   if (!l.ok()) {
     const std::string msg = l.error().message;
     // Errors from a named file already start with the file name.
-    return MakeError(ref.is_string() ? where + ": " + msg : msg, l.error().exit_code);
+    return MakeError(ref.is_string() ? where + ": " + msg : msg, l.error().kind);
   }
   nlohmann::json j = LayoutAsWrittenJson(*l);
   if (m.layout_override.is_object()) {
@@ -694,8 +694,8 @@ class BuildCheck {
     l.source = l.name;
     auto v = CheckLayoutBuilds(l);
     if (!v.ok()) {
-      error_ = MakeError(m_.source + ": cell \"" + c.label + "\": " + v.error().message,
-                         v.error().exit_code);
+      error_ =
+          MakeError(m_.source + ": cell \"" + c.label + "\": " + v.error().message, v.error().kind);
     }
   }
   const std::optional<Error>& error() const { return error_; }

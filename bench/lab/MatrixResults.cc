@@ -143,7 +143,7 @@ std::string Indented(const std::string& text, const std::string& pad) {
 }
 
 Error SysError(const std::string& what) {
-  return MakeError(what + ": " + std::strerror(errno), kExitIo);
+  return MakeError(what + ": " + std::strerror(errno), ErrorKind::kIo);
 }
 
 }  // namespace

@@ -48,8 +48,7 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
       cell.trace ? Workload{*cell.trace} : Workload{std::vector<Profile>{cell.profile}};
   auto runs = RunCell(cell.layout, workload, s);
   if (!runs.ok()) {
-    return MakeError("cell \"" + cell.label + "\": " + runs.error().message,
-                     runs.error().exit_code);
+    return MakeError("cell \"" + cell.label + "\": " + runs.error().message, runs.error().kind);
   }
   nlohmann::json j = std::move(runs->front().json);
   nlohmann::json axes = nlohmann::json::object();
@@ -97,7 +96,7 @@ Expected<void> RunMatrixInto(const MatrixPlan& plan, const MatrixRunOptions& o,
   std::string made_dir;
   if (real && temp_dir.empty() && total > 0) {
     temp_dir = made_dir = MakeTempDir();
-    if (temp_dir.empty()) return MakeError("cannot create a temp dir", kExitIo);
+    if (temp_dir.empty()) return MakeError("cannot create a temp dir", ErrorKind::kIo);
   }
 
   MatrixPlan::Cursor cursor = plan.Cells(wanted);
@@ -150,7 +149,7 @@ Expected<void> RunMatrixInto(const MatrixPlan& plan, const MatrixRunOptions& o,
         if (stopping()) continue;  // abandoned, not failed
         // Keep the lowest-index error so the message does not depend on -j.
         if (cell.index < first_error_at) {
-          first_error = MakeError(spec.source + ": " + r.error().message, r.error().exit_code);
+          first_error = MakeError(spec.source + ": " + r.error().message, r.error().kind);
           first_error_at = cell.index;
         }
         failed = true;

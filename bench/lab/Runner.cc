@@ -83,7 +83,7 @@ class Run {
       }
     }
     e_.Run();
-    if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", kExitIo);
+    if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", ErrorKind::kIo);
     if (stalled_) {
       return MakeError(
           "profile '" + p_.name +

@@ -38,17 +38,17 @@ class Replay {
     Pump();
     if (in_flight_ > 0 || timer_) e_.Run();
     if (!error_ && !reader_done_) {
-      return Error{"replay: the engine stopped before the trace ended", kExitIo};
+      return Error{"replay: the engine stopped before the trace ended", ErrorKind::kIo};
     }
     res_.bad_records = reader_.bad_records();
-    if (cancelled_) return Error{reader_.name() + ": replay cancelled", kExitIo};
+    if (cancelled_) return Error{reader_.name() + ": replay cancelled", ErrorKind::kIo};
     if (error_) return *error_;
     if (res_.records == 0) {
       const std::string skipped = reader_.SkippedSummary();
       return Error{
           reader_.name() + ": no I/O records to replay" +
               (skipped.empty() ? std::string(" (the trace is empty)") : " (" + skipped + ")"),
-          kExitUsage};
+          ErrorKind::kInput};
     }
     res_.run.end = std::max(last_completion_, res_.run.start);
     res_.run.metrics.SetWindow(res_.run.start, res_.run.end);
@@ -98,7 +98,7 @@ class Replay {
                     "%g%%, past the engine clock's range; use a larger scale or number_ios",
                     static_cast<unsigned long long>(res_.records), static_cast<double>(ts) / 1e9,
                     scaled / 1e9 / 3.15576e7, o_.time_scale_percent);
-      error_ = Error{reader_.name() + buf, kExitUsage};
+      error_ = Error{reader_.name() + buf, ErrorKind::kInput};
       return std::nullopt;
     }
     return res_.run.start + static_cast<Nanos>(std::llround(scaled));
@@ -190,7 +190,7 @@ class Replay {
     if ((res_.run.completed & 4095) == 0 && o_.run.cancel != nullptr && e_.IsSimulated() &&
         o_.run.cancel->load(std::memory_order_relaxed)) {
       cancelled_ = true;
-      error_ = Error{reader_.name() + ": replay cancelled", kExitIo};
+      error_ = Error{reader_.name() + ": replay cancelled", ErrorKind::kIo};
       e_.Stop();
       return;
     }

@@ -120,12 +120,12 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   settings.before = [&](Engine& engine, Volume& volume) -> Expected<void> {
     cache = volume.cache();
     if (cache == nullptr) {
-      return Error{"analyze: layout '" + layout.name + "' has no cache section", kExitUsage};
+      return Error{"analyze: layout '" + layout.name + "' has no cache section", ErrorKind::kInput};
     }
     if (!KeepsDirtyLines(cache->config().write)) {
       return Error{"analyze: layout '" + layout.name +
                        "': the cache is not write-back (set cache.write to writeback)",
-                   kExitUsage};
+                   ErrorKind::kInput};
     }
     t0 = engine.Now();
     sample = [&f, &engine, &cache, &t0] {
@@ -262,7 +262,7 @@ Expected<LayoutSpec> MakeAnalyzerLayout(const std::string& cache_preset, std::ui
   if (!cap.ok()) return cap.error();
   if (cap->contains("cache")) {
     return Error{"--capacity \"" + capacity + "\": give the capacity devices only, e.g. hdd4",
-                 kExitUsage};
+                 ErrorKind::kInput};
   }
   nlohmann::json j;
   j["name"] = cache_preset + "+" + capacity;
@@ -280,7 +280,7 @@ Expected<LayoutSpec> MakeAnalyzerLayout(const std::string& cache_preset, std::ui
 Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   const auto wall0 = std::chrono::steady_clock::now();
   if (in.trace_path.empty() == !in.profile.has_value()) {
-    return Error{"analyze: give either a trace or a profile", kExitUsage};
+    return Error{"analyze: give either a trace or a profile", ErrorKind::kInput};
   }
   AnalyzerReport r;
   r.absorb_target = in.absorb_target;
@@ -296,7 +296,7 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
     }
   }
   if (cache_tier == nullptr) {
-    return Error{"analyze: layout '" + in.layout.name + "' has no cache tier", kExitUsage};
+    return Error{"analyze: layout '" + in.layout.name + "' has no cache tier", ErrorKind::kInput};
   }
   r.cache_preset = std::string(cache_tier->preset.name);
   r.endurance_dwpd_rating = cache_tier->preset.endurance_dwpd;

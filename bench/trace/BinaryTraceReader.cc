@@ -65,7 +65,7 @@ Expected<bool> BinaryTraceReader::Next(TraceRecord* record) {
       }
       if (end_ - begin_ < record_size_) {
         if (in_->bad()) {
-          failed_ = MakeError(name_ + ": read error", kExitIo);
+          failed_ = MakeError(name_ + ": read error", ErrorKind::kIo);
           return *failed_;
         }
         if (end_ != begin_) {

@@ -33,7 +33,7 @@ Expected<bool> TextTraceReader::Next(TraceRecord* record) {
                             ": line too long (not a text trace?)");
         return *failed_;
       case LineReader::Result::kReadError:
-        failed_ = MakeError(name_ + ": read error", kExitIo);
+        failed_ = MakeError(name_ + ": read error", ErrorKind::kIo);
         return *failed_;
       case LineReader::Result::kLine: break;
     }

@@ -9,7 +9,7 @@
 //
 // Failure: a malformed record is an Error whose message names the place,
 // "file:line: what is wrong" for text formats and "file: record N: what is
-// wrong" for binary ones, with exit code 2 (kExitUsage). With
+// wrong" for binary ones, of kind kInput (exit code 2). With
 // TraceOptions::skip_bad, malformed text lines are counted (bad_records())
 // and skipped instead; structural errors (a missing or wrong header, a
 // truncated binary file, an unreadable file) still fail. After an error,

@@ -34,7 +34,7 @@ class BufferedTraceWriter : public TraceWriter {
     if (auto r = Flush(); !r.ok()) return r;
     if (auto r = Patch(); !r.ok()) return r;
     out_->flush();
-    if (!*out_) return MakeError(name_ + ": write error", kExitIo);
+    if (!*out_) return MakeError(name_ + ": write error", ErrorKind::kIo);
     return {};
   }
 
@@ -52,7 +52,7 @@ class BufferedTraceWriter : public TraceWriter {
     out_->write(reinterpret_cast<const char*>(buf_.data()),
                 static_cast<std::streamsize>(buf_.size()));
     buf_.clear();
-    if (!*out_) return MakeError(name_ + ": write error", kExitIo);
+    if (!*out_) return MakeError(name_ + ": write error", ErrorKind::kIo);
     return {};
   }
   void Append(std::string_view s) { buf_.insert(buf_.end(), s.begin(), s.end()); }
@@ -98,7 +98,7 @@ class TierlabBinaryWriter final : public BufferedTraceWriter {
     StoreLe64(count, records_);
     out_->write(reinterpret_cast<const char*>(count), 8);
     out_->seekp(end);
-    if (!*out_) return MakeError(name_ + ": write error", kExitIo);
+    if (!*out_) return MakeError(name_ + ": write error", ErrorKind::kIo);
     return {};
   }
 };
@@ -181,7 +181,7 @@ Expected<std::unique_ptr<TraceWriter>> CreateTraceWriter(const std::string& path
                                                          TraceFormat format) {
   if (!CanWriteTraceFormat(format)) return CreateTraceWriter(nullptr, path, format);
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*out) return MakeError(path + ": cannot create file", kExitIo);
+  if (!*out) return MakeError(path + ": cannot create file", ErrorKind::kIo);
   return CreateTraceWriter(std::move(out), path, format);
 }
 

@@ -513,7 +513,7 @@ TEST_F(CacheJournalTest, AbsurdSuperblockFieldsAreErrorsNamingTheField) {
     ASSERT_TRUE(WriteSuperblock(cache_path_, sb).ok());
     auto r = ReadSuperblock(cache_path_);
     ASSERT_FALSE(r.ok()) << c.field;
-    EXPECT_EQ(r.error().exit_code, 1) << c.field;
+    EXPECT_EQ(r.error().kind, ErrorKind::kInconsistent) << c.field;
     EXPECT_NE(r.error().message.find(cache_path_ + ": superblock " + c.field + ": "),
               std::string::npos)
         << r.error().message;
@@ -609,7 +609,7 @@ TEST_F(CacheJournalTest, ShortFilesNameTheirSize) {
     auto m = RecoverMetadata(cache_path_, 0);
     ASSERT_FALSE(m.ok()) << c.want;
     EXPECT_EQ(m.error().message, cache_path_ + ": " + c.want);
-    EXPECT_EQ(m.error().exit_code, 1);
+    EXPECT_EQ(m.error().kind, ErrorKind::kInconsistent);
   }
 }
 

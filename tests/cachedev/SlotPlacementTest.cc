@@ -253,7 +253,7 @@ TEST(SlotPlacementTest, SuperblockRecordsTheRunAndReadsVersion2AsRunOne) {
   ASSERT_TRUE(WriteSuperblock(path, sb).ok());
   back = ReadSuperblock(path);
   ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.error().exit_code, 1);
+  EXPECT_EQ(back.error().kind, ErrorKind::kInconsistent);
   EXPECT_NE(back.error().message.find(path + ": superblock placement_run: 3 is not a power of two"),
             std::string::npos)
       << back.error().message;

@@ -62,7 +62,7 @@ TEST_F(AtomicFileTest, FailedWriteKeepsTheOldFileAndNamesTheTemporary) {
   setrlimit(RLIMIT_FSIZE, &old);
   sigaction(SIGXFSZ, &prev, nullptr);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitIo);
+  EXPECT_EQ(r.error().kind, ErrorKind::kIo);
   EXPECT_EQ(r.error().message, path_ + ".tmp: write: File too large");
   EXPECT_EQ(Slurp(path_), "{\"good\": true}\n");
   EXPECT_FALSE(fs::exists(path_ + ".tmp"));

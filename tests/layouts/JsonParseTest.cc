@@ -26,7 +26,7 @@ TEST(JsonParseTest, DepthIsBoundedWhereverTheDeepValueIs) {
   for (std::size_t depth : {kMaxJsonDepth + 1, std::size_t{100000}}) {
     auto j = ParseJsonText("{\"cache\": " + Nested(depth) + "}", "x.json");
     ASSERT_FALSE(j.ok()) << depth;
-    EXPECT_EQ(j.error().exit_code, kExitUsage);
+    EXPECT_EQ(j.error().kind, ErrorKind::kInput);
     EXPECT_EQ(j.error().message.rfind("x.json: cache[0]", 0), 0u) << j.error().message;
     EXPECT_NE(j.error().message.find("nested deeper than 64 levels"), std::string::npos)
         << j.error().message;
@@ -143,11 +143,11 @@ TEST_F(JsonFileTest, DirectoriesAndMissingFilesAreNamedWithExitCode2) {
   std::filesystem::create_directory(dir_ + "/d.json");
   auto d = ReadJsonFile(dir_ + "/d.json");
   ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.error().exit_code, kExitUsage);
+  EXPECT_EQ(d.error().kind, ErrorKind::kInput);
   EXPECT_EQ(d.error().message, dir_ + "/d.json: is a directory, not a file");
   auto m = ReadJsonFile(dir_ + "/missing.json");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().exit_code, kExitUsage);
+  EXPECT_EQ(m.error().kind, ErrorKind::kInput);
   EXPECT_EQ(m.error().message, dir_ + "/missing.json: cannot open: no such file");
   // Layouts and matrices, by file name or by a name that is a directory.
   std::filesystem::create_directory(dir_ + "/plain");
@@ -157,7 +157,7 @@ TEST_F(JsonFileTest, DirectoriesAndMissingFilesAreNamedWithExitCode2) {
       << l.error().message;
   auto mx = LoadMatrixFile(dir_ + "/d.json");
   ASSERT_FALSE(mx.ok());
-  EXPECT_EQ(mx.error().exit_code, kExitUsage);
+  EXPECT_EQ(mx.error().kind, ErrorKind::kInput);
 }
 
 TEST_F(JsonFileTest, DuplicateKeyInALayoutFileIsAnErrorNotTheLastWins) {

@@ -24,7 +24,7 @@ std::string ErrorOf(const nlohmann::json& j) {
     auto v = BuildVolume(e, *l, {});
     return v.ok() ? "" : v.error().message;
   }
-  EXPECT_EQ(l.error().exit_code, kExitUsage);
+  EXPECT_EQ(l.error().kind, ErrorKind::kInput);
   return l.error().message;
 }
 

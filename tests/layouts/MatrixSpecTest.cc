@@ -45,7 +45,7 @@ TEST(MatrixSpecTest, EmptyAxisNamesFileAndAxis) {
   j["axes"] = {{"bs", nlohmann::json::array()}};
   auto m = ParseMatrixJson(j, "m.json");
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().exit_code, kExitUsage);
+  EXPECT_EQ(m.error().kind, ErrorKind::kInput);
   EXPECT_EQ(m.error().message.rfind("m.json: axes.\"bs\": must be a non-empty array", 0), 0u)
       << m.error().message;
 }
@@ -71,7 +71,7 @@ TEST(MatrixSpecTest, BadFieldsAreOneLineErrors) {
     j.merge_patch(c.patch);
     auto m = ParseMatrixJson(j, "m.json");
     ASSERT_FALSE(m.ok()) << c.patch.dump();
-    EXPECT_EQ(m.error().exit_code, kExitUsage);
+    EXPECT_EQ(m.error().kind, ErrorKind::kInput);
     EXPECT_EQ(m.error().message.rfind(c.expected_prefix, 0), 0u)
         << "got: " << m.error().message << "\nwant prefix: " << c.expected_prefix;
     EXPECT_EQ(m.error().message.find('\n'), std::string::npos);

@@ -14,7 +14,7 @@ const char* EngineKindName(EngineKind kind) {
 Expected<EngineKind> ParseEngineKind(std::string_view name) {
   if (name == "sim") return EngineKind::kSimulated;
   if (name == "real") return EngineKind::kReal;
-  return Error{"mode: must be sim or real, got '" + std::string(name) + "'", kExitUsage};
+  return Error{"mode: must be sim or real, got '" + std::string(name) + "'", ErrorKind::kInput};
 }
 
 std::unique_ptr<Engine> MakeEngine(EngineKind kind) {

@@ -2,6 +2,7 @@
 // Expected-style results for parsers and configuration: a value or an Error
 // that says what is wrong and where. Exceptions are kept to the CLI edge.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,19 +10,29 @@
 
 namespace tierlab {
 
-// Process exit codes (README.md, "Exit codes").
-enum ExitCode : int {
-  kExitOk = 0,
-  kExitCheckFailed = 1,  // a regression or a consistency check failed
-  kExitUsage = 2,        // usage or input error
-  kExitIo = 3,           // runtime I/O error
+// What went wrong, named after the failure, not after what a program does
+// about it: the CLI chooses its exit code from the kind (cli/ExitCode.h),
+// and a caller may act on it (a busy lock is reported with its holder).
+enum class ErrorKind : std::uint8_t {
+  // The user's input is wrong: usage, an option, a configuration or input
+  // file, a path that names nothing usable. Changing what was given fixes it.
+  kInput,
+  // A device, file or volume is held by another user, or belongs to another
+  // volume.
+  kInUse,
+  // What was checked does not hold: damaged or inconsistent metadata, data
+  // failing its checksums, a device shorter than recorded, a volume
+  // directory that is a copy of another.
+  kInconsistent,
+  // An operation on a file, device or socket failed while running.
+  kIo,
 };
 
 struct Error {
   // One line, naming the file and the field path or line where known:
   // "job.json: rwmixread: must be 0..100, got 150".
   std::string message;
-  int exit_code = kExitUsage;
+  ErrorKind kind = ErrorKind::kInput;
 };
 
 template <typename T>
@@ -59,8 +70,8 @@ class [[nodiscard]] Expected<void> {
   std::optional<Error> e_;
 };
 
-inline Error MakeError(std::string message, int exit_code = kExitUsage) {
-  return Error{std::move(message), exit_code};
+inline Error MakeError(std::string message, ErrorKind kind = ErrorKind::kInput) {
+  return Error{std::move(message), kind};
 }
 
 }  // namespace tierlab

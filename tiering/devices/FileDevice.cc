@@ -83,12 +83,12 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   }
   if (fd < 0) {
     const int e = errno;
-    return MakeError(path + ": cannot open: " + Errno(e), OpenErrorExitCode(e));
+    return MakeError(path + ": cannot open: " + Errno(e), OpenErrorKind(e));
   }
   dev->fd_ = fd;
 
   struct stat st;
-  if (fstat(fd, &st) != 0) return MakeError(path + ": fstat: " + Errno(errno), kExitIo);
+  if (fstat(fd, &st) != 0) return MakeError(path + ": fstat: " + Errno(errno), ErrorKind::kIo);
   if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
     return MakeError(path + ": not a regular file or block device");
   }
@@ -102,10 +102,10 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
     dev->is_block_device_ = true;
     int lbs = 0;
     if (ioctl(fd, BLKSSZGET, &lbs) != 0 || lbs <= 0) {
-      return MakeError(path + ": BLKSSZGET: " + Errno(errno), kExitIo);
+      return MakeError(path + ": BLKSSZGET: " + Errno(errno), ErrorKind::kIo);
     }
     if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
-      return MakeError(path + ": BLKGETSIZE64: " + Errno(errno), kExitIo);
+      return MakeError(path + ": BLKGETSIZE64: " + Errno(errno), ErrorKind::kIo);
     }
     dev->block_size_ = static_cast<std::uint32_t>(lbs);
   } else {
@@ -115,7 +115,7 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   if (bytes < o.min_size) {
     return MakeError(path + ": " + std::to_string(bytes) + " bytes, shorter than the " +
                          std::to_string(o.min_size) + " it must have (truncated?)",
-                     kExitCheckFailed);
+                     ErrorKind::kInconsistent);
   }
   if (o.check_head) {
     const std::size_t want = std::max<std::size_t>(4096, dev->block_size_);
@@ -125,7 +125,8 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
     if (n > 0) {
       // Whole blocks for O_DIRECT; a file's short tail comes back short.
       const ssize_t r = pread(fd, head.data(), want, 0);
-      if (r < 0) return MakeError(path + ": reading the first block: " + Errno(errno), kExitIo);
+      if (r < 0)
+        return MakeError(path + ": reading the first block: " + Errno(errno), ErrorKind::kIo);
       got = std::min(n, static_cast<std::size_t>(r));
     }
     if (auto r = o.check_head(head.data(), got); !r.ok()) return r.error();
@@ -135,7 +136,7 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
       if (ftruncate(fd, static_cast<off_t>(o.size)) != 0) {
         return MakeError(
             path + ": cannot extend to " + std::to_string(o.size) + " bytes: " + Errno(errno),
-            kExitIo);
+            ErrorKind::kIo);
       }
       bytes = o.size;
     }
@@ -165,13 +166,13 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   }
 
   dev->eventfd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (dev->eventfd_ < 0) return MakeError(path + ": eventfd: " + Errno(errno), kExitIo);
+  if (dev->eventfd_ < 0) return MakeError(path + ": eventfd: " + Errno(errno), ErrorKind::kIo);
   const int r = io_setup(static_cast<int>(o.queue_depth), &dev->ctx_);
   if (r != 0) {
     dev->ctx_ = nullptr;
     return MakeError(path + ": io_setup(" + std::to_string(o.queue_depth) + "): " + Errno(-r) +
                          " (see /proc/sys/fs/aio-max-nr)",
-                     kExitIo);
+                     ErrorKind::kIo);
   }
 
   dev->slots_.resize(o.queue_depth);

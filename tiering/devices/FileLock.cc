@@ -22,11 +22,11 @@ struct flock WholeFile(LockMode mode) {
 
 }  // namespace
 
-int OpenErrorExitCode(int err) {
+ErrorKind OpenErrorKind(int err) {
   return err == ENOENT || err == EACCES || err == EPERM || err == EISDIR || err == ENOTDIR ||
                  err == ELOOP || err == ENAMETOOLONG || err == EROFS
-             ? kExitUsage
-             : kExitIo;
+             ? ErrorKind::kInput
+             : ErrorKind::kIo;
 }
 
 Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode) {
@@ -35,16 +35,16 @@ Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode) {
     if (::fcntl(fd, F_OFD_SETLK, &l) == 0) return {};
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EACCES) {
-      return MakeError(path + ": in use by another process (locked)", kExitCheckFailed);
+      return MakeError(path + ": in use by another process (locked)", ErrorKind::kInUse);
     }
-    return MakeError(path + ": cannot lock: " + std::strerror(errno), kExitIo);
+    return MakeError(path + ": cannot lock: " + std::strerror(errno), ErrorKind::kIo);
   }
 }
 
 Expected<bool> WholeFileLocked(int fd, const std::string& path, LockMode mode) {
   struct flock l = WholeFile(mode);
   if (::fcntl(fd, F_OFD_GETLK, &l) != 0) {
-    return MakeError(path + ": cannot test the lock: " + std::strerror(errno), kExitIo);
+    return MakeError(path + ": cannot test the lock: " + std::strerror(errno), ErrorKind::kIo);
   }
   return l.l_type != F_UNLCK;
 }
@@ -53,7 +53,7 @@ Expected<FileLock> FileLock::Acquire(const std::string& path, LockMode mode, int
   const int fd = ::open(path.c_str(), open_flags | O_CLOEXEC, 0600);
   if (fd < 0) {
     const int e = errno;
-    return MakeError(path + ": cannot open: " + std::strerror(e), OpenErrorExitCode(e));
+    return MakeError(path + ": cannot open: " + std::strerror(e), OpenErrorKind(e));
   }
   FileLock lock(fd, path);
   if (auto r = LockWholeFile(fd, path, mode); !r.ok()) return r.error();

@@ -32,7 +32,7 @@ enum class LockMode { kShared, kExclusive };
 
 // Locks the whole file open on `fd` without waiting. An exclusive lock needs
 // `fd` open for writing. Busy (another description holds a conflicting
-// lock): exit code 1, "PATH: in use by another process (locked)".
+// lock): kInUse, "PATH: in use by another process (locked)".
 Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode);
 
 // True if another open file description holds a lock conflicting with
@@ -46,8 +46,8 @@ class FileLock {
  public:
   FileLock() = default;
   // Opens `path` with `open_flags` (O_CLOEXEC is added; O_CREAT creates it
-  // with mode 0600) and locks it. Errors: the open's errno (exit 2 for a
-  // missing file, a directory or no permission, else 3), or busy (exit 1).
+  // with mode 0600) and locks it. Errors: the open's errno (OpenErrorKind:
+  // kInput or kIo), or busy (kInUse).
   static Expected<FileLock> Acquire(const std::string& path, LockMode mode, int open_flags);
   FileLock(FileLock&& o) noexcept;
   FileLock& operator=(FileLock&& o) noexcept;
@@ -66,8 +66,8 @@ class FileLock {
   std::string path_;
 };
 
-// Exit code for an open(2) errno: 2 for what the user named wrongly (a
-// missing file, a directory, no permission), else 3.
-int OpenErrorExitCode(int err);
+// What an open(2) errno says went wrong: kInput for what the user named
+// wrongly (a missing file, a directory, no permission), else kIo.
+ErrorKind OpenErrorKind(int err);
 
 }  // namespace tierlab

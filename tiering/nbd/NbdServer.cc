@@ -169,7 +169,7 @@ Expected<std::unique_ptr<NbdServer>> NbdServer::Listen(RealEngine& engine, Block
   if (auto r = s->Bind(*ep); !r) return r.error();
   if (!engine.WatchFd(s->listen_fd_, EPOLLIN,
                       [p = s.get()](std::uint32_t) { p->OnAcceptReady(); })) {
-    return MakeError(Errno("nbd: watching the listening socket"), kExitIo);
+    return MakeError(Errno("nbd: watching the listening socket"), ErrorKind::kIo);
   }
   return s;
 }
@@ -180,30 +180,31 @@ Expected<void> NbdServer::Bind(const NbdEndpoint& ep) {
     addr.sun_family = AF_UNIX;
     std::memcpy(addr.sun_path, ep.path.data(), ep.path.size());
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return MakeError(Errno("nbd: socket"), kExitIo);
+    if (fd < 0) return MakeError(Errno("nbd: socket"), ErrorKind::kIo);
     listen_fd_ = fd;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      if (errno != EADDRINUSE) return MakeError(Errno("nbd: bind " + ep.path), kExitIo);
+      if (errno != EADDRINUSE) return MakeError(Errno("nbd: bind " + ep.path), ErrorKind::kIo);
       // Replace the file only if it is a socket nobody listens on.
       struct stat st {};
       if (::lstat(ep.path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
-        return MakeError("nbd: " + ep.path + " exists and is not a socket", kExitIo);
+        return MakeError("nbd: " + ep.path + " exists and is not a socket", ErrorKind::kIo);
       }
       const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
       const bool live =
           probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
       if (probe >= 0) ::close(probe);
-      if (live) return MakeError("nbd: " + ep.path + ": a server is already listening", kExitIo);
+      if (live)
+        return MakeError("nbd: " + ep.path + ": a server is already listening", ErrorKind::kIo);
       ::unlink(ep.path.c_str());
       if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        return MakeError(Errno("nbd: bind " + ep.path), kExitIo);
+        return MakeError(Errno("nbd: bind " + ep.path), ErrorKind::kIo);
       }
     }
     unix_path_ = ep.path;
     // No client can connect before listen(), so tightening now leaves no window.
     if (::chmod(ep.path.c_str(), 0600) != 0)
-      return MakeError(Errno("nbd: chmod " + ep.path), kExitIo);
-    if (::listen(fd, SOMAXCONN) != 0) return MakeError(Errno("nbd: listen"), kExitIo);
+      return MakeError(Errno("nbd: chmod " + ep.path), ErrorKind::kIo);
+    if (::listen(fd, SOMAXCONN) != 0) return MakeError(Errno("nbd: listen"), ErrorKind::kIo);
     endpoint_ = "unix:" + ep.path;
     return {};
   }
@@ -215,7 +216,8 @@ Expected<void> NbdServer::Bind(const NbdEndpoint& ep) {
   addrinfo* res = nullptr;
   const std::string port = std::to_string(ep.port);
   if (const int rc = ::getaddrinfo(ep.host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return MakeError("nbd: cannot resolve '" + ep.host + "': " + gai_strerror(rc), kExitUsage);
+    return MakeError("nbd: cannot resolve '" + ep.host + "': " + gai_strerror(rc),
+                     ErrorKind::kInput);
   }
   std::string last_error = "no address";
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
@@ -235,7 +237,7 @@ Expected<void> NbdServer::Bind(const NbdEndpoint& ep) {
     break;
   }
   ::freeaddrinfo(res);
-  if (listen_fd_ < 0) return MakeError("nbd: " + last_error, kExitIo);
+  if (listen_fd_ < 0) return MakeError("nbd: " + last_error, ErrorKind::kIo);
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&ss), &len);

@@ -93,8 +93,8 @@ struct NbdServerStats {
 class NbdServer {
  public:
   // Binds and listens on `endpoint`, watching it on `engine`. Errors (bad
-  // spec, address in use, permissions) come back as an Error with kExitIo or
-  // kExitUsage.
+  // spec, address in use, permissions) come back as an Error of kind kIo or
+  // kInput.
   static Expected<std::unique_ptr<NbdServer>> Listen(RealEngine& engine, BlockDevice& device,
                                                      std::string_view endpoint,
                                                      std::string export_name);

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/lab/MatrixResults.h"
 #include "bench/report/MatrixDiff.h"
 #include "bench/report/Report.h"
-#include "bench/lab/MatrixResults.h"
 #include "layouts/JsonParse.h"
 
 namespace tierlab {
@@ -27,7 +27,7 @@ nlohmann::json Fixture() {
 std::string ShapeError(const nlohmann::json& j) {
   auto r = CheckResultsJson(j, "r.json");
   if (r.ok()) return "";
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   return r.error().message;
 }
 
@@ -125,7 +125,7 @@ TEST_F(ResultsFileTest, WriteAtomicReplacesTheFileAndLeavesNoTempFile) {
             1);
   auto fail = r.WriteAtomic(dir_ + "/no/such/dir/r.json");
   ASSERT_FALSE(fail.ok());
-  EXPECT_EQ(fail.error().exit_code, kExitIo);
+  EXPECT_EQ(fail.error().kind, ErrorKind::kIo);
   EXPECT_NE(fail.error().message.find("no/such/dir/r.json"), std::string::npos);
 }
 
@@ -146,7 +146,7 @@ TEST(MatrixResultsTest, ResumeTakesOnlyAFileOfTheSameMatrixShardAndVersion) {
   other.matrix_hash = "0000000000000000";
   auto e = LoadResumedCells(j, "r.json", other, into);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().exit_code, kExitUsage);
+  EXPECT_EQ(e.error().kind, ErrorKind::kInput);
   EXPECT_NE(e.error().message.find("r.json: from another matrix"), std::string::npos)
       << e.error().message;
   other = key;

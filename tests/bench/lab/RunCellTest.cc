@@ -38,7 +38,7 @@ TEST(EngineKindTest, NamesParseAndTheFactoryMakesTheKind) {
   EXPECT_EQ(*ParseEngineKind("real"), EngineKind::kReal);
   auto bad = ParseEngineKind("fast");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().exit_code, kExitUsage);
+  EXPECT_EQ(bad.error().kind, ErrorKind::kInput);
   EXPECT_NE(bad.error().message.find("sim or real"), std::string::npos);
   for (EngineKind k : {EngineKind::kSimulated, EngineKind::kReal}) {
     EXPECT_EQ(KindOf(*MakeEngine(k)), k);
@@ -63,7 +63,8 @@ TEST(RunCellTest, ProfilesRunInOrderAndMatchTheRunnerOnItsOwn) {
   ASSERT_TRUE(v.ok());
   auto r = RunWorkload(e, v->top(), profiles[0]);
   ASSERT_TRUE(r.ok());
-  const nlohmann::json by_hand = MakeRunJson(*r, profiles[0], *v, RunMeta{"sim", profiles[0].randseed});
+  const nlohmann::json by_hand =
+      MakeRunJson(*r, profiles[0], *v, RunMeta{"sim", profiles[0].randseed});
   EXPECT_EQ((*runs)[0].json.dump(), by_hand.dump());
 }
 
@@ -99,7 +100,9 @@ TEST(RunCellTest, HooksSeeTheVolumeAndBeforeCanRefuseIt) {
   EXPECT_EQ(after, 1);
   EXPECT_EQ(completed_seen, 5000u);
 
-  s.before = [](Engine&, Volume&) -> Expected<void> { return Error{"no thanks", kExitUsage}; };
+  s.before = [](Engine&, Volume&) -> Expected<void> {
+    return Error{"no thanks", ErrorKind::kInput};
+  };
   after = 0;
   runs = RunCell(OneNvme(), Workload{std::vector<Profile>{MakeProfile("a", "randread")}}, s);
   ASSERT_FALSE(runs.ok());

@@ -118,7 +118,7 @@ TEST(RunnerTest, RejectsAProfileThatDoesNotFitTheVolume) {
   ASSERT_TRUE(v.ok());
   auto r = RunWorkload(e, v->top(), MakeProfile({{"size", "1g"}}));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
 }
 
 TEST(RunnerTest, RealModeMovesRealBytesThroughFiles) {
@@ -210,7 +210,7 @@ TEST(RunnerTest, RefusesMoreOutstandingRequestsThanTheCapBeforeAllocatingThem) {
   p.numjobs = 4096;  // each field in range; 2^28 slots would be about 17 GB
   auto r = RunWorkload(e, d, p);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_NE(r.error().message.find("outstanding requests"), std::string::npos) << r.error().message;
 }
 

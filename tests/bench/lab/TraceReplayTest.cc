@@ -130,7 +130,7 @@ TEST(TraceReplayTest, BadOptions) {
   o.iodepth = 0;
   auto r = Replay(*f, TraceBytes(2, 4096), o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
 }
 
 TEST(TraceReplayTest, TimeScaleOutOfRangeIsRefusedNotReplayedAtFullSpeed) {
@@ -141,7 +141,7 @@ TEST(TraceReplayTest, TimeScaleOutOfRangeIsRefusedNotReplayedAtFullSpeed) {
     o.time_scale_percent = scale;
     auto r = Replay(*f, TraceBytes(2, 4096), o);
     ASSERT_FALSE(r.ok()) << scale;
-    EXPECT_EQ(r.error().exit_code, kExitUsage);
+    EXPECT_EQ(r.error().kind, ErrorKind::kInput);
     EXPECT_NE(r.error().message.find("replay_time_scale: must be 1e-06..1e+09"), std::string::npos)
         << r.error().message;
   }
@@ -159,7 +159,7 @@ TEST(TraceReplayTest, TimeScaleOutOfRangeIsRefusedNotReplayedAtFullSpeed) {
   o.time_scale_percent = 1e-6;
   auto r = Replay(*f, raw->str(), o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_NE(r.error().message.find("past the engine clock's range"), std::string::npos)
       << r.error().message;
 }
@@ -187,7 +187,7 @@ TEST(TraceReplayTest, ATraceWithNoRecordSaysWhatItsLinesWere) {
   ASSERT_TRUE(reader.ok());
   auto r = ReplayTrace(f->engine, f->volume.top(), **reader, ReplayOptions{});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_EQ(r.error().message,
             "q.blkparse: no I/O records to replay (4 lines skipped: 3 events of other actions "
             "(C 1, Q 1, m 1; records come from D events, --blkparse-action picks another), 1 "

@@ -222,7 +222,7 @@ TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {
   in.layout.cache->config.write = WriteMode::kWriteThrough;
   auto rep = AnalyzeWriteCache(in);
   ASSERT_FALSE(rep.ok());
-  EXPECT_EQ(rep.error().exit_code, kExitUsage);
+  EXPECT_EQ(rep.error().kind, ErrorKind::kInput);
 }
 
 // A light write stream that every simulated size absorbs: the answer is

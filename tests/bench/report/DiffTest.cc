@@ -106,7 +106,7 @@ TEST(DiffTest, BadOptionsAndDocuments) {
   bad.metrics = {"iopz"};
   auto d = DiffResults(Results({}), Results({}), bad);
   ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.error().exit_code, kExitUsage);
+  EXPECT_EQ(d.error().kind, ErrorKind::kInput);
   EXPECT_EQ(d.error().message.rfind("--metric: unknown \"iopz\"", 0), 0u);
   auto notresults = DiffResults(nlohmann::json{{"jobs", 1}}, Results({}), DiffOptions{});
   ASSERT_FALSE(notresults.ok());

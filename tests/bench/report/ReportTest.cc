@@ -121,7 +121,7 @@ TEST(ReportTest, RowsColsAndMetricsOptions) {
   bad.metrics = {"iops", "p98"};
   auto e = RenderReport(r, ReportFormat::kMarkdown, bad);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error().exit_code, kExitUsage);
+  EXPECT_EQ(e.error().kind, ErrorKind::kInput);
   EXPECT_EQ(e.error().message.rfind("--metrics: unknown \"p98\"", 0), 0u);
   ReportOptions bad_rows;
   bad_rows.rows = {"colour"};

@@ -74,7 +74,7 @@ TEST(DetectTraceFormatTest, EveryFixtureIsDetected) {
 TEST(DetectTraceFormatTest, UnknownContentIsAnErrorListingFormats) {
   auto f = DetectTraceFormat("hello world\nthis is not a trace\n", "notes.txt");
   ASSERT_FALSE(f.ok());
-  EXPECT_EQ(f.error().exit_code, kExitUsage);
+  EXPECT_EQ(f.error().kind, ErrorKind::kInput);
   EXPECT_NE(f.error().message.find("notes.txt: cannot detect the trace format"), std::string::npos);
   EXPECT_NE(f.error().message.find("systor17"), std::string::npos);
 }

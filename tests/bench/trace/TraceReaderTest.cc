@@ -36,7 +36,7 @@ ReadResult ReadAll(const std::string& path, TraceOptions options = {}) {
     auto more = (*reader)->Next(&r);
     if (!more.ok()) {
       out.error = more.error().message;
-      EXPECT_EQ(more.error().exit_code, kExitUsage);
+      EXPECT_EQ(more.error().kind, ErrorKind::kInput);
       break;
     }
     if (!*more) break;
@@ -305,13 +305,13 @@ TEST(TierlabBinaryReaderTest, HeaderCountMismatchAndBadOp) {
   more = (*reader)->Next(&rec);
   ASSERT_FALSE(more.ok());
   EXPECT_EQ(more.error().message, "t.bin: record 1: bad op 9");
-  EXPECT_EQ(more.error().exit_code, kExitUsage);
+  EXPECT_EQ(more.error().kind, ErrorKind::kInput);
 }
 
 TEST(TraceReaderTest, MissingFileIsAnInputError) {
   auto reader = OpenTrace(Fixture("does-not-exist.csv"), {.format = TraceFormat::kMsrCsv});
   ASSERT_FALSE(reader.ok());
-  EXPECT_EQ(reader.error().exit_code, kExitUsage);
+  EXPECT_EQ(reader.error().kind, ErrorKind::kInput);
   EXPECT_NE(reader.error().message.find("does-not-exist.csv: cannot open"), std::string::npos);
 }
 

@@ -62,7 +62,7 @@ TEST(FioJobFileTest, UnknownOptionNamesItsLineUnlessIgnored) {
       "[global]\nbs=4k\n\n[job1]\nrw=randwrite\nverify=crc32c\nnumjobs=2\n";
   auto r = ParseFioJobFile(text, "job.fio", false);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_EQ(r.error().message,
             "job.fio:6: unknown option 'verify' (tierlab does not support it; use --ignore-unknown "
             "to skip it)");

@@ -17,7 +17,7 @@ std::string ErrorOf(const json& j) {
   auto p = ParseProfileJson(j, "job.json");
   EXPECT_FALSE(p.ok()) << j.dump();
   if (p.ok()) return "";
-  EXPECT_EQ(p.error().exit_code, kExitUsage);
+  EXPECT_EQ(p.error().kind, ErrorKind::kInput);
   return p.error().message;
 }
 

@@ -62,7 +62,7 @@ TEST(TraceProfileTest, ErrorsNameTheKey) {
   EXPECT_NE(unknown.error().message.find("m.json: profiles[1]"), std::string::npos);
   EXPECT_NE(unknown.error().message.find("bs"), std::string::npos);
   EXPECT_NE(unknown.error().message.find("replay_time_scale"), std::string::npos);  // valid keys
-  EXPECT_EQ(unknown.error().exit_code, kExitUsage);
+  EXPECT_EQ(unknown.error().kind, ErrorKind::kInput);
 
   auto mode = ParseTraceProfileJson({{"trace", kMsr}, {"replay_mode", "sideways"}}, "m.json");
   ASSERT_FALSE(mode.ok());

@@ -271,7 +271,7 @@ TEST(WorkloadGeneratorTest, CreateRejectsImpossibleLayouts) {
   g = WorkloadGenerator::Create(q, kGiB, 4096, 3);
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.error().message.find("size: job 3 region"), std::string::npos) << g.error().message;
-  EXPECT_EQ(g.error().exit_code, kExitUsage);
+  EXPECT_EQ(g.error().kind, ErrorKind::kInput);
 
   Profile r = RandRead();
   r.bs = 1 << 20;

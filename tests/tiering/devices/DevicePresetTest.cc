@@ -29,7 +29,7 @@ TEST(DevicePresetTest, RequiredPresetsExistWithTheirType) {
 TEST(DevicePresetTest, UnknownNameListsKnownOnes) {
   Expected<DevicePreset> p = FindPreset("nvme-nope");
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error().exit_code, kExitUsage);
+  EXPECT_EQ(p.error().kind, ErrorKind::kInput);
   EXPECT_NE(p.error().message.find("nvme-nope"), std::string::npos);
   for (const std::string& n : PresetNames()) {
     EXPECT_NE(p.error().message.find(n), std::string::npos) << n;

@@ -266,7 +266,7 @@ TEST_F(FileDeviceTest, MissingPathIsAnErrorNamingThePath) {
   ASSERT_FALSE(dev.ok());
   EXPECT_NE(dev.error().message.find(o.path), std::string::npos) << dev.error().message;
   EXPECT_NE(dev.error().message.find("No such file"), std::string::npos) << dev.error().message;
-  EXPECT_EQ(dev.error().exit_code, kExitUsage);
+  EXPECT_EQ(dev.error().kind, ErrorKind::kInput);
   o.path = dir_.File("missing.img").string();  // create=false: not created
   EXPECT_FALSE(FileDevice::Open(engine_, "missing", o).ok());
   EXPECT_FALSE(fs::exists(o.path));
@@ -296,7 +296,7 @@ TEST_F(FileDeviceTest, FileOfAnOpenDeviceIsRefusedToASecondOneUntilItCloses) {
   o.path = dir_.File("dev.img").string();
   auto second = FileDevice::Open(engine_, "second", o);
   ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.error().exit_code, kExitCheckFailed);
+  EXPECT_EQ(second.error().kind, ErrorKind::kInUse);
   EXPECT_EQ(second.error().message, o.path + ": in use by another process (locked)");
   o.read_only = true;  // a reader is kept out of a written file too
   EXPECT_FALSE(FileDevice::Open(engine_, "reader", o).ok());
@@ -311,7 +311,7 @@ TEST_F(FileDeviceTest, DeviceShorterThanItsMinimumIsRefusedAndNotGrown) {
   o.min_size = 2 << 20;
   auto dev = FileDevice::Open(engine_, "short", o);
   ASSERT_FALSE(dev.ok());
-  EXPECT_EQ(dev.error().exit_code, kExitCheckFailed);
+  EXPECT_EQ(dev.error().kind, ErrorKind::kInconsistent);
   EXPECT_NE(dev.error().message.find(o.path + ": 1048576 bytes, shorter than the 2097152"),
             std::string::npos)
       << dev.error().message;
@@ -336,7 +336,7 @@ TEST_F(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
   std::string seen;
   o.check_head = [&](const std::byte* head, std::size_t n) -> Expected<void> {
     seen.assign(reinterpret_cast<const char*>(head), n);
-    return MakeError("refused", kExitCheckFailed);
+    return MakeError("refused", ErrorKind::kInUse);
   };
   auto dev = FileDevice::Open(engine_, "head", o);
   ASSERT_FALSE(dev.ok());

@@ -34,7 +34,7 @@ TEST_F(FileLockTest, SecondExclusiveLockOnTheFileIsRefusedUntilTheFirstGoes) {
   ASSERT_TRUE(a.ok()) << a.error().message;
   auto b = FileLock::Acquire(path_, LockMode::kExclusive, O_RDWR);
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.error().exit_code, kExitCheckFailed);
+  EXPECT_EQ(b.error().kind, ErrorKind::kInUse);
   EXPECT_EQ(b.error().message, path_ + ": in use by another process (locked)");
   a->Release();
   EXPECT_TRUE(FileLock::Acquire(path_, LockMode::kExclusive, O_RDWR).ok());
@@ -77,11 +77,11 @@ TEST_F(FileLockTest, ClosingAnotherDescriptorOfTheFileKeepsTheLock) {
 TEST_F(FileLockTest, OpenErrorsNameThePathWithTheirExitCode) {
   auto missing = FileLock::Acquire((dir_ / "none").string(), LockMode::kShared, O_RDONLY);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().exit_code, kExitUsage);
+  EXPECT_EQ(missing.error().kind, ErrorKind::kInput);
   EXPECT_NE(missing.error().message.find((dir_ / "none").string()), std::string::npos);
   auto dir = FileLock::Acquire(dir_.string(), LockMode::kExclusive, O_RDWR);
   ASSERT_FALSE(dir.ok());
-  EXPECT_EQ(dir.error().exit_code, kExitUsage);
+  EXPECT_EQ(dir.error().kind, ErrorKind::kInput);
   EXPECT_NE(dir.error().message.find("Is a directory"), std::string::npos) << dir.error().message;
 }
 

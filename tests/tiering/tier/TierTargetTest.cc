@@ -72,7 +72,7 @@ TEST(TierTargetTest, BadConfigIsAnErrorNamingTheField) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("extent_size: must be a multiple of the block size", 0), 0u)
       << r.error().message;
-  EXPECT_EQ(r.error().exit_code, kExitUsage);
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
 
   r = TierTarget::Create(e, "t", RamTiers(e, 0, 32 * kMiB), Quiet());
   ASSERT_FALSE(r.ok());
