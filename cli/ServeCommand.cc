@@ -8,29 +8,23 @@
 // loses the dirty lines' mapping at exit unless the cache was flushed (the
 // server destages everything before it exits, see --no-drain).
 
-#include <netdb.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
 
 #include "cli/Commands.h"
-#include "cli/VolumeReport.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
-#include "layouts/StackBuilder.h"
+#include "layouts/ServeStatus.h"
 #include "layouts/VolumeServing.h"
 #include "layouts/VolumeStore.h"
 #include "tiering/core/RealEngine.h"
+#include "tiering/nbd/NbdEndpointCheck.h"
 #include "tiering/nbd/NbdServer.h"
 
 namespace tierlab::cli {
@@ -98,65 +92,13 @@ void OnSignal(int sig) {
 }
 
 // The endpoint, checked before a volume's recovery (which can take a while)
-// so that a typo, a missing directory or a port in use fails at once. The
-// real bind is NbdServer::Listen's, once the device exists; this repeats
-// only what it would refuse.
+// so that a typo, a missing directory or a port in use fails at once
+// (CheckNbdEndpointFree).
 Expected<void> CheckEndpoint(const std::string& spec) {
   auto ep = ParseNbdEndpoint(spec);
   if (!ep.ok()) return MakeError("--nbd: " + ep.error().message, ErrorKind::kInput);
-  if (ep->kind == NbdEndpoint::Kind::kUnix) {
-    const std::filesystem::path path(ep->path);
-    std::string dir = path.parent_path().string();
-    if (dir.empty()) dir = ".";
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) {
-      return MakeError("--nbd: " + ep->path + ": no directory " + dir, ErrorKind::kInput);
-    }
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      return MakeError(
-          "--nbd: " + ep->path + ": cannot create a socket in " + dir + ": " + std::strerror(errno),
-          ErrorKind::kInput);
-    }
-    struct stat st {};
-    if (::lstat(ep->path.c_str(), &st) != 0) return {};
-    if (!S_ISSOCK(st.st_mode)) {
-      return MakeError("--nbd: " + ep->path + " exists and is not a socket", ErrorKind::kIo);
-    }
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::memcpy(addr.sun_path, ep->path.data(), ep->path.size());
-    const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    const bool live =
-        probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    if (probe >= 0) ::close(probe);
-    if (live)
-      return MakeError("--nbd: " + ep->path + ": a server is already listening", ErrorKind::kIo);
-    return {};
-  }
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* res = nullptr;
-  const std::string port = std::to_string(ep->port);
-  if (const int rc = ::getaddrinfo(ep->host.c_str(), port.c_str(), &hints, &res); rc != 0) {
-    return MakeError("--nbd: cannot resolve '" + ep->host + "': " + gai_strerror(rc),
-                     ErrorKind::kInput);
-  }
-  std::string error;
-  bool bound = false;
-  for (addrinfo* ai = res; ai != nullptr && !bound; ai = ai->ai_next) {
-    const int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-    if (fd < 0) continue;
-    const int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    bound = ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0;
-    if (!bound) error = std::strerror(errno);
-    ::close(fd);
-  }
-  ::freeaddrinfo(res);
-  if (!bound) {
-    return MakeError("--nbd: bind " + ep->host + ":" + port + ": " + error, ErrorKind::kIo);
+  if (auto free = CheckNbdEndpointFree(*ep); !free.ok()) {
+    return MakeError("--nbd: " + free.error().message, free.error().kind);
   }
   return {};
 }
@@ -197,7 +139,7 @@ int Serve(const ServeArgs& a) {
     top = &opened->top();
     cache = opened->cache();
     name = info->name;
-    status_path = (std::filesystem::path(*dir) / "serve.json").string();
+    status_path = ServeStatusPath(*info);
     const RecoveryReport& rr = opened->recovery();
     std::fprintf(stderr,
                  "tierlab: volume %s: recovered %llu dirty lines (checkpoint %llu, %llu journal "
@@ -213,12 +155,7 @@ int Serve(const ServeArgs& a) {
     if (!layout.ok()) return Fail(layout.error());
     if (endpoint.empty()) endpoint = "unix:tierlab-" + layout->name + ".sock";
     if (auto r = CheckEndpoint(endpoint); !r.ok()) return Fail(r.error());
-    std::error_code ec;
-    std::filesystem::create_directories(a.dir, ec);
-    BuildOptions bo;
-    bo.temp_dir = a.dir;
-    bo.keep_files = true;
-    auto v = BuildVolume(engine, *layout, bo);
+    auto v = BuildLayoutForServing(engine, *layout, a.dir);
     if (!v.ok()) return Fail(v.error());
     plain.emplace(std::move(v.value()));
     top = &plain->top();
@@ -302,10 +239,7 @@ int Serve(const ServeArgs& a) {
                  CacheStatsJson(cache->cache_stats()).dump().c_str());
   }
   if (opened) {
-    if (!status_path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove(status_path, ec);
-    }
+    if (!status_path.empty()) RemoveServeStatus(status_path);
     if (Status st = opened->Close(); st != Status::kOk) {
       code = Fail("closing the volume failed", kExitIo);
     }

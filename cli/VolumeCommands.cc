@@ -17,10 +17,11 @@
 
 #include "cachedev/MetadataFile.h"
 #include "cli/Commands.h"
-#include "cli/VolumeReport.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
+#include "layouts/ServeStatus.h"
 #include "layouts/VolumeCheck.h"
+#include "layouts/VolumeServing.h"
 #include "layouts/VolumeStore.h"
 #include "tiering/core/RealEngine.h"
 
@@ -40,27 +41,10 @@ std::string Age(std::uint64_t ns) {
   return b;
 }
 
-const char* PlaceName(VolumePlace p) {
-  switch (p) {
-    case VolumePlace::kHome: return "home";
-    case VolumePlace::kMoved: return "moved";
-    case VolumePlace::kCopy: return "copy";
-  }
-  return "?";
-}
-
 std::string Who(const VolumeUser& u) {
   std::string s = u.pid > 0 ? "pid " + std::to_string(u.pid) : std::string("another process");
   if (!u.command.empty()) s += " (" + u.command + ")";
   return s;
-}
-
-// serve.json, if it is the live status of server `pid`.
-std::optional<nlohmann::json> LiveStatus(const VolumeInfo& info, int pid) {
-  if (pid <= 0) return std::nullopt;
-  auto j = ReadJsonFile((fs::path(info.dir) / "serve.json").string());
-  if (!j.ok() || !j->is_object() || j->value("pid", 0) != pid) return std::nullopt;
-  return *j;
 }
 
 // ---- create ------------------------------------------------------------------
@@ -99,43 +83,10 @@ struct StatusArgs {
 int StatusCmd(const StatusArgs& a) {
   auto info = Find(a.volume);
   if (!info.ok()) return Fail(info.error());
-  nlohmann::json j;
-  j["name"] = info->name;
-  j["uuid"] = info->uuid;
-  j["dir"] = info->dir;
-  j["layout"] = info->layout;
-  // The lock says whether the volume is in use; serve.json only adds live
-  // counters (it is written once the server listens, never by flush).
-  const VolumeUser user = VolumeLockHolder(*info);
-  const int pid = user.locked && user.command == "serve" && user.pid > 0 ? user.pid : 0;
-  const std::optional<nlohmann::json> live = LiveStatus(*info, pid);
-  j["served_by_pid"] = live ? pid : 0;
-  j["in_use"] = user.locked;
-  j["in_use_by"] = {{"pid", user.pid}, {"command", user.command}};
-  j["place"] = PlaceName(info->place);
-  j["recorded_dir"] = info->recorded_dir;
-  nlohmann::json devices = nlohmann::json::array();
-  for (const auto& p : info->all_paths) {
-    std::error_code ec;
-    devices.push_back({{"path", p}, {"exists", fs::exists(p, ec)}, {"bytes", PathBytes(p)}});
-  }
-  j["devices"] = devices;
-  if (!info->cache_paths.empty()) {
-    auto m = ReadVolumeMetadata(*info);
-    if (m.ok()) {
-      j["metadata"] = {{"line_size", m->sb.geo.line_size},
-                       {"slots", m->sb.geo.slots},
-                       {"reserve", m->sb.geo.reserve},
-                       {"checkpoint_generation", m->report.checkpoint_generation},
-                       {"journal_blocks_to_replay", m->report.journal_blocks},
-                       {"committed_dirty_lines", m->report.dirty_lines},
-                       {"committed_dirty_bytes", m->report.dirty_lines * m->sb.geo.line_size},
-                       {"problems", m->report.problems}};
-    } else {
-      j["metadata"] = {{"error", m.error().message}};
-    }
-  }
-  if (live) j["live"] = *live;
+  const nlohmann::json j = VolumeStatusJson(*info);
+  const VolumeUser user{j["in_use"].get<bool>(), j["in_use_by"]["pid"].get<int>(),
+                        j["in_use_by"]["command"].get<std::string>()};
+  const bool live = j.contains("live");
   if (a.format == "json") {
     std::printf("%s\n", j.dump(2).c_str());
     return kExitOk;
@@ -144,8 +95,8 @@ int StatusCmd(const StatusArgs& a) {
   std::printf("volume      %s\nuuid        %s\ndir         %s\n", info->name.c_str(),
               info->uuid.c_str(), info->dir.c_str());
   if (live) {
-    std::printf("state       served by pid %d on %s\n", pid,
-                (*live).value("endpoint", std::string("?")).c_str());
+    std::printf("state       served by pid %d on %s\n", j["served_by_pid"].get<int>(),
+                j["live"].value("endpoint", std::string("?")).c_str());
   } else if (user.locked && user.command == "serve") {
     std::printf("state       opening: %s is recovering it, not serving yet\n", Who(user).c_str());
   } else if (user.locked) {
@@ -207,7 +158,7 @@ int StatusCmd(const StatusArgs& a) {
                 static_cast<unsigned long long>(c["evictions"].get<std::uint64_t>()));
   }
   std::printf("devices\n");
-  for (const auto& d : devices) {
+  for (const auto& d : j["devices"]) {
     std::printf("  %-60s %10s %s\n", d["path"].get<std::string>().c_str(),
                 FormatBytes(d["bytes"].get<std::uint64_t>()).c_str(),
                 d["exists"].get<bool>() ? "ok" : "MISSING");
@@ -237,77 +188,16 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-// What moves in a live process: its CPU time (utime + stime, in clock
-// ticks) and its state letter (R, S, D, T for stopped...), from
-// /proc/PID/stat. Empty state if the process is gone.
-struct ProcessSample {
-  char state = 0;
-  unsigned long long cpu = 0;
-};
-ProcessSample SampleProcess(int pid) {
-  ProcessSample p;
-  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-  if (f == nullptr) return p;
-  char buf[1024];
-  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  // "pid (comm) S ppid ...": comm may hold spaces and parentheses.
-  const char* close = std::strrchr(buf, ')');
-  if (close == nullptr) return p;
-  unsigned long long utime = 0, stime = 0;
-  if (std::sscanf(close + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &p.state,
-                  &utime, &stime) == 3) {
-    p.cpu = utime + stime;
-  }
-  return p;
-}
-
-// Asks server `pid` to destage everything (SIGUSR1) and waits until its
-// serve.json counts one more completed drain. Gives up when the server
-// shows no progress (no status update, no CPU time) for `stall_timeout`
-// seconds: a stopped or hung server is reported, never waited on forever.
+// Asks the server to destage everything and waits (FlushServedVolume).
 int FlushServed(const VolumeInfo& info, int pid, double stall_timeout) {
-  using Clock = std::chrono::steady_clock;
-  auto before = LiveStatus(info, pid);
-  const std::uint64_t start = before ? before->value("drains_completed", 0ull) : 0;
-  if (!before) {
+  Progress progress;
+  ServedFlushHooks hooks;
+  hooks.opening = [pid] {
     std::fprintf(stderr, "tierlab: the server (pid %d) is still opening the volume; waiting\n",
                  pid);
-  }
-  if (::kill(pid, SIGUSR1) != 0)
-    return Fail("cannot signal the server (pid " + std::to_string(pid) + ")", kExitIo);
-  Progress progress;
-  std::uint64_t seq = before ? before->value("status_seq", 0ull) : 0;
-  ProcessSample last = SampleProcess(pid);
-  Clock::time_point last_change = Clock::now();
-  for (;;) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (VolumeServerPid(info) != pid) return Fail("the server exited during the flush", kExitIo);
-    auto j = LiveStatus(info, pid);
-    bool moved = false;
-    if (j) {
-      if (j->contains("cache")) progress.Show((*j)["cache"].value("dirty_bytes", 0ull));
-      if (j->value("drains_completed", 0ull) > start) break;
-      const std::uint64_t s = j->value("status_seq", 0ull);
-      moved = s != seq;
-      seq = s;
-    }
-    const ProcessSample now = SampleProcess(pid);
-    moved = moved || now.cpu != last.cpu;
-    last = now;
-    if (moved) {
-      last_change = Clock::now();
-    } else if (std::chrono::duration<double>(Clock::now() - last_change).count() >= stall_timeout) {
-      char what[160];
-      std::snprintf(what, sizeof what,
-                    "the server (pid %d) is not making progress: no status update and no CPU "
-                    "time for %.1f s%s; the volume was not flushed",
-                    pid, stall_timeout,
-                    now.state == 'T' || now.state == 't' ? " (the process is stopped)" : "");
-      return Fail(what, kExitIo);
-    }
-  }
+  };
+  hooks.progress = [&progress](std::uint64_t dirty) { progress.Show(dirty); };
+  if (auto r = FlushServedVolume(info, pid, stall_timeout, hooks); !r.ok()) return Fail(r.error());
   std::printf("flushed volume %s (served by pid %d)\n", info.name.c_str(), pid);
   return kExitOk;
 }
@@ -323,31 +213,20 @@ int FlushCmd(const std::string& v, double stall_timeout) {
   auto opened = OpenVolume(engine, *info, "flush");
   if (!opened.ok()) return Fail(opened.error());
   CacheTarget* cache = (*opened)->cache();
+  std::optional<Progress> progress;
+  if (cache != nullptr) {
+    progress.emplace();
+    progress->Show(cache->cache_stats().dirty_lines * cache->line_size(), true);
+  }
+  const StopResult r =
+      DrainAndFlush(engine, (*opened)->top(), cache, [&](std::uint64_t d) { progress->Show(d); });
   int code = kExitOk;
   if (cache != nullptr) {
-    Progress progress;
-    progress.Show(cache->cache_stats().dirty_lines * cache->line_size(), true);
-    bool done = false;
-    Status st = Status::kOk;
-    cache->Drain([&](std::uint64_t dirty) { progress.Show(dirty); },
-                 [&](Status s) {
-                   st = s;
-                   done = true;
-                 });
-    while (!done) engine.RunUntil(engine.Now() + 50 * kMilli);
-    progress.Show(cache->cache_stats().dirty_lines * cache->line_size(), true);
-    if (st != Status::kOk) code = Fail("destage failed", kExitIo);
+    progress->Show(cache->cache_stats().dirty_lines * cache->line_size(), true);
+    if (r.destage != Status::kOk) code = Fail("destage failed", kExitIo);
+    progress.reset();
   }
-  bool done = false;
-  Status fst = Status::kOk;
-  IoRequest f;
-  f.op = IoOp::kFlush;
-  (*opened)->top().Submit(f, [&](Status s) {
-    fst = s;
-    done = true;
-  });
-  while (!done) engine.RunUntil(engine.Now() + 50 * kMilli);
-  if (fst != Status::kOk) code = Fail("flush failed", kExitIo);
+  if (r.flush != Status::kOk) code = Fail("flush failed", kExitIo);
   if ((*opened)->Close() != Status::kOk) code = Fail("closing the volume failed", kExitIo);
   if (code == kExitOk) std::printf("flushed volume %s\n", info->name.c_str());
   return code;
@@ -448,25 +327,9 @@ int CheckCmd(const std::string& v, bool repair) {
 int DestroyCmd(const std::string& v, bool force) {
   auto info = Find(v);
   if (!info.ok()) return Fail(info.error());
-  // Held to the end: nothing opens the volume or a device while it goes.
-  auto lock = LockVolume(*info, "destroy");
-  if (!lock.ok()) return Fail(lock.error());
-  auto device_locks = LockVolumeDevices(*info);
-  if (!device_locks.ok()) return Fail(device_locks.error());
-  if (!info->cache_paths.empty() && !force) {
-    auto m = ReadVolumeMetadata(*info);
-    if (!m.ok()) {
-      return Fail(m.error().message + "; cannot tell whether lines are dirty (use --force)", 1);
-    }
-    if (m->report.dirty_lines > 0) {
-      return Fail("volume " + info->name + " has " + std::to_string(m->report.dirty_lines) +
-                      " dirty lines (" + FormatBytes(m->report.dirty_lines * m->sb.geo.line_size) +
-                      ") not on the capacity tier; run tierlab flush " + v +
-                      " first, or --force to lose them",
-                  1);
-    }
-  }
-  const DestroyReport r = RemoveVolumeFiles(*info);
+  auto destroyed = DestroyVolume(*info, force, v);
+  if (!destroyed.ok()) return Fail(destroyed.error());
+  const DestroyReport& r = *destroyed;
   for (const auto& f : r.wiped) std::printf("wiped the superblock of %s\n", f.c_str());
   for (const auto& f : r.kept) std::printf("kept %s\n", f.c_str());
   if (!r.errors.empty()) {

@@ -870,4 +870,29 @@ DestroyReport RemoveVolumeFiles(const VolumeInfo& info) {
   return rep;
 }
 
+Expected<DestroyReport> DestroyVolume(const VolumeInfo& info, bool force,
+                                      const std::string& flush_hint) {
+  // Held to the end: nothing opens the volume or a device while it goes.
+  auto lock = LockVolume(info, "destroy");
+  if (!lock.ok()) return lock.error();
+  auto device_locks = LockVolumeDevices(info);
+  if (!device_locks.ok()) return device_locks.error();
+  if (!info.cache_paths.empty() && !force) {
+    auto m = ReadVolumeMetadata(info);
+    if (!m.ok()) {
+      return MakeError(m.error().message + "; cannot tell whether lines are dirty (use --force)",
+                       ErrorKind::kInconsistent);
+    }
+    if (m->report.dirty_lines > 0) {
+      return MakeError("volume " + info.name + " has " + std::to_string(m->report.dirty_lines) +
+                           " dirty lines (" +
+                           FormatBytes(m->report.dirty_lines * m->sb.geo.line_size) +
+                           ") not on the capacity tier; run tierlab flush " + flush_hint +
+                           " first, or --force to lose them",
+                       ErrorKind::kInconsistent);
+    }
+  }
+  return RemoveVolumeFiles(info);
+}
+
 }  // namespace tierlab

@@ -146,6 +146,14 @@ struct DestroyReport {
 // device locks.
 DestroyReport RemoveVolumeFiles(const VolumeInfo& info);
 
+// `tierlab destroy`: the volume lock and the device locks for the whole
+// removal, then RemoveVolumeFiles. Without `force`, a volume whose metadata
+// cannot be read, or that has dirty lines, is refused (kInconsistent: the
+// state destroy needs does not hold; the message says "run tierlab flush
+// FLUSH_HINT first"). Lock errors as LockVolume's and LockVolumeDevices'.
+Expected<DestroyReport> DestroyVolume(const VolumeInfo& info, bool force,
+                                      const std::string& flush_hint);
+
 class OpenedVolume {
  public:
   ~OpenedVolume();

@@ -1,15 +1,15 @@
 // End-to-end simulated `tierlab run` throughput: the runner, the workload
-// generator and the layout's stack on a SimEngine, timing-only. Reports
+// generator and the layout's stack on a SimEngine, timing-only, through
+// RunCell as `tierlab run` does (the results JSON of the run is made inside
+// the timed region: small beside the run). Reports
 // simulated I/Os per second of CPU time (items_per_second).
 //
 //   ./build/bench/micro/RunBench --benchmark_repetitions=5
 
 #include <benchmark/benchmark.h>
 
-#include "bench/lab/Runner.h"
+#include "bench/lab/RunCell.h"
 #include "layouts/Layout.h"
-#include "layouts/StackBuilder.h"
-#include "tiering/core/SimEngine.h"
 
 namespace tierlab {
 namespace {
@@ -22,17 +22,30 @@ void RunLayout(benchmark::State& state, const nlohmann::json& layout_json,
     state.SkipWithError("bad bench config");
     return;
   }
+  // The run path of `tierlab run` (RunCell); building the volume before and
+  // tearing it down after the workload are outside the timed region.
+  bool timing = false;
+  RunSettings settings;
+  settings.before = [&](Engine&, Volume&) -> Expected<void> {
+    state.ResumeTiming();
+    timing = true;
+    return {};
+  };
+  settings.after = [&](Engine&, Volume&) {
+    state.PauseTiming();
+    timing = false;
+  };
+  const Workload workload = std::vector<Profile>{*profile};
   std::uint64_t ios = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    SimEngine e;
-    auto v = BuildVolume(e, *layout, {});
-    state.ResumeTiming();
-    auto r = RunWorkload(e, v->top(), *profile);
-    ios += r->issued;
-    state.PauseTiming();
-    v = Expected<Volume>(MakeError("released"));  // destroy outside the timed region
-    state.ResumeTiming();
+    auto runs = RunCell(*layout, workload, settings);
+    if (!timing) state.ResumeTiming();
+    if (!runs.ok()) {
+      state.SkipWithError(runs.error().message.c_str());
+      return;
+    }
+    ios += runs->front().run.issued;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(ios));
 }
