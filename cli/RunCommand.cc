@@ -181,9 +181,16 @@ int RunOne(RunArgs a) {
     if (!spec.ok()) return Fail(spec.error());
     replay = std::move(*spec);
   }
-  auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown)
+  std::vector<std::string> ignored;
+  auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown, &ignored)
                           : Expected<std::vector<Profile>>(std::vector<Profile>{});
   if (!profiles.ok()) return Fail(profiles.error());
+  if (!ignored.empty()) {
+    std::string names;
+    for (const std::string& n : ignored) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "tierlab: %s: ignored unknown option(s): %s\n", a.profile.c_str(),
+                 names.c_str());
+  }
 
   RunSettings settings;
   settings.engine = a.real ? EngineKind::kReal : EngineKind::kSimulated;

@@ -257,26 +257,43 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
       return Reason("zoned needs access%/size% pairs, e.g. zoned:60/10:30/20:10/70");
     }
     std::vector<ZoneSpec> zones;
-    std::uint32_t access = 0, size = 0;
+    std::uint32_t access = 0, size = 0, missing = 0;
     std::string_view rest = arg;
     while (true) {
       const std::size_t c = rest.find(':');
       const std::string_view z = Trim(rest.substr(0, c));
+      // As fio: "a/s"; a size that is absent, empty or 0 ("a", "a/", "a/0")
+      // shares what the given sizes leave, in equal whole percents.
       const std::size_t slash = z.find('/');
-      if (slash == std::string_view::npos) {
-        return Reason("zoned: entry " + Quote(z) + " must be access%/size%");
-      }
+      const std::string_view size_text =
+          slash == std::string_view::npos ? std::string_view() : Trim(z.substr(slash + 1));
       auto a = ParsePercent(z.substr(0, slash));
-      auto s = ParsePercent(z.substr(slash + 1));
       if (!a) return Reason("zoned: entry " + Quote(z) + ": access " + a.error().message);
-      if (!s) return Reason("zoned: entry " + Quote(z) + ": size " + s.error().message);
-      if (*s == 0) return Reason("zoned: entry " + Quote(z) + ": size % must be > 0");
-      zones.push_back({*a, *s});
+      std::uint32_t s = 0;
+      if (!size_text.empty()) {
+        auto sp = ParsePercent(size_text);
+        if (!sp) return Reason("zoned: entry " + Quote(z) + ": size " + sp.error().message);
+        s = *sp;
+      }
+      if (s == 0) ++missing;
+      zones.push_back({*a, s});
       access += *a;
-      size += *s;
+      size += s;
       if (zones.size() > 256) return Reason("zoned: at most 256 zones");
       if (c == std::string_view::npos) break;
       rest = rest.substr(c + 1);
+    }
+    if (missing > 0 && size <= 100) {
+      const std::uint32_t share = (100 - size) / missing;
+      if (share == 0) {
+        return Reason("zoned: " + std::to_string(missing) +
+                      " zone(s) without a size % and none left to share (the others take " +
+                      std::to_string(size) + "%)");
+      }
+      for (auto& z : zones) {
+        if (z.size_percent == 0) z.size_percent = share;
+      }
+      size += share * missing;
     }
     if (access != 100)
       return Reason("zoned: access percentages must add up to 100, got " + std::to_string(access));
@@ -304,6 +321,58 @@ Expected<bool> ParseBool(std::string_view text, bool has_value) {
   return Reason("expected 0 or 1, got " + Quote(v));
 }
 
+// fio's per-direction form of an option ("8k,32k", ",8k", "8k,32k,"): reads,
+// writes, trims; a value not ended by a comma applies to the directions after
+// it, an empty one is the default. Trims are parsed and dropped (tierlab
+// issues none).
+struct Directions {
+  std::uint64_t read = 0;
+  std::uint64_t write = 0;
+};
+
+Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint64_t fallback,
+                                  bool allow_zero) {
+  std::vector<std::string_view> parts;
+  std::string_view rest = Trim(text);
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    parts.push_back(Trim(rest.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  if (parts.size() > 3) {
+    return Reason("at most three comma-separated values (reads, writes, trims), got " +
+                  Quote(Trim(text)));
+  }
+  std::uint64_t v[3] = {fallback, fallback, fallback};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].empty()) {
+      if (parts.size() == 1) return Reason("needs a value");
+      continue;
+    }
+    auto n = ParseFioSize(parts[i], kb_base);
+    if (!n) return n.error();
+    if (!allow_zero && *n == 0) return Reason("must be > 0, got 0");
+    v[i] = *n;
+    // Not ended by a comma: the value applies to the directions after it.
+    if (i + 1 == parts.size()) {
+      for (std::size_t k = i + 1; k < 3; ++k) v[k] = *n;
+    }
+  }
+  return Directions{v[0], v[1]};
+}
+
+std::string RwString(const Profile& p) {
+  std::string s(ToString(p.rw));
+  if (p.is_random() && p.rw_seq_nr != 1) return s + ":" + std::to_string(p.rw_seq_nr);
+  if (!p.is_random() && p.rw_seq_add != 0) {
+    const std::uint64_t mag = p.rw_seq_add < 0 ? -static_cast<std::uint64_t>(p.rw_seq_add)
+                                               : static_cast<std::uint64_t>(p.rw_seq_add);
+    return s + ":" + (p.rw_seq_add < 0 ? "-" : "") + FormatFioSize(mag);
+  }
+  return s;
+}
+
 using Setter = std::function<Expected<void>(Profile&, std::string_view, int)>;
 // The profile's field table: parsing (JSON and fio job files), ToJson, the
 // "valid" list of errors and docs/CONFIG.md all come from it.
@@ -320,7 +389,7 @@ struct Option {
 const std::vector<Option>& Options() {
   static const std::vector<Option> kOptions = [] {
     std::vector<Option> o;
-    auto rw = [](Profile& p, std::string_view v, int) -> Expected<void> {
+    auto rw = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
       static constexpr std::array<std::pair<std::string_view, RwMode>, 7> kModes = {
           {{"read", RwMode::kRead},
            {"write", RwMode::kWrite},
@@ -329,20 +398,59 @@ const std::vector<Option>& Options() {
            {"rw", RwMode::kReadWrite},
            {"readwrite", RwMode::kReadWrite},
            {"randrw", RwMode::kRandRw}}};
-      const std::string_view t = Trim(v);
+      const std::string_view all = Trim(v);
+      const std::size_t colon = all.find(':');
+      const std::string_view t = Trim(all.substr(0, colon));
+      bool found = false;
       for (auto [name, mode] : kModes) {
         if (t == name) {
           p.rw = mode;
-          return {};
+          found = true;
         }
       }
-      return Reason("unknown value " + Quote(t) +
-                    " (valid: read, write, randread, randwrite, rw, readwrite, randrw)");
+      if (!found) {
+        return Reason("unknown value " + Quote(t) +
+                      " (valid: read, write, randread, randwrite, rw, readwrite, randrw, "
+                      "each with an optional :N offset modifier)");
+      }
+      // As fio, every rw= resets the modifier.
+      p.rw_seq_nr = 1;
+      p.rw_seq_add = 0;
+      if (colon == std::string_view::npos) return {};
+      const std::string_view mod = Trim(all.substr(colon + 1));
+      if (p.is_random()) {
+        auto n = ParseRange(mod, 1, 1'000'000'000);
+        if (!n) return Reason("offset modifier of " + std::string(t) + ": " + n.error().message);
+        p.rw_seq_nr = static_cast<std::uint32_t>(*n);
+        return {};
+      }
+      const bool negative = !mod.empty() && mod.front() == '-';
+      auto n = ParseFioSize(negative ? mod.substr(1) : mod, kb);
+      if (!n) return Reason("offset modifier of " + std::string(t) + ": " + n.error().message);
+      if (*n > (std::uint64_t{1} << 62))
+        return Reason("offset modifier of " + std::string(t) + ": too large, got " + Quote(mod));
+      p.rw_seq_add = negative ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
+      return {};
     };
-    o.push_back({"rw", "read | write | randread | randwrite | rw | readwrite | randrw", "",
-                 "I/O pattern (rw and readwrite: mixed sequential)", rw,
-                 [](const Profile& p) -> nlohmann::json { return std::string(ToString(p.rw)); }});
+    o.push_back({"rw", "read | write | randread | randwrite | rw | readwrite | randrw [:N]", "",
+                 "I/O pattern (rw and readwrite: mixed sequential); :N as fio: random modes "
+                 "take a new offset every N I/Os, sequential ones add N bytes to each offset",
+                 rw, [](const Profile& p) -> nlohmann::json { return RwString(p); }});
     o.push_back({"readwrite", "as rw", "", "alias of rw", rw, nullptr});
+    o.push_back({"rw_sequencer", "sequential | identical", "",
+                 "I/Os between random offsets of rw=rand*:N continue sequentially or repeat "
+                 "the offset",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "sequential" && t != "identical")
+                     return Reason("unknown value " + Quote(t) + " (valid: sequential, identical)");
+                   p.rw_sequencer_identical = t == "identical";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   // Written only when set, so that default profiles read as before.
+                   return p.rw_sequencer_identical ? nlohmann::json("identical") : nlohmann::json();
+                 }});
     o.push_back({"name", "string", "", "job name (fio: the section name)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
@@ -368,15 +476,18 @@ const std::vector<Option>& Options() {
                  },
                  nullptr});
     auto bs = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-      auto n = ParseFioSize(v, kb);
-      if (!n) return n.error();
-      if (*n == 0) return Reason("must be > 0, got 0");
-      p.bs = *n;
+      auto dirs = PerDirection(v, kb, 4096, /*allow_zero=*/false);
+      if (!dirs) return dirs.error();
+      p.bs = dirs->read;
+      p.write_bs = dirs->write == dirs->read ? std::nullopt : std::optional(dirs->write);
       return {};
     };
-    o.push_back({"bs", "fio size, > 0", "bytes",
-                 "block size of every I/O (one value for reads and writes)", bs,
-                 [](const Profile& p) -> nlohmann::json { return FormatFioSize(p.bs); }});
+    o.push_back({"bs", "fio size, > 0 [,writes[,trims]]", "bytes",
+                 "block size of every I/O; \"8k,32k\": reads 8k, writes 32k (fio's form)", bs,
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_bs ? FormatFioSize(p.bs) + "," + FormatFioSize(*p.write_bs)
+                                     : FormatFioSize(p.bs);
+                 }});
     o.push_back({"blocksize", "as bs", "bytes", "alias of bs", bs, nullptr});
     o.push_back(
         {"bssplit", "SIZE/PCT[:SIZE/PCT...]", "bytes, %",
@@ -482,17 +593,23 @@ const std::vector<Option>& Options() {
                    return {};
                  },
                  nullptr});
-    o.push_back({"rate_iops", "integer 0..1e9", "IOPS",
-                 "per-job cap on I/Os per second, all directions together (0 = none)",
+    o.push_back({"rate_iops", "integer 0..1e9 [,writes[,trims]]", "IOPS",
+                 "per-job cap on I/Os per second, all directions together (0 = none); "
+                 "\"a,b\": reads, writes (equal on a mixed job)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-                   auto n = ParseFioSize(v, kb);
-                   if (!n) return n.error();
-                   if (*n > 1'000'000'000)
+                   auto dirs = PerDirection(v, kb, 0, /*allow_zero=*/true);
+                   if (!dirs) return dirs.error();
+                   if (dirs->read > 1'000'000'000 || dirs->write > 1'000'000'000)
                      return Reason("must be at most 1000000000, got " + std::string(Trim(v)));
-                   p.rate_iops = *n;
+                   p.rate_iops = dirs->read;
+                   p.rate_iops_write =
+                       dirs->write == dirs->read ? std::nullopt : std::optional(dirs->write);
                    return {};
                  },
-                 [](const Profile& p) -> nlohmann::json { return p.rate_iops; }});
+                 [](const Profile& p) -> nlohmann::json {
+                   if (!p.rate_iops_write) return p.rate_iops;
+                   return std::to_string(p.rate_iops) + "," + std::to_string(*p.rate_iops_write);
+                 }});
     o.push_back({"thinktime", "fio time", "us (bare number)",
                  "pause between a completion and the next issue",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -524,9 +641,10 @@ const std::vector<Option>& Options() {
   return kOptions;
 }
 
-// Options whose value may legitimately contain ',' (free text).
+// Options whose value may contain ',': free text, and the per-direction
+// forms tierlab follows.
 bool AllowsComma(std::string_view key) {
-  return key == "name";
+  return key == "name" || key == "bs" || key == "blocksize" || key == "rate_iops";
 }
 
 }  // namespace
@@ -548,18 +666,33 @@ std::uint32_t Profile::read_percent() const {
   }
 }
 
+namespace {
+
+// Smallest and largest I/O of the directions the job does.
+std::pair<std::uint64_t, std::uint64_t> BsRange(const Profile& p) {
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  auto add = [&](std::uint64_t v) { lo = std::min(lo, v), hi = std::max(hi, v); };
+  if (!p.bssplit.empty()) {
+    for (const auto& e : p.bssplit) add(e.bs);
+    return {lo, hi};
+  }
+  if (p.read_percent() > 0) add(p.bs);
+  if (p.read_percent() < 100) add(p.bs_for(IoOp::kWrite));
+  return {lo, hi};
+}
+
+}  // namespace
+
 std::uint64_t Profile::min_bs() const {
-  if (bssplit.empty()) return bs;
-  std::uint64_t m = UINT64_MAX;
-  for (const auto& e : bssplit) m = std::min(m, e.bs);
-  return m;
+  return BsRange(*this).first;
 }
 
 std::uint64_t Profile::max_bs() const {
-  if (bssplit.empty()) return bs;
-  std::uint64_t m = 0;
-  for (const auto& e : bssplit) m = std::max(m, e.bs);
-  return m;
+  return BsRange(*this).second;
+}
+
+std::uint64_t Profile::effective_rate_iops() const {
+  return read_percent() == 0 ? rate_iops_write.value_or(rate_iops) : rate_iops;
 }
 
 std::string_view ToString(RwMode rw) {
@@ -618,7 +751,8 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
     if (!has_value && key != "random_scatter") return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
-          Reason("per-direction values (read,write) are not supported; give one value, got " +
+          Reason("per-direction values (reads,writes) are supported only for bs and rate_iops; "
+                 "give one value, got " +
                  Quote(Trim(value))));
     }
     auto r = o.set(p, has_value ? value : std::string_view("1"), kb_base);
@@ -641,7 +775,13 @@ Expected<void> ValidateProfile(const Profile& p) {
   if (p.name.empty()) return fail("name: must not be empty");
   if (p.rwmixread > 100)
     return fail("rwmixread: must be 0..100, got " + std::to_string(p.rwmixread));
-  if (p.bs == 0) return fail("bs: must be > 0, got 0");
+  if (p.bs == 0 || (p.write_bs && *p.write_bs == 0)) return fail("bs: must be > 0, got 0");
+  if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
+  if (p.is_mixed() && p.rate_iops_write && *p.rate_iops_write != p.rate_iops) {
+    return fail("rate_iops: separate caps for reads and writes (" + std::to_string(p.rate_iops) +
+                "," + std::to_string(*p.rate_iops_write) +
+                ") on a mixed job are not supported: tierlab caps all its I/Os together");
+  }
   if (!p.bssplit.empty()) {
     std::uint32_t total = 0;
     for (const auto& e : p.bssplit) {
@@ -769,12 +909,17 @@ Expected<Profile> ParseProfileJson(const nlohmann::json& j, std::string_view sou
                     });
       !r)
     return r.error();
-  if (auto r =
-          both("rw", "readwrite", [](const Profile& x, const Profile& y) { return x.rw == y.rw; });
+  if (auto r = both("rw", "readwrite",
+                    [](const Profile& x, const Profile& y) {
+                      return x.rw == y.rw && x.rw_seq_nr == y.rw_seq_nr &&
+                             x.rw_seq_add == y.rw_seq_add;
+                    });
       !r)
     return r.error();
-  if (auto r =
-          both("bs", "blocksize", [](const Profile& x, const Profile& y) { return x.bs == y.bs; });
+  if (auto r = both("bs", "blocksize",
+                    [](const Profile& x, const Profile& y) {
+                      return x.bs == y.bs && x.write_bs == y.write_bs;
+                    });
       !r)
     return r.error();
   if (auto r = both("runtime", "timeout",
@@ -802,6 +947,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     const nlohmann::json d = o.write != nullptr ? o.write(kDefaults) : nlohmann::json();
     std::string fallback = d.is_null() ? "-" : d.dump();
     if (o.name == "size") fallback = "volume size - offset";
+    if (o.name == "rw_sequencer") fallback = "\"sequential\"";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }

@@ -7,12 +7,18 @@
 //   name                 job name (fio: the section name or name=)
 //   rw / readwrite       read | write | randread | randwrite | rw | readwrite | randrw
 //                        ("rw" and "readwrite" are the same: mixed sequential).
-//                        fio's "rw=randread:8" suffix is not supported.
+//                        fio's offset modifier: "randread:8" takes a new random
+//                        offset every 8 I/Os (the 7 between continue
+//                        sequentially); "read:4k" / "read:-8k" adds 4k / -8k
+//                        to each next sequential offset (holes; backwards).
+//   rw_sequencer         sequential (default) | identical: what the I/Os between
+//                        two random offsets of "randread:N" do (identical:
+//                        repeat the offset).
 //   rwmixread            % of mixed I/Os that are reads, 0..100 (default 50)
 //   rwmixwrite           100 - rwmixread (sets rwmixread)
-//   bs / blocksize       block size, > 0, e.g. 4k (default 4k). One value for
-//                        reads and writes; fio's "bs=4k,64k" per-direction form
-//                        is rejected.
+//   bs / blocksize       block size, > 0, e.g. 4k (default 4k). "8k,32k": reads
+//                        8k, writes 32k, as fio ("bs=,8k": reads 4k); a third
+//                        value (trims) is read and unused.
 //   bssplit              "4k/50:8k/30:64k/20": sizes and % of I/Os; the %s must
 //                        add up to 100 (a size with an empty % gets the rest,
 //                        as in fio). Overrides bs when given.
@@ -34,8 +40,9 @@
 //                        (vdbench seekpct). Default 100.
 //   percentage_sequential  100 - percentage_random (sets percentage_random)
 //   rate_iops            per-job cap on I/Os per second, all directions
-//                        together (fio applies one value to each direction;
-//                        "a,b" per-direction form is rejected). 0 = no cap.
+//                        together (fio applies one value to each direction).
+//                        "a,b" (reads, writes) as fio for a job that does one
+//                        direction; on a mixed job only equal values. 0 = no cap.
 //   thinktime            pause between an I/O's completion and the next issue
 //                        (fio time, bare number = microseconds)
 //   randseed             seed of every random stream of the job
@@ -60,6 +67,7 @@
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,8 +123,15 @@ struct Profile {
   std::string name = "job";
   RwMode rw = RwMode::kRead;
   std::uint32_t rwmixread = 50;
-  std::uint64_t bs = 4096;
-  std::vector<BsSplitEntry> bssplit;  // empty: every I/O is `bs`
+  std::uint64_t bs = 4096;                // reads, and writes unless write_bs
+  std::optional<std::uint64_t> write_bs;  // fio's second bs value ("bs=4k,64k")
+  std::vector<BsSplitEntry> bssplit;      // empty: every I/O is `bs` / write_bs
+  // fio's rw offset modifier ("randread:8", "read:-8k"): random modes take a
+  // new random offset every `rw_seq_nr` I/Os; sequential modes add
+  // `rw_seq_add` bytes to each next offset.
+  std::uint32_t rw_seq_nr = 1;
+  std::int64_t rw_seq_add = 0;
+  bool rw_sequencer_identical = false;  // rw_sequencer=identical
   std::uint32_t iodepth = 1;
   std::uint32_t numjobs = 1;
   bool has_size = false;  // false: volume size - offset
@@ -132,7 +147,8 @@ struct Profile {
   double normal_dev = 0;        // normal: stddev in % of the region; 0 = fio's default (100/12 %)
   std::vector<ZoneSpec> zones;  // zoned
   std::uint32_t percentage_random = 100;
-  std::uint64_t rate_iops = 0;
+  std::uint64_t rate_iops = 0;                   // reads, and writes unless rate_iops_write
+  std::optional<std::uint64_t> rate_iops_write;  // fio's second value ("rate_iops=,500")
   Nanos thinktime = 0;
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
@@ -145,8 +161,13 @@ struct Profile {
   bool is_mixed() const { return rw == RwMode::kReadWrite || rw == RwMode::kRandRw; }
   // Share of reads in % (100 for read-only modes, 0 for write-only).
   std::uint32_t read_percent() const;
+  // Block size of a fixed-size I/O in that direction (bssplit aside).
+  std::uint64_t bs_for(IoOp op) const { return op == IoOp::kWrite && write_bs ? *write_bs : bs; }
+  // Over the directions the job does.
   std::uint64_t min_bs() const;
   std::uint64_t max_bs() const;
+  // The rate cap that applies to the job (0 = none); mixed jobs have one.
+  std::uint64_t effective_rate_iops() const;
 };
 
 std::string_view ToString(RwMode rw);

@@ -10,7 +10,8 @@
 
 namespace tierlab {
 
-Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool ignore_unknown) {
+Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool ignore_unknown,
+                                            std::vector<std::string>* ignored) {
   const std::string s(name_or_path);
   std::error_code ec;
   if (std::filesystem::is_directory(s, ec)) {
@@ -48,7 +49,11 @@ Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool 
   }
   auto text = ReadTextFile(s);
   if (!text.ok()) return text.error();
-  return ParseFioJobFile(*text, file, ignore_unknown);
+  FioParseOptions o;
+  o.ignore_unknown = ignore_unknown;
+  o.path = s;
+  o.ignored = ignored;
+  return ParseFioJobFile(*text, file, o);
 }
 
 }  // namespace tierlab

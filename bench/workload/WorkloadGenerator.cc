@@ -36,6 +36,14 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   };
   if (profile.bssplit.empty()) {
     if (auto r = check_bs(profile.bs, "bs"); !r) return r.error();
+    if (auto r = check_bs(profile.bs_for(IoOp::kWrite), "bs"); !r) return r.error();
+  }
+  const std::uint64_t add_mag = profile.rw_seq_add < 0
+                                    ? -static_cast<std::uint64_t>(profile.rw_seq_add)
+                                    : static_cast<std::uint64_t>(profile.rw_seq_add);
+  if (add_mag % alignment != 0) {
+    return fail("rw: offset modifier " + std::to_string(profile.rw_seq_add) +
+                " is not a multiple of the device's " + std::to_string(alignment) + "-byte blocks");
   }
   for (const auto& e : profile.bssplit) {
     if (auto r = check_bs(e.bs, "bssplit"); !r) return r.error();
@@ -78,10 +86,19 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.end_ = g.begin_ + size;
   g.nblocks_ = std::max<std::uint64_t>(size / g.ba_, 1);
   g.cursor_[0] = g.cursor_[1] = g.begin_;
+  g.last_start_[0] = g.last_start_[1] = g.begin_;
+  if (add_mag >= size) {
+    return fail("rw: offset modifier " + std::to_string(profile.rw_seq_add) +
+                " is not smaller than the region of " + std::to_string(size) + " bytes");
+  }
 
   g.read_percent_ = profile.read_percent();
   g.random_percent_ = profile.is_random() ? profile.percentage_random : 0;
-  g.bs_ = profile.bs;
+  g.bs_[0] = profile.bs;
+  g.bs_[1] = profile.bs_for(IoOp::kWrite);
+  g.seq_nr_ = profile.is_random() ? profile.rw_seq_nr : 1;
+  g.seq_add_ = profile.is_random() ? 0 : profile.rw_seq_add;
+  g.identical_ = profile.rw_sequencer_identical;
   if (!profile.bssplit.empty()) {
     g.bs_by_percent_.reserve(100);
     for (const auto& e : profile.bssplit) {
@@ -136,19 +153,38 @@ NextIo WorkloadGenerator::Next() {
   } else {
     io.op = op_rng_.Below(100) < read_percent_ ? IoOp::kRead : IoOp::kWrite;
   }
-  io.length = bs_by_percent_.empty() ? bs_ : bs_by_percent_[bs_rng_.Below(100)];
   const int dir = io.op == IoOp::kRead ? 0 : 1;
-  const bool random =
-      random_percent_ >= 100 || (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_);
+  io.length = bs_by_percent_.empty() ? bs_[dir] : bs_by_percent_[bs_rng_.Below(100)];
+  // fio's rw=rand*:N: the 1st, N+1th... I/O may take a random offset.
+  const bool may_seek = seq_count_ == 0;
+  if (++seq_count_ == seq_nr_) seq_count_ = 0;
+  const bool random = may_seek && (random_percent_ >= 100 ||
+                                   (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_));
   std::uint64_t off;
   if (random) {
     off = begin_ + PickBlock() * ba_;
     if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
+  } else if (identical_ && !may_seek) {
+    off = last_start_[dir];
+    if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
   } else {
     off = cursor_[dir];
-    if (off + io.length > end_) off = begin_;
+    if (seq_add_ != 0 && off != begin_) {
+      // As fio: the modifier is added to every offset but a pass's first; a
+      // position outside the region wraps to its start, or for a negative
+      // modifier to its end plus the modifier.
+      const auto size = static_cast<std::int64_t>(end_ - begin_);
+      std::int64_t pos = static_cast<std::int64_t>(off - begin_) + seq_add_;
+      if (pos < 0 || pos >= size) pos = seq_add_ > 0 ? size : size + seq_add_;
+      off = begin_ + static_cast<std::uint64_t>(pos);
+    }
+    if (off + io.length > end_) {
+      off = begin_;
+      io.wrapped = true;
+    }
   }
   cursor_[dir] = off + io.length;
+  last_start_[dir] = off;
   io.offset = off;
   return io;
 }
@@ -159,7 +195,8 @@ std::uint64_t WorkloadGenerator::io_bytes_limit() const {
 }
 
 Nanos WorkloadGenerator::rate_interval() const {
-  return profile_.rate_iops > 0 ? kSecond / static_cast<Nanos>(profile_.rate_iops) : 0;
+  const std::uint64_t rate = profile_.effective_rate_iops();
+  return rate > 0 ? kSecond / static_cast<Nanos>(rate) : 0;
 }
 
 }  // namespace tierlab

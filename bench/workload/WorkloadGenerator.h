@@ -16,12 +16,18 @@
 //   past the region end is moved back to the last aligned offset that fits.
 // - Op: reads with probability rwmixread% for rw/randrw (per I/O, fio's
 //   rand_between(1,100) <= rwmixread).
-// - Length: bs, or a bssplit entry chosen by its %.
+// - Length: bs (reads) / write_bs (writes), or a bssplit entry chosen by its %.
 // - Offset: sequential modes continue after the previous I/O of the same
-//   direction (fio's last_pos per direction), wrapping to the region start.
-//   Random modes pick a random block with probability percentage_random%,
-//   else continue sequentially after the previous I/O of that direction —
-//   fio's percentage_random and vdbench's seekpct.
+//   direction (fio's last_pos per direction), plus rw_seq_add ("rw=read:4k"
+//   leaves 4k holes; a negative one goes backwards and wraps to the region
+//   end, as fio). An I/O that would run past the region end wraps to the
+//   region start and is flagged `wrapped`: the end of a pass, where fio ends
+//   a job that is not time based. Random modes pick a random block with
+//   probability percentage_random%, else continue sequentially after the
+//   previous I/O of that direction — fio's percentage_random and vdbench's
+//   seekpct; with "rw=randread:N" only every Nth I/O (the 1st, N+1th...) may
+//   pick a random block, the others continue (or, rw_sequencer=identical,
+//   repeat the last offset of that direction).
 // - Randomness: each decision (op, length, random-or-sequential, block) has
 //   its own Xoshiro256** stream derived from (randseed, job_index, decision),
 //   so changing bssplit does not change the op sequence. Same inputs → same
@@ -45,6 +51,7 @@ struct NextIo {
   IoOp op = IoOp::kRead;
   std::uint64_t offset = 0;  // bytes, multiple of the device alignment
   std::uint64_t length = 0;  // bytes, multiple of the device alignment
+  bool wrapped = false;      // a sequential continuation wrapped to the region start
 };
 
 class WorkloadGenerator {
@@ -85,8 +92,13 @@ class WorkloadGenerator {
   std::uint32_t job_ = 0;
   std::uint64_t begin_ = 0, end_ = 0, ba_ = 1, nblocks_ = 1;
   std::uint32_t read_percent_ = 100;
-  std::uint32_t random_percent_ = 0;  // 0 for sequential modes
-  std::uint64_t bs_ = 4096;
+  std::uint32_t random_percent_ = 0;    // 0 for sequential modes
+  std::uint64_t bs_[2] = {4096, 4096};  // read, write
+  std::uint32_t seq_nr_ = 1;            // rw=rand*:N
+  std::uint32_t seq_count_ = 0;         // I/Os since the last random pick, mod seq_nr_
+  std::int64_t seq_add_ = 0;            // rw=read:N
+  bool identical_ = false;              // rw_sequencer=identical
+  std::uint64_t last_start_[2] = {0, 0};
   std::vector<std::uint64_t> bs_by_percent_;  // 100 entries when bssplit is set
   std::uint64_t cursor_[2] = {0, 0};          // next sequential offset: read, write
   Xoshiro256 op_rng_, bs_rng_, seq_rng_, block_rng_;

@@ -1,4 +1,9 @@
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "bench/workload/FioJobFile.h"
 
@@ -92,9 +97,9 @@ TEST(FioJobFileTest, BadValuesNameFileLineAndOption) {
   EXPECT_NE(r.error().message.find("job.fio:2: rw: unknown value 'random' (valid: read,"),
             std::string::npos);
 
-  r = ParseFioJobFile("[j]\nbs=4k,64k\n", "job.fio", false);
+  r = ParseFioJobFile("[j]\niodepth=4,8\n", "job.fio", false);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("job.fio:2: bs: per-direction values"), std::string::npos);
+  EXPECT_NE(r.error().message.find("job.fio:2: iodepth: per-direction values"), std::string::npos);
 
   r = ParseFioJobFile("[j]\nbs\n", "job.fio", false);
   ASSERT_FALSE(r.ok());
@@ -111,9 +116,13 @@ TEST(FioJobFileTest, StructuralErrors) {
   r = ParseFioJobFile("[j\nbs=4k\n", "a.fio", false);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "a.fio:1: malformed section header '[j'");
-  r = ParseFioJobFile("[j]\nsize=${SIZE}\n", "a.fio", false);
+  r = ParseFioJobFile("[j]\nsize=8*$mb_memory\n", "a.fio", false);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("a.fio:2: size: variable expansion"), std::string::npos);
+  EXPECT_EQ(r.error().message,
+            "a.fio:2: size: fio's reserved keyword $mb_memory is not supported; give the number");
+  r = ParseFioJobFile("[j]\ninclude other.fio\n", "a.fio", false);  // text only: no directory
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("a.fio:2: include other.fio: includes need"), std::string::npos);
   r = ParseFioJobFile("[j]\nrandom_distribution=zoned:60/10:30/20:10/60\nsize=90%\noffset=20%\n",
                       "a.fio", false);
   ASSERT_FALSE(r.ok());
@@ -139,6 +148,205 @@ TEST(FioJobFileTest, BinaryBytesAreReportedAsBinaryData) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             "esc.fio:2: binary data (byte 0x1b at column 4); a fio job file is text");
+}
+
+// fio's strip_blank_end: a line ends at its first ';' or '#', section headers
+// included.
+TEST(FioJobFileTest, TrailingCommentsAreStripped) {
+  auto r = ParseFioJobFile(
+      "[j] ; first job\nrw=randwrite ; random\nbs=8k# no space\niodepth = 4 ;; x\n"
+      "name=a;b\n",
+      "c.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].rw, RwMode::kRandWrite);
+  EXPECT_EQ((*r)[0].bs, 8192u);
+  EXPECT_EQ((*r)[0].iodepth, 4u);
+  EXPECT_EQ((*r)[0].name, "a");
+}
+
+TEST(FioJobFileTest, EnvironmentVariablesExpandInValues) {
+  ::setenv("TIERLAB_TEST_SIZE", "64m", 1);
+  ::setenv("TIERLAB_TEST_DEPTH", "8", 1);
+  ::unsetenv("TIERLAB_TEST_UNSET");
+  auto r = ParseFioJobFile(
+      "[j]\nsize=${TIERLAB_TEST_SIZE}\niodepth=${TIERLAB_TEST_DEPTH}\n"
+      "name=x${TIERLAB_TEST_UNSET}y\n",
+      "e.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].size.bytes, 64u << 20);
+  EXPECT_EQ((*r)[0].iodepth, 8u);
+  EXPECT_EQ((*r)[0].name, "xy");  // unset: empty, as fio
+  ::unsetenv("TIERLAB_TEST_SIZE");
+  r = ParseFioJobFile("[j]\nsize=${TIERLAB_TEST_SIZE}\n", "e.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "e.fio:2: size: expected a size such as 4096, 4k, 64m or 1g, got ''");
+}
+
+// zoned: a size that is missing, empty or 0 shares what the others leave
+// (fio's zone_split_ddir: equal whole percents).
+TEST(FioJobFileTest, ZonedEmptySizesShareTheRest) {
+  auto r =
+      ParseFioJobFile("[j]\nrw=randread\nrandom_distribution=zoned:50/10:30/:20\n", "z.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::vector<ZoneSpec> want = {{50, 10}, {30, 45}, {20, 45}};
+  EXPECT_EQ((*r)[0].zones, want);
+  r = ParseFioJobFile("[j]\nrw=randread\nrandom_distribution=zoned:60/0:40/0:0/10\n", "z.fio",
+                      false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const std::vector<ZoneSpec> want2 = {{60, 45}, {40, 45}, {0, 10}};
+  EXPECT_EQ((*r)[0].zones, want2);
+  r = ParseFioJobFile("[j]\nrw=randread\nrandom_distribution=zoned:60/100:40/\n", "z.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("z.fio:3: random_distribution: zoned: 1 zone(s) without a size"),
+            std::string::npos)
+      << r.error().message;
+}
+
+// fio's bs=READ,WRITE[,TRIM]: a value not ended by a comma applies to the
+// directions after it; an empty one is the default (4k).
+TEST(FioJobFileTest, PerDirectionBlockSizesAndRates) {
+  struct Case {
+    const char* bs;
+    std::uint64_t read, write;
+  };
+  for (const Case& c :
+       {Case{"8k,32k", 8192, 32768}, Case{",8k", 4096, 8192}, Case{"8k,32k,", 8192, 32768},
+        Case{"16k", 16384, 16384}, Case{"8k,,64k", 8192, 4096}}) {
+    auto r = ParseFioJobFile(std::string("[j]\nrw=randrw\nbs=") + c.bs + "\n", "b.fio", false);
+    ASSERT_TRUE(r.ok()) << c.bs << ": " << r.error().message;
+    EXPECT_EQ((*r)[0].bs_for(IoOp::kRead), c.read) << c.bs;
+    EXPECT_EQ((*r)[0].bs_for(IoOp::kWrite), c.write) << c.bs;
+    // The effective profile reads back to the same.
+    auto again = ParseProfileJson(ToJson((*r)[0]), "again");
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(*again, (*r)[0]) << c.bs;
+  }
+  auto r = ParseFioJobFile("[j]\nbs=4k,8k,16k,32k\n", "b.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("b.fio:2: bs: at most three"), std::string::npos);
+
+  // rate_iops: the cap of the direction the job does.
+  r = ParseFioJobFile("[w]\nrw=randwrite\nrate_iops=100,300\n[r]\nrw=read\nrate_iops=,300\n",
+                      "r.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].effective_rate_iops(), 300u);
+  EXPECT_EQ((*r)[1].effective_rate_iops(), 0u);
+  r = ParseFioJobFile("[m]\nrw=randrw\nrate_iops=100,300\n", "r.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("r.fio:1: [m]: rate_iops: separate caps"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(FioJobFileTest, RwOffsetModifiers) {
+  auto r = ParseFioJobFile(
+      "[a]\nrw=randread:8\n[b]\nrw=read:-8k\n[c]\nrw=write:4k\n[d]\nrw=randread:8\nrw=randread\n"
+      "[e]\nrw=randrw:4\nrw_sequencer=identical\n",
+      "m.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].rw_seq_nr, 8u);
+  EXPECT_EQ((*r)[1].rw_seq_add, -8192);
+  EXPECT_EQ((*r)[2].rw_seq_add, 4096);
+  EXPECT_EQ((*r)[3].rw_seq_nr, 1u);  // a later rw= resets the modifier, as fio
+  EXPECT_TRUE((*r)[4].rw_sequencer_identical);
+  for (const Profile& p : *r) {
+    auto again = ParseProfileJson(ToJson(p), "again");
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(*again, p) << p.name;
+  }
+  EXPECT_EQ(ToJson((*r)[1])["rw"], "read:-8k");
+  r = ParseFioJobFile("[a]\nrw=randread:0\n", "m.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("m.fio:2: rw: offset modifier of randread: must be 1.."),
+            std::string::npos)
+      << r.error().message;
+}
+
+class FioIncludeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/fioinc-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+    return path.string();
+  }
+  Expected<std::vector<Profile>> Load(const std::string& path) {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    FioParseOptions o;
+    o.path = path;
+    return ParseFioJobFile(text, std::filesystem::path(path).filename().string(), o);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(FioIncludeTest, IncludedOptionsGoToTheIncludingSection) {
+  Write("inc/common.fio", "iodepth=8\ninclude deeper.fio\n");
+  Write("inc/deeper.fio", "bs=16k ; from two levels down\n");
+  Write("inc/job.fio", "rw=randwrite\n");
+  const std::string top =
+      Write("top.fio", "[global]\ninclude inc/common.fio\n[a]\ninclude inc/job.fio\n[b]\nbs=4k\n");
+  auto r = Load(top);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].iodepth, 8u);
+  EXPECT_EQ((*r)[0].bs, 16384u);
+  EXPECT_EQ((*r)[0].rw, RwMode::kRandWrite);
+  EXPECT_EQ((*r)[1].iodepth, 8u);
+  EXPECT_EQ((*r)[1].bs, 4096u);
+  EXPECT_EQ((*r)[1].rw, RwMode::kRead);  // job.fio went to [a] only
+}
+
+TEST_F(FioIncludeTest, ErrorsNameTheIncludedFileAndLine) {
+  Write("bad.fio", "iodepth=4\nrwmixread=200\n");
+  auto r = Load(Write("top.fio", "[a]\ninclude bad.fio\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "bad.fio:2: rwmixread: must be 0..100, got 200");
+
+  Write("sect.fio", "[x]\n");
+  r = Load(Write("top2.fio", "[a]\ninclude sect.fio\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "sect.fio:1: an included file may not contain sections");
+
+  r = Load(Write("top3.fio", "[a]\ninclude missing.fio\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "top3.fio:2: include missing.fio: cannot open: no such file");
+}
+
+TEST_F(FioIncludeTest, CyclesAndDepthAreErrors) {
+  Write("sub/one.fio", "bs=4k\ninclude two.fio\n");
+  Write("sub/two.fio", "include one.fio\n");
+  auto r = Load(Write("cyc.fio", "[a]\ninclude sub/one.fio\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "two.fio:1: include one.fio: include cycle (cyc.fio -> one.fio -> two.fio -> one.fio)");
+
+  for (int i = 0; i <= kMaxIncludeDepth; ++i) {
+    Write("d" + std::to_string(i) + ".fio", "include d" + std::to_string(i + 1) + ".fio\n");
+  }
+  Write("d" + std::to_string(kMaxIncludeDepth + 1) + ".fio", "bs=4k\n");
+  r = Load(Write("deep.fio", "[a]\ninclude d0.fio\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("include d16.fio: includes nested more than 16 deep"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(FioJobFileTest, IgnoredOptionsAreListedOnce) {
+  std::vector<std::string> ignored;
+  FioParseOptions o;
+  o.ignore_unknown = true;
+  o.ignored = &ignored;
+  auto r = ParseFioJobFile("[global]\nverify=md5\n[a]\nfoo=1\n[b]\nverify=crc32c\n", "i.fio", o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(ignored, (std::vector<std::string>{"verify", "foo"}));
 }
 
 }  // namespace

@@ -122,10 +122,10 @@ TEST(ProfileTest, PreciseErrors) {
   EXPECT_EQ(ErrorOf({{"rwmixread", 150}}), "job.json: rwmixread: must be 0..100, got 150");
   EXPECT_EQ(ErrorOf({{"rw", "random"}}),
             "job.json: rw: unknown value 'random' (valid: read, write, randread, randwrite, rw, "
-            "readwrite, randrw)");
+            "readwrite, randrw, each with an optional :N offset modifier)");
   EXPECT_EQ(ErrorOf({{"bs", 0}}), "job.json: bs: must be > 0, got 0");
   EXPECT_EQ(ErrorOf({{"bs", "0k"}}), "job.json: bs: must be > 0, got 0");
-  EXPECT_NE(ErrorOf({{"bs", "4k,8k"}}).find("job.json: bs: per-direction values"),
+  EXPECT_NE(ErrorOf({{"iodepth", "4,8"}}).find("job.json: iodepth: per-direction values"),
             std::string::npos);
   EXPECT_EQ(ErrorOf({{"random_distribution", "zipf:abc"}}),
             "job.json: random_distribution: zipf parameter: expected a number, got 'abc'");
@@ -150,7 +150,9 @@ TEST(ProfileTest, PreciseErrors) {
   EXPECT_NE(ErrorOf({{"size", "60%"}, {"offset", "50%"}}).find("exceeds the volume"),
             std::string::npos);
   const std::string unknown = ErrorOf({{"blocksz", "4k"}});
-  EXPECT_EQ(unknown.rfind("job.json: blocksz: unknown field (valid: rw, readwrite, name,", 0), 0u)
+  EXPECT_EQ(unknown.rfind(
+                "job.json: blocksz: unknown field (valid: rw, readwrite, rw_sequencer, name,", 0),
+            0u)
       << unknown;
   EXPECT_EQ(ErrorOf({{"iodepth", json::array()}}),
             "job.json: iodepth: must be a string or a number");

@@ -330,3 +330,83 @@ TEST(BlockDistributionsTest, ZipfSamplerMatchesExactMassesForSmallN) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+std::vector<std::uint64_t> Blocks(WorkloadGenerator& g, int n, std::uint64_t bs = 4096,
+                                  std::vector<bool>* wrapped = nullptr) {
+  std::vector<std::uint64_t> out;
+  for (int i = 0; i < n; ++i) {
+    const NextIo io = g.Next();
+    out.push_back(io.offset / bs);
+    if (wrapped != nullptr) wrapped->push_back(io.wrapped);
+  }
+  return out;
+}
+
+// The sequences fio 3.33 issues for these jobs (write_iolog of
+// `fio --rw=read:8k --bs=4k --size=64k` and friends on a larger file).
+TEST(WorkloadGeneratorModifierTest, SequentialHolesAndBackwardsAsFio) {
+  Profile p;
+  p.rw = RwMode::kRead;
+  p.has_size = true;
+  p.size = SizeSpec{64 * 1024, 0, false};
+  p.rw_seq_add = 8192;
+  auto g = Make(p);
+  std::vector<bool> wrapped;
+  EXPECT_EQ(Blocks(g, 7, 4096, &wrapped), (std::vector<std::uint64_t>{0, 3, 6, 9, 12, 15, 0}));
+  EXPECT_EQ(wrapped, (std::vector<bool>{false, false, false, false, false, false, true}));
+
+  p.rw_seq_add = -8192;
+  auto b = Make(p);
+  EXPECT_EQ(Blocks(b, 18), (std::vector<std::uint64_t>{0, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3,
+                                                       2, 1, 0, 14, 13}));
+}
+
+TEST(WorkloadGeneratorModifierTest, RandomEveryNthIo) {
+  Profile p = RandRead();
+  p.rw_seq_nr = 4;
+  auto g = Make(p);
+  const auto b = Blocks(g, 400);
+  int seeks = 0;
+  for (std::size_t i = 1; i < b.size(); ++i) {
+    if (i % 4 != 0) {
+      EXPECT_EQ(b[i], b[i - 1] + 1) << i;  // the 3 between continue sequentially
+    } else {
+      seeks += b[i] != b[i - 1] + 1;
+    }
+  }
+  EXPECT_GT(seeks, 90);  // a new random offset at each 4th (a few land next door)
+
+  p.rw_sequencer_identical = true;
+  auto same = Make(p);
+  const auto s = Blocks(same, 400);
+  for (std::size_t i = 1; i < s.size(); ++i) {
+    if (i % 4 != 0) EXPECT_EQ(s[i], s[i - 1]) << i;
+  }
+}
+
+TEST(WorkloadGeneratorModifierTest, PerDirectionBlockSizes) {
+  Profile p;
+  p.rw = RwMode::kRandRw;
+  p.bs = 8192;
+  p.write_bs = 32768;
+  auto g = Make(p);
+  int reads = 0, writes = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const NextIo io = g.Next();
+    EXPECT_EQ(io.length, io.op == IoOp::kRead ? 8192u : 32768u);
+    EXPECT_EQ(io.offset % 8192, 0u);
+    (io.op == IoOp::kRead ? reads : writes)++;
+  }
+  EXPECT_GT(reads, 4000);
+  EXPECT_GT(writes, 4000);
+  EXPECT_EQ(p.min_bs(), 8192u);
+  EXPECT_EQ(p.max_bs(), 32768u);
+  p.rw = RwMode::kRandWrite;  // only the direction done counts
+  EXPECT_EQ(p.min_bs(), 32768u);
+}
+
+}  // namespace
+}  // namespace tierlab
