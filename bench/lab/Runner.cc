@@ -31,10 +31,10 @@ struct Job {
   // The next two requests, drawn ahead (the generator's sequence does not
   // depend on time), so the stack can be hinted about them (TakeNext).
   NextIo ahead[2];
-  bool primed = false;
   std::vector<Slot*> idle;  // free slots
   std::uint64_t issued = 0;
   std::uint64_t bytes_issued = 0;
+  std::uint32_t passes_done = 0;  // wrapped sequential continuations taken
   // Open loop: arrivals t0 + k * interval; `arrivals_taken` have been issued.
   Nanos interval = 0;
   Nanos t0 = 0;
@@ -49,7 +49,9 @@ class Run {
 
   Expected<RunResult> Go() {
     r_.start = e_.Now();
-    r_.ramp_end = r_.start + p_.ramp_time;
+    // startdelay: the jobs start late; ramp and runtime count from there.
+    begin_ = r_.start + p_.startdelay;
+    r_.ramp_end = begin_ + p_.ramp_time;
     stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
     const bool data = v_.RequiresData();
     for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
@@ -61,8 +63,9 @@ class Run {
     for (auto& job : jobs_) {
       Job* jp = job.get();
       jp->interval = jp->gen.rate_interval();
-      jp->t0 = r_.start;
-      if (jp->gen.number_ios() != 0) planned_ios_ += jp->gen.number_ios();
+      jp->t0 = begin_;
+      planned_ios_ += jp->gen.io_count_limit();
+      Prime(jp);
       for (std::uint32_t d = 0; d < p_.iodepth; ++d) {
         auto s = std::make_unique<Slot>();
         s->job = jp;
@@ -75,12 +78,19 @@ class Run {
         slots_.push_back(std::move(s));
       }
     }
-    for (auto& job : jobs_) {
-      if (job->interval > 0) {
-        OnArrival(job.get());
-      } else {
-        while (!job->idle.empty() && MayIssue(*job)) Issue(job.get(), job->idle.back(), e_.Now());
+    auto start_jobs = [this] {
+      for (auto& job : jobs_) {
+        if (job->interval > 0) {
+          OnArrival(job.get());
+        } else {
+          while (!job->idle.empty() && MayIssue(*job)) Issue(job.get(), job->idle.back(), e_.Now());
+        }
       }
+    };
+    if (p_.startdelay > 0) {
+      e_.ScheduleAt(begin_, start_jobs);
+    } else {
+      start_jobs();
     }
     e_.Run();
     if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", ErrorKind::kIo);
@@ -106,11 +116,16 @@ class Run {
     }
   }
 
+  // fio's end-of-job conditions (WorkloadGenerator.h): time, I/O count,
+  // bytes, and the end of the last pass.
   bool MayIssue(const Job& j) const {
     if (e_.Now() >= stop_at_) return false;
-    if (j.gen.number_ios() != 0 && j.issued >= j.gen.number_ios()) return false;
+    const std::uint64_t count = j.gen.io_count_limit();
+    if (count != 0 && j.issued >= count) return false;
     const std::uint64_t limit = j.gen.io_bytes_limit();
     if (limit != 0 && j.bytes_issued >= limit) return false;
+    if (j.ahead[0].wrapped && j.gen.ends_at_pass() && j.passes_done + 1 >= j.gen.loops())
+      return false;
     return true;
   }
 
@@ -143,13 +158,14 @@ class Run {
   // told about them (BlockDevice::PrefetchHint): a lookup's cache misses
   // then overlap the two requests in between, where a simulated run would
   // otherwise wait on each in turn. Same requests, same order.
+  static void Prime(Job* j) {
+    j->ahead[0] = j->gen.Next();
+    j->ahead[1] = j->gen.Next();
+  }
+
   NextIo TakeNext(Job* j) {
-    if (!j->primed) {
-      j->ahead[0] = j->gen.Next();
-      j->ahead[1] = j->gen.Next();
-      j->primed = true;
-    }
     const NextIo io = j->ahead[0];
+    if (io.wrapped) ++j->passes_done;
     j->ahead[0] = j->ahead[1];
     j->ahead[1] = j->gen.Next();
     v_.PrefetchHint(j->ahead[1].op, j->ahead[1].offset, 2);
@@ -237,6 +253,7 @@ class Run {
   const Profile& p_;
   const RunOptions& o_;
   RunResult r_;
+  Nanos begin_ = 0;  // the jobs' start: start + startdelay
   Nanos stop_at_ = 0;
   Nanos last_completion_ = 0;
   std::uint64_t planned_ios_ = 0;

@@ -8,10 +8,11 @@
 // that finds every slot busy waits, and its latency counts from the arrival
 // (no coordinated omission).
 //
-// Measurement window: I/Os issued during `ramp_time` are not counted. The run
-// stops issuing at ramp_time + runtime, or when every job has done
-// `number_ios`; with neither, each job does one pass over its region (fio's
-// size-based run).
+// Measurement window: the jobs start after `startdelay`; I/Os issued during
+// `ramp_time` after that are not counted. A job stops issuing at ramp_time +
+// runtime, or, unless time_based, when it has done its bytes (io_size or
+// size, x loops; ramp included, as fio), its number_ios, or its last pass
+// over the region: fio's end-of-job conditions (WorkloadGenerator.h).
 //
 // Buffers: when the volume RequiresData() (real devices, with-data models)
 // every slot gets an aligned buffer; otherwise requests are timing-only.

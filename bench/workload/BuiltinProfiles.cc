@@ -12,6 +12,7 @@ Profile Random(std::string name, RwMode rw, std::uint32_t read_pct, std::uint64_
   p.iodepth = 32;
   p.numjobs = 4;
   p.runtime = 60 * kSecond;
+  p.time_based = true;
   p.ramp_time = 10 * kSecond;
   return p;
 }

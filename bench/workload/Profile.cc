@@ -15,7 +15,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 66> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 65> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -23,7 +23,6 @@ constexpr std::array<std::string_view, 66> kIgnoredFioOptions = {
     "directory",
     "filename_format",
     "group_reporting",
-    "time_based",
     "thread",
     "randrepeat",
     "allrandrepeat",
@@ -550,11 +549,67 @@ const std::vector<Option>& Options() {
       return {};
     };
     o.push_back({"runtime", "fio time", "s (bare number)",
-                 "measured run time (0: until number_ios or the region is done)", runtime,
+                 "cap on the measured run time; the job also ends when its bytes or number_ios "
+                 "are done, unless time_based (0: no cap)",
+                 runtime,
                  [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.runtime); }});
     o.push_back({"timeout", "as runtime", "s (bare number)", "alias of runtime", runtime, nullptr});
+    o.push_back({"time_based", "0 | 1 (true | false)", "",
+                 "run for runtime even when the bytes are done, going over the region again",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.time_based = *b;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   // Written only when set, so that other profiles read as before.
+                   return p.time_based ? nlohmann::json(true) : nlohmann::json();
+                 }});
+    o.push_back({"loops", "integer 1..1e6", "passes",
+                 "do the job's bytes (and number_ios) this many times (not with time_based)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 1, 1'000'000);
+                   if (!n) return n.error();
+                   p.loops = static_cast<std::uint32_t>(*n);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.loops != 1 ? nlohmann::json(p.loops) : nlohmann::json();
+                 }});
+    auto io_size = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+      auto n = ParseFioSize(v, kb);
+      if (!n) return n.error();
+      p.io_size = *n;
+      p.has_io_size = *n != 0;  // fio: 0 = unset
+      return {};
+    };
+    o.push_back({"io_size", "fio size", "bytes",
+                 "bytes each job does within its region (default: size; more goes over it again)",
+                 io_size, [](const Profile& p) -> nlohmann::json {
+                   return p.has_io_size ? nlohmann::json(FormatFioSize(p.io_size))
+                                        : nlohmann::json();
+                 }});
+    o.push_back({"io_limit", "as io_size", "bytes", "alias of io_size", io_size, nullptr});
+    o.push_back({"startdelay", "fio time", "s (bare number)",
+                 "delay before the section's jobs start (not measured)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   if (Trim(v).find('-') != std::string_view::npos) {
+                     return Reason(
+                         "fio's random range (a-b) is not supported; give one time, got " +
+                         Quote(Trim(v)));
+                   }
+                   auto t = ParseFioTime(v, kSecond);
+                   if (!t) return t.error();
+                   p.startdelay = *t;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.startdelay != 0 ? nlohmann::json(FormatFioTime(p.startdelay))
+                                            : nlohmann::json();
+                 }});
     o.push_back({"number_ios", "integer", "I/Os",
-                 "stop each job after this many I/Os (0 = no limit)",
+                 "stop each job after this many I/Os (0 = no limit; not with time_based)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto n = ParseFioSize(v, kb);
                    if (!n) return n.error();
@@ -748,7 +803,8 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
   };
   for (const auto& o : Options()) {
     if (o.name != key) continue;
-    if (!has_value && key != "random_scatter") return prefix(Reason("needs a value"));
+    if (!has_value && key != "random_scatter" && key != "time_based")
+      return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
           Reason("per-direction values (reads,writes) are supported only for bs and rate_iops; "
@@ -810,6 +866,10 @@ Expected<void> ValidateProfile(const Profile& p) {
   }
   if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0)
     return fail("runtime: times must be >= 0");
+  if (p.time_based && p.runtime == 0)
+    return fail("time_based: needs a runtime (tierlab does not run without an end)");
+  if (p.startdelay < 0) return fail("startdelay: must be >= 0");
+  if (p.loops < 1) return fail("loops: must be >= 1");
   if (p.has_size && p.size.is_percent && !(p.size.percent > 0 && p.size.percent <= 100)) {
     return fail("size: percentage must be > 0 .. 100, got " + FormatDouble(p.size.percent));
   }
@@ -948,6 +1008,10 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     std::string fallback = d.is_null() ? "-" : d.dump();
     if (o.name == "size") fallback = "volume size - offset";
     if (o.name == "rw_sequencer") fallback = "\"sequential\"";
+    if (o.name == "time_based") fallback = "false";
+    if (o.name == "loops") fallback = "1";
+    if (o.name == "io_size") fallback = "size";
+    if (o.name == "startdelay") fallback = "\"0s\"";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }
@@ -962,12 +1026,13 @@ Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patc
   if (patch.is_object()) {
     // A patch naming one of two aliases replaces the other, so that
     // {"rwmixwrite": 30} over {"rwmixread": 50} is not a contradiction.
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kAliases = {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases = {
         {{"rwmixread", "rwmixwrite"},
          {"percentage_random", "percentage_sequential"},
          {"rw", "readwrite"},
          {"bs", "blocksize"},
-         {"runtime", "timeout"}}};
+         {"runtime", "timeout"},
+         {"io_size", "io_limit"}}};
     for (auto [a, b] : kAliases) {
       if (patch.contains(std::string(b)) && !patch.contains(std::string(a)))
         base.erase(std::string(a));

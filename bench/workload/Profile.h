@@ -29,8 +29,21 @@
 //                        ("50%"); default: volume size - offset
 //   offset               start of the region: bytes or % of the volume (default 0)
 //   offset_increment     job j starts at offset + j * offset_increment (bytes or %)
-//   runtime / timeout    measured run time (fio time: "30" = 30 s, "500ms", "5m")
-//   number_ios           stop each job after this many I/Os (0 = no limit)
+//   runtime / timeout    cap on the measured run time (fio time: "30" = 30 s,
+//                        "500ms", "5m"). As fio, a job also ends when it has
+//                        done its bytes (io_size, else size, times loops) or
+//                        number_ios, whichever comes first, unless time_based.
+//   time_based           run for runtime even when the bytes are done, going
+//                        over the region again (fio); needs runtime.
+//   loops                do the job's bytes (and number_ios) this many times
+//                        (default 1; ignored when time_based, as fio)
+//   io_size / io_limit   bytes to do within the region (default: size); more
+//                        than size goes over the region again
+//   number_ios           stop each job after this many I/Os (0 = no limit);
+//                        as fio, it never extends the bytes of a job and is
+//                        ignored when time_based
+//   startdelay           delay the start of every job of the section (fio
+//                        time; fio's "a-b" random range is rejected)
 //   ramp_time            warm-up before measuring (fio time)
 //   random_distribution  random | zipf:θ (θ > 0) | pareto:h (0 < h < 1) |
 //                        normal[:dev%] | zoned:a/s[:a/s...] (access%/size%;
@@ -56,8 +69,7 @@
 // Accepted and ignored (they have no meaning for tierlab, or tierlab always
 // behaves this way): see kIgnoredFioOptions in Profile.cc, and
 // IgnoredOptionNames() — ioengine, direct, buffered, filename, directory,
-// group_reporting, time_based (tierlab is time based whenever runtime is set),
-// thread, randrepeat, norandommap, random_generator, stonewall, new_group,
+// group_reporting, thread, randrepeat, norandommap, random_generator, stonewall, new_group,
 // wait_for_previous, description, invalidate, the log and percentile-report
 // options, buffer content options, iodepth_batch*, cpus_allowed...
 //
@@ -138,8 +150,13 @@ struct Profile {
   SizeSpec size;
   SizeSpec offset;
   SizeSpec offset_increment;
-  Nanos runtime = 0;  // 0: not time based
+  Nanos runtime = 0;  // 0: no time limit
+  bool time_based = false;
+  std::uint32_t loops = 1;
+  bool has_io_size = false;
+  std::uint64_t io_size = 0;
   std::uint64_t number_ios = 0;
+  Nanos startdelay = 0;
   Nanos ramp_time = 0;
   RandomDistribution random_distribution = RandomDistribution::kRandom;
   double zipf_theta = 0;        // zipf

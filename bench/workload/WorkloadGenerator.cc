@@ -190,8 +190,17 @@ NextIo WorkloadGenerator::Next() {
 }
 
 std::uint64_t WorkloadGenerator::io_bytes_limit() const {
-  if (profile_.runtime > 0 || profile_.number_ios > 0) return 0;
-  return end_ - begin_;
+  if (profile_.time_based) return 0;
+  const std::uint64_t per_loop = profile_.has_io_size ? profile_.io_size : end_ - begin_;
+  const unsigned __int128 total = static_cast<unsigned __int128>(per_loop) * profile_.loops;
+  return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
+}
+
+std::uint64_t WorkloadGenerator::io_count_limit() const {
+  if (profile_.time_based) return 0;
+  const unsigned __int128 total =
+      static_cast<unsigned __int128>(profile_.number_ios) * profile_.loops;
+  return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 Nanos WorkloadGenerator::rate_interval() const {

@@ -71,11 +71,18 @@ class WorkloadGenerator {
   std::uint32_t iodepth() const { return profile_.iodepth; }
   std::uint32_t numjobs() const { return profile_.numjobs; }
   Nanos ramp_time() const { return profile_.ramp_time; }
-  Nanos runtime() const { return profile_.runtime; }                // 0: not time based
-  std::uint64_t number_ios() const { return profile_.number_ios; }  // 0: no I/O count limit
-  // fio's default stop condition when neither runtime nor number_ios is set:
-  // each job transfers `size` bytes. 0 when another limit applies.
+  Nanos runtime() const { return profile_.runtime; }  // 0: no time limit
+  Nanos startdelay() const { return profile_.startdelay; }
+  // fio's end-of-job conditions (backend.c's io_bytes_exceeded and
+  // keep_running), none of which applies to a time_based job:
+  // - bytes: io_size (default: the region's size) x loops, ramp included;
+  // - I/Os: number_ios x loops (0: no limit);
+  // - passes: without io_size, the loops-th wrapped sequential continuation
+  //   (NextIo::wrapped) ends the job, as fio ends a pass at the region end.
   std::uint64_t io_bytes_limit() const;
+  std::uint64_t io_count_limit() const;
+  bool ends_at_pass() const { return !profile_.time_based && !profile_.has_io_size; }
+  std::uint32_t loops() const { return profile_.time_based ? 1 : profile_.loops; }
   // Minimum spacing between issues of this job for rate_iops (0 = none).
   Nanos rate_interval() const;
   Nanos thinktime() const { return profile_.thinktime; }

@@ -102,7 +102,8 @@ cmp full.json full.orig || fail "a refused --resume changed full.json"
 # 60 simulated seconds take about 1.4 s of wall time in the release build
 # (5 s took 0.18 s: shorter than the interval, so no line was due).
 cat >p.json <<'JSON'
-{"name": "p", "rw": "randread", "bs": "4k", "iodepth": 16, "size": "1g", "runtime": "60s"}
+{"name": "p", "rw": "randread", "bs": "4k", "iodepth": 16, "size": "1g", "runtime": "60s",
+ "time_based": true}
 JSON
 "$bin" run -l nvme4 -p p.json --status-interval 200ms >/dev/null 2>run.err
 grep -q '^run p: *[0-9]*%, [0-9]* I/Os' run.err || fail "run status: $(cat run.err)"

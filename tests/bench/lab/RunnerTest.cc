@@ -85,6 +85,75 @@ TEST(RunnerTest, NumberIosAndSizeBasedRunsStop) {
   EXPECT_EQ(r.metrics.write().bytes, 8u << 20);
 }
 
+// fio's end-of-job conditions; each count below is what fio 3.33 reports for
+// the same job on a file (`fio --name=t --filename=f --size=1m --rw=read:4k
+// --bs=4k` reads 128 blocks; with --loops=2 or --io_size=2m, 256).
+TEST(RunnerTest, RuntimeWithoutTimeBasedStopsWhenTheBytesAreDone) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("nvme-pm1725", "64m"), {});
+  ASSERT_TRUE(v.ok());
+  RunResult r = MustRun(
+      e, v->top(),
+      MakeProfile({{"rw", "randwrite"}, {"size", "64m"}, {"runtime", "60s"}, {"iodepth", 16}}));
+  EXPECT_EQ(r.metrics.write().bytes, 64u << 20);
+  EXPECT_LT(r.end - r.start, 60 * kSecond);
+  // time_based: runs for the runtime, over the region again and again.
+  r = MustRun(e, v->top(),
+              MakeProfile({{"rw", "randwrite"},
+                           {"size", "64m"},
+                           {"runtime", "1s"},
+                           {"time_based", true},
+                           {"iodepth", 16}}));
+  EXPECT_GT(r.metrics.write().bytes, 2u * (64u << 20));
+  EXPECT_NEAR(static_cast<double>(r.metrics.window()), 1e9, 1e6);
+}
+
+TEST(RunnerTest, LoopsIoSizeAndNumberIosAsFio) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("nvme-pm1725", "64m"), {});
+  ASSERT_TRUE(v.ok());
+  auto ops = [&](const nlohmann::json& patch) {
+    nlohmann::json base = {{"runtime", nullptr}, {"size", "1m"}, {"iodepth", 4}};
+    base.merge_patch(patch);
+    const RunResult r = MustRun(e, v->top(), MakeProfile(base));
+    EXPECT_EQ(r.issued, r.metrics.complete().ops);
+    return r.metrics.complete().ops;
+  };
+  EXPECT_EQ(ops({{"rw", "read"}}), 256u);
+  EXPECT_EQ(ops({{"rw", "read"}, {"loops", 3}}), 768u);
+  EXPECT_EQ(ops({{"rw", "randread"}, {"io_size", "3m"}}), 768u);
+  EXPECT_EQ(ops({{"rw", "read"}, {"io_size", "3m"}}), 768u);  // over the region again
+  EXPECT_EQ(ops({{"rw", "read"}, {"number_ios", 100}, {"loops", 3}}), 300u);
+  EXPECT_EQ(ops({{"rw", "randread"}, {"number_ios", 1000}}), 256u);  // never past the bytes
+  // Holes: the pass ends at the region end, before the bytes are done.
+  EXPECT_EQ(ops({{"rw", "read:4k"}}), 128u);
+  EXPECT_EQ(ops({{"rw", "read:4k"}, {"loops", 2}}), 256u);
+  EXPECT_EQ(ops({{"rw", "read:4k"}, {"io_size", "1m"}}), 256u);
+  // time_based ignores number_ios, as fio.
+  const RunResult t = MustRun(
+      e, v->top(),
+      MakeProfile(
+          {{"runtime", "100ms"}, {"time_based", true}, {"number_ios", 10}, {"size", "1m"}}));
+  EXPECT_GT(t.metrics.complete().ops, 1000u);
+}
+
+TEST(RunnerTest, StartdelayDelaysTheJobsAndIsNotMeasured) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("nvme-pm1725"), {});
+  ASSERT_TRUE(v.ok());
+  const RunResult r = MustRun(
+      e, v->top(),
+      MakeProfile(
+          {{"startdelay", "2s"}, {"ramp_time", "1s"}, {"runtime", "1s"}, {"time_based", true}}));
+  EXPECT_EQ(r.ramp_end - r.start, 3 * kSecond);
+  EXPECT_NEAR(static_cast<double>(r.metrics.window()), 1e9, 1e6);
+  const RunResult plain = MustRun(
+      e, v->top(), MakeProfile({{"ramp_time", "1s"}, {"runtime", "1s"}, {"time_based", true}}));
+  // The same I/Os: nothing is issued during the delay.
+  EXPECT_NEAR(static_cast<double>(r.issued), static_cast<double>(plain.issued),
+              0.01 * static_cast<double>(plain.issued));
+}
+
 TEST(RunnerTest, SameSeedSameResultDifferentSeedDifferent) {
   auto run = [](std::uint64_t seed) {
     SimEngine e;

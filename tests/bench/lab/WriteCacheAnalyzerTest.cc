@@ -178,6 +178,7 @@ TEST_F(WriteCacheAnalyzerTest, ProfileGetsTheReadMrcOfItsGeneratedStream) {
                                                  {"rwmixread", 70},
                                                  {"bs", "4k"},
                                                  {"size", "64m"},
+                                                 {"io_size", "1g"},  // 40000 I/Os of 64m
                                                  {"random_distribution", "zipf:1.1"},
                                                  {"iodepth", 8},
                                                  {"number_ios", 40000}},

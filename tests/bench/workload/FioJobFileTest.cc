@@ -351,3 +351,29 @@ TEST(FioJobFileTest, IgnoredOptionsAreListedOnce) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+TEST(FioJobFileStopTest, StopOptionsParse) {
+  auto r = ParseFioJobFile(
+      "[j]\nruntime=10\ntime_based\nloops=3\nio_limit=5g\nstartdelay=500ms\nnumber_ios=7\n",
+      "s.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Profile& p = (*r)[0];
+  EXPECT_TRUE(p.time_based);
+  EXPECT_EQ(p.loops, 3u);
+  EXPECT_TRUE(p.has_io_size);
+  EXPECT_EQ(p.io_size, 5ull << 30);
+  EXPECT_EQ(p.startdelay, 500 * kMilli);
+  r = ParseFioJobFile("[j]\ntime_based\n", "s.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "s.fio:1: [j]: time_based: needs a runtime (tierlab does not run without an end)");
+  r = ParseFioJobFile("[j]\nstartdelay=1-5\n", "s.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("s.fio:2: startdelay: fio's random range"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tierlab

@@ -290,9 +290,17 @@ TEST(WorkloadGeneratorTest, RunnerFields) {
   EXPECT_EQ(g.iodepth(), 8u);
   EXPECT_EQ(g.rate_interval(), 250 * kMicro);
   EXPECT_EQ(g.thinktime(), 50 * kMicro);
-  EXPECT_EQ(g.io_bytes_limit(), kGiB);  // fio: no runtime, no number_ios → size bytes
+  EXPECT_EQ(g.io_bytes_limit(), kGiB);  // fio: size bytes, runtime or not
   p.runtime = 10 * kSecond;
+  EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), kGiB);
+  p.loops = 3;
+  EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), 3 * kGiB);
+  p.number_ios = 5;
+  EXPECT_EQ(Make(p, kGiB).io_count_limit(), 15u);
+  p.time_based = true;  // time_based: no byte, count or pass limit
   EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), 0u);
+  EXPECT_EQ(Make(p, kGiB).io_count_limit(), 0u);
+  EXPECT_FALSE(Make(p, kGiB).ends_at_pass());
 }
 
 TEST(BlockDistributionsTest, PermutationIsABijection) {
