@@ -181,13 +181,13 @@ int RunOne(RunArgs a) {
     if (!spec.ok()) return Fail(spec.error());
     replay = std::move(*spec);
   }
-  std::vector<std::string> ignored;
-  auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown, &ignored)
+  ProfileLoadInfo info;
+  auto profiles = !replay ? LoadProfiles(a.profile, a.ignore_unknown, &info)
                           : Expected<std::vector<Profile>>(std::vector<Profile>{});
   if (!profiles.ok()) return Fail(profiles.error());
-  if (!ignored.empty()) {
+  if (!info.ignored.empty()) {
     std::string names;
-    for (const std::string& n : ignored) names += (names.empty() ? "" : ", ") + n;
+    for (const std::string& n : info.ignored) names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "tierlab: %s: ignored unknown option(s): %s\n", a.profile.c_str(),
                  names.c_str());
   }
@@ -228,10 +228,17 @@ int RunOne(RunArgs a) {
   if (!runs.ok()) return Fail(runs.error());
   std::string out;
   int code = kExitOk;
-  for (const CellRun& c : *runs) {
-    out += FormatRun(c.json, *fmt);
+  std::vector<nlohmann::json> docs;
+  for (std::size_t i = 0; i < runs->size(); ++i) {
+    CellRun& c = (*runs)[i];
+    // fio's "job options" are what the section wrote, where there is one.
+    if (i < info.job_options.size()) c.json["jobs"][0]["job options"] = info.job_options[i];
     code = std::max(code, Outcome(c));
+    if (*fmt != TableFormat::kJson) out += FormatRun(c.json, *fmt);
+    docs.push_back(c.json);
   }
+  // JSON: one document for the whole run, fio's jobs[] over every section.
+  if (*fmt == TableFormat::kJson) out = CombineRuns(docs, info.global_options).dump(2) + "\n";
   const int written = WriteOutput(a.output, out);
   return written != kExitOk ? written : code;
 }
@@ -251,7 +258,8 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_flag("--sim", args->sim, "Simulated time on device models (default)");
   run->add_flag("--real", args->real,
                 "Real time through libaio on the layout's paths or temp files");
-  run->add_option("--format,-f", args->format, "table, json, csv or md")->capture_default_str();
+  run->add_option("--format,-f,--output-format", args->format, "table, json, csv or md")
+      ->capture_default_str();
   run->add_option("--output,-o", args->output, "Write the results to this file instead of stdout");
   run->add_option("--seed", args->seed, "Random seed (sets the profile's randseed)")
       ->each([args](const std::string&) { args->seed_set = true; });

@@ -1,6 +1,7 @@
 #include "bench/lab/OpMetrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,15 @@ void OpStats::Merge(const OpStats& other) {
   bytes += other.bytes;
   errors += other.errors;
   lat.Merge(other.lat);
+  clat.Merge(other.clat);
+  for (std::size_t i = 0; i < other.sample_ops.size(); ++i) {
+    if (i >= sample_ops.size()) {
+      sample_ops.resize(i + 1);
+      sample_bytes.resize(i + 1);
+    }
+    sample_ops[i] += other.sample_ops[i];
+    sample_bytes[i] += other.sample_bytes[i];
+  }
 }
 
 double OpStats::Iops(Nanos window) const {
@@ -61,17 +71,93 @@ nlohmann::json LatencyToFioJson(const LatencyHistogram& h) {
           {"stddev", h.Stddev()}, {"N", h.Count()}, {"percentile", std::move(pct)}};
 }
 
+namespace {
+
+struct SampleStats {
+  double min = 0, max = 0, mean = 0, dev = 0;
+  std::size_t n = 0;
+};
+
+// fio's sample statistics: mean and the (n - 1) standard deviation.
+SampleStats Summarise(const std::vector<double>& v) {
+  SampleStats s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  if (v.size() > 1) {
+    double sq = 0;
+    for (double x : v) sq += (x - s.mean) * (x - s.mean);
+    s.dev = std::sqrt(sq / static_cast<double>(v.size() - 1));
+  }
+  return s;
+}
+
+nlohmann::json Summary(const LatencyHistogram& h) {
+  return {{"min", h.Min()},
+          {"max", h.Max()},
+          {"mean", h.Mean()},
+          {"stddev", h.Stddev()},
+          {"N", h.Count()}};
+}
+
+}  // namespace
+
 nlohmann::json OpMetrics::ToJson() const {
+  const Nanos w = window();
+  // Full sample intervals inside the window; a window shorter than one is
+  // its own sample.
+  const std::size_t full =
+      static_cast<std::size_t>(std::max<Nanos>(0, end_ - origin_) / kFioSampleInterval);
   auto one = [&](const OpStats& s) {
-    return nlohmann::json{
-        {"io_bytes", s.bytes},      {"total_ios", s.ops},
-        {"errors", s.errors},       {"bw_bytes", s.BandwidthBytesPerSec(window())},
-        {"iops", s.Iops(window())}, {"lat_ns", LatencyToFioJson(s.lat)}};
+    std::vector<double> bw, iops;
+    const double per_s = static_cast<double>(kSecond) / static_cast<double>(kFioSampleInterval);
+    for (std::size_t i = 0; i < full; ++i) {
+      const std::uint64_t ops = i < s.sample_ops.size() ? s.sample_ops[i] : 0;
+      const std::uint64_t bytes = i < s.sample_bytes.size() ? s.sample_bytes[i] : 0;
+      bw.push_back(static_cast<double>(bytes) / 1024.0 * per_s);
+      iops.push_back(static_cast<double>(ops) * per_s);
+    }
+    if (full == 0 && w > 0 && s.ops > 0) {
+      bw.push_back(s.BandwidthBytesPerSec(w) / 1024.0);
+      iops.push_back(s.Iops(w));
+    }
+    const SampleStats b = Summarise(bw), io = Summarise(iops);
+    nlohmann::json clat = LatencyToFioJson(s.clat.Count() > 0 ? s.clat : s.lat);
+    LatencyHistogram none;
+    const double bw_bytes = s.BandwidthBytesPerSec(w);
+    return nlohmann::json{{"io_bytes", s.bytes},
+                          {"io_kbytes", s.bytes / 1024},
+                          {"bw_bytes", bw_bytes},
+                          {"bw", static_cast<std::uint64_t>(bw_bytes / 1024.0)},
+                          {"iops", s.Iops(w)},
+                          {"runtime", s.ops > 0 ? w / kMilli : 0},
+                          {"total_ios", s.ops},
+                          {"short_ios", 0},
+                          {"drop_ios", 0},
+                          {"errors", s.errors},
+                          {"slat_ns", Summary(none)},
+                          {"clat_ns", std::move(clat)},
+                          {"lat_ns", LatencyToFioJson(s.lat)},
+                          {"bw_min", static_cast<std::uint64_t>(b.min)},
+                          {"bw_max", static_cast<std::uint64_t>(b.max)},
+                          {"bw_agg", s.ops > 0 ? 100.0 : 0.0},
+                          {"bw_mean", b.mean},
+                          {"bw_dev", b.dev},
+                          {"bw_samples", b.n},
+                          {"iops_min", static_cast<std::uint64_t>(io.min)},
+                          {"iops_max", static_cast<std::uint64_t>(io.max)},
+                          {"iops_mean", io.mean},
+                          {"iops_stddev", io.dev},
+                          {"iops_samples", io.n}};
   };
   return {{"read", one(read_)},
           {"write", one(write_)},
           {"complete", one(complete())},
-          {"window_ns", window()}};
+          {"window_ns", w}};
 }
 
 }  // namespace tierlab

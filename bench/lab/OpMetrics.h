@@ -8,22 +8,41 @@
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <vector>
 
 #include "bench/lab/LatencyHistogram.h"
 #include "tiering/core/IoRequest.h"
 
 namespace tierlab {
 
+// fio samples bandwidth and IOPS every 500 ms by default (bwavgtime,
+// iopsavgtime); bw_min/max/mean/dev and iops_min/max/mean/stddev are over
+// these samples.
+inline constexpr Nanos kFioSampleInterval = 500 * kMilli;
+
 struct OpStats {
   std::uint64_t ops = 0;
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;  // completions with a non-ok status (not in lat/ops/bytes)
-  LatencyHistogram lat;
+  LatencyHistogram lat;      // from arrival (open loop) or issue to completion
+  // Issue to completion, kept only where it differs from `lat` (open-loop
+  // arrivals that waited for a slot); empty: the same as lat.
+  LatencyHistogram clat;
+  // Completions per kFioSampleInterval from the sampling origin.
+  std::vector<std::uint64_t> sample_ops, sample_bytes;
 
   void Record(std::uint64_t length, Nanos latency) {
     ++ops;
     bytes += length;
     lat.Record(latency);
+  }
+  void Sample(std::size_t interval, std::uint64_t length) {
+    if (interval >= sample_ops.size()) {
+      sample_ops.resize(interval + 1);
+      sample_bytes.resize(interval + 1);
+    }
+    ++sample_ops[interval];
+    sample_bytes[interval] += length;
   }
   void Merge(const OpStats& other);
   // Over a window of `window` ns; 0 if the window is empty.
@@ -36,9 +55,19 @@ class OpMetrics {
   // Reads and writes go to their own stats; complete() sums them with flush
   // and discard. (Summed when asked, not recorded twice: one histogram update
   // per I/O is a measurable part of a simulated run.)
-  void Record(IoOp op, std::uint64_t length, Nanos latency) {
-    StatsFor(op).Record(length, latency);
+  // `now`: the completion's time, for the interval samples (-1: none).
+  void Record(IoOp op, std::uint64_t length, Nanos latency, Nanos now = -1) {
+    OpStats& s = StatsFor(op);
+    s.Record(length, latency);
+    if (now >= origin_)
+      s.Sample(static_cast<std::size_t>((now - origin_) / kFioSampleInterval), length);
   }
+  // Open loop: an I/O whose issue came after its arrival. Its issue-to-
+  // completion time goes to clat; once one is recorded, every I/O of that
+  // direction must be (pass `clat == latency` for the others).
+  void RecordClat(IoOp op, Nanos clat) { StatsFor(op).clat.Record(clat); }
+  // Where interval samples start (the measured window's start).
+  void SetSampleOrigin(Nanos t) { origin_ = t; }
   void RecordError(IoOp op) { ++StatsFor(op).errors; }
 
   // The measured window [start, end) on the engine clock.
@@ -55,9 +84,15 @@ class OpMetrics {
   void Reset();
 
   // fio-compatible keys: {"read": {...}, "write": {...}, "complete": {...}},
-  // each {"io_bytes", "total_ios", "bw_bytes", "iops", "errors",
-  // "lat_ns": {"min", "max", "mean", "stddev", "N",
-  //            "percentile": {"1.000000": v, ... "99.990000": v}}}.
+  // each with fio's {"io_bytes", "io_kbytes", "bw_bytes", "bw" (KiB/s),
+  // "iops", "runtime" (ms), "total_ios", "short_ios", "drop_ios",
+  // "slat_ns", "clat_ns" (with "percentile": {"1.000000": v, ...}), "lat_ns"
+  // (also with percentiles, which tierlab's own reports read), "bw_min",
+  // "bw_max", "bw_agg", "bw_mean", "bw_dev", "bw_samples", "iops_min",
+  // "iops_max", "iops_mean", "iops_stddev", "iops_samples"} plus "errors".
+  // slat is 0: a submission costs no modelled time (simulated) or is inside
+  // clat (real). bw_* and iops_* are over the full 500 ms intervals of the
+  // window (one sample of the whole window when it is shorter).
   nlohmann::json ToJson() const;
 
  private:
@@ -67,6 +102,7 @@ class OpMetrics {
 
   OpStats read_, write_, other_;  // other_: flush and discard
   Nanos start_ = 0, end_ = 0;
+  Nanos origin_ = 0;
 };
 
 // `lat_ns` object for one histogram, with fio's percentile keys ("%f").

@@ -129,9 +129,22 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   j["profile"] = ToJson(p);
   nlohmann::json job = r.metrics.ToJson();
   job["jobname"] = p.name;
+  job["groupid"] = 0;
+  job["error"] = 0;
+  job["job options"] = FioJobOptions(p);
+  job["job_runtime"] = (r.end - r.ramp_end) / kMilli;
+  job["elapsed"] = (r.end - r.start + kSecond / 2) / kSecond;  // s, ramp included
   job["job_runtime_ns"] = r.end - r.ramp_end;
   job["ramp_ns"] = r.ramp_end - r.start;
   job["issued_ios"] = r.issued;
+  // tierlab's: issued I/Os by size per direction, ramp included.
+  nlohmann::json by_size = nlohmann::json::object();
+  for (int d = 0; d < 2; ++d) {
+    nlohmann::json m = nlohmann::json::object();
+    for (const auto& [size, count] : r.issued_by_size[d]) m[std::to_string(size)] = count;
+    by_size[d == 0 ? "read" : "write"] = std::move(m);
+  }
+  job["issued_by_size"] = std::move(by_size);
   j["jobs"] = nlohmann::json::array({job});
   // Devices may still be busy after the measured window (destage, a
   // backlog): utilisation is over everything up to now.
@@ -203,6 +216,45 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                     {"heat_histogram", t.heat_histogram}};
   }
   return j;
+}
+
+nlohmann::json FioJobOptions(const Profile& p) {
+  nlohmann::json out = nlohmann::json::object();
+  const nlohmann::json all = ToJson(p);  // items() does not keep a temporary alive
+  for (const auto& [key, value] : all.items()) {
+    if (key == "name") continue;
+    out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  return out;
+}
+
+nlohmann::json CombineRuns(const std::vector<nlohmann::json>& runs,
+                           const nlohmann::json& global_options) {
+  if (runs.empty()) return nlohmann::json::object();
+  if (runs.size() == 1) {
+    nlohmann::json one = runs.front();
+    one["global options"] = global_options;
+    return one;
+  }
+  nlohmann::json doc = nlohmann::json::object();
+  for (const char* key : {"tierlab_version", "mode", "seed", "layout"}) {
+    if (runs.front().contains(key)) doc[key] = runs.front()[key];
+  }
+  doc["global options"] = global_options;
+  doc["jobs"] = nlohmann::json::array();
+  doc["sections"] = nlohmann::json::array();
+  for (const nlohmann::json& r : runs) {
+    nlohmann::json section = nlohmann::json::object();
+    for (const auto& [key, value] : r.items()) {
+      if (key == "jobs") {
+        for (const auto& j : value) doc["jobs"].push_back(j);
+      } else if (!doc.contains(key)) {
+        section[key] = value;
+      }
+    }
+    doc["sections"].push_back(std::move(section));
+  }
+  return doc;
 }
 
 Expected<TableFormat> ParseTableFormat(std::string_view s) {

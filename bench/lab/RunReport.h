@@ -4,8 +4,13 @@
 //
 //   {"tierlab_version": ..., "mode": "sim", "seed": 1,
 //    "layout": {effective layout}, "profile": {effective profile},
-//    "jobs": [{"jobname": ..., "read": {...}, "write": {...}, "complete": {...}}],
+//    "jobs": [{"jobname": ..., "job options": {...}, "job_runtime": ms,
+//              "read": {...}, "write": {...}, "complete": {...}}],
 //    "devices": [...], "tiers": [...], "cache": {...}}
+// (read/write/complete: OpMetrics::ToJson, fio's keys and units). A
+// section's numjobs clones are one job, as fio's group_reporting shows them.
+//
+// A run of several sections (a job file) is one document: CombineRuns.
 //
 // Every formatter reads the JSON, so a saved result renders exactly like a
 // fresh one.
@@ -13,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bench/lab/Runner.h"
 #include "bench/workload/Profile.h"
@@ -27,6 +33,17 @@ struct RunMeta {
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
                            const RunMeta& meta);
+
+// One document for the runs of one `tierlab run`: a single run as it is; for
+// several, {"tierlab_version", "mode", "seed", "layout", "jobs": [every
+// section's jobs, in order], "sections": [{"profile", "devices", "tiers",
+// "cache"...} of each]}. Both get "global options" (fio's key: the job
+// file's [global] options, {} for other profiles).
+nlohmann::json CombineRuns(const std::vector<nlohmann::json>& runs,
+                           const nlohmann::json& global_options);
+
+// fio's "job options": every option of the effective profile, as strings.
+nlohmann::json FioJobOptions(const Profile& p);
 
 enum class TableFormat : std::uint8_t { kTable, kMarkdown, kCsv, kJson };
 Expected<TableFormat> ParseTableFormat(std::string_view s);

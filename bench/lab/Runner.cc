@@ -21,6 +21,7 @@ struct Slot {
   Job* job = nullptr;
   std::byte* buf = nullptr;  // null in timing-only runs
   Nanos start = 0;           // issue time, or arrival time in open loop
+  Nanos issued = 0;          // issue time
   IoOp op = IoOp::kRead;
   std::uint64_t length = 0;
 };
@@ -35,6 +36,21 @@ struct Job {
   std::uint64_t issued = 0;
   std::uint64_t bytes_issued = 0;
   std::uint32_t passes_done = 0;  // wrapped sequential continuations taken
+  // Issued I/Os per (direction, size): a few sizes, so a short scan.
+  struct SizeCount {
+    std::uint64_t size, count;
+  };
+  std::vector<SizeCount> by_size[2];
+  void CountSize(IoOp op, std::uint64_t len) {
+    auto& v = by_size[op == IoOp::kRead ? 0 : 1];
+    for (SizeCount& c : v) {
+      if (c.size == len) {
+        ++c.count;
+        return;
+      }
+    }
+    v.push_back({len, 1});
+  }
   // Open loop: arrivals t0 + k * interval; `arrivals_taken` have been issued.
   Nanos interval = 0;
   Nanos t0 = 0;
@@ -52,6 +68,7 @@ class Run {
     // startdelay: the jobs start late; ramp and runtime count from there.
     begin_ = r_.start + p_.startdelay;
     r_.ramp_end = begin_ + p_.ramp_time;
+    r_.metrics.SetSampleOrigin(r_.ramp_end);
     stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
     const bool data = v_.RequiresData();
     for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
@@ -104,6 +121,11 @@ class Run {
     r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
                             : last_completion_;
     r_.metrics.SetWindow(r_.ramp_end, r_.end);
+    for (const auto& j : jobs_) {
+      for (int d = 0; d < 2; ++d) {
+        for (const auto& c : j->by_size[d]) r_.issued_by_size[d][c.size] += c.count;
+      }
+    }
     return std::move(r_);
   }
 
@@ -177,10 +199,12 @@ class Run {
     j->idle.pop_back();
     const NextIo io = TakeNext(j);
     s->start = start;
+    s->issued = e_.Now();
     s->op = io.op;
     s->length = io.length;
     ++j->issued;
     j->bytes_issued += io.length;
+    j->CountSize(io.op, io.length);
     ++r_.issued;
     ++in_flight_;
     IoRequest q{io.op, 0, io.offset, io.length, s->buf};
@@ -201,7 +225,8 @@ class Run {
     }
     if (s->start >= r_.ramp_end && now <= stop_at_) {
       if (st == Status::kOk) {
-        r_.metrics.Record(s->op, s->length, now - s->start);
+        r_.metrics.Record(s->op, s->length, now - s->start, now);
+        if (s->job->interval > 0) r_.metrics.RecordClat(s->op, now - s->issued);
       } else {
         r_.metrics.RecordError(s->op);
       }

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 
 #include "bench/lab/OpMetrics.h"
 #include "bench/workload/Profile.h"
@@ -53,6 +54,9 @@ struct RunResult {
   Nanos end = 0;             // end of the measured window
   std::uint64_t issued = 0;  // every I/O, ramp included
   std::uint64_t completed = 0;
+  // Issued I/Os by size, reads [0] and writes [1], ramp included: what fio's
+  // write_iolog of the same job would count.
+  std::map<std::uint64_t, std::uint64_t> issued_by_size[2];
 };
 
 // Runs the profile to completion (calls engine.Run()). Errors: a profile

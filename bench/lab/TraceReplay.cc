@@ -30,6 +30,7 @@ class Replay {
     bs_ = v_.BlockSize();
     data_ = v_.RequiresData();
     res_.run.start = e_.Now();
+    res_.run.metrics.SetSampleOrigin(res_.run.start);
     res_.run.ramp_end = res_.run.start;
     for (std::uint32_t i = 0; i < o_.iodepth; ++i) {
       slots_.push_back(std::make_unique<Slot>());
@@ -181,7 +182,7 @@ class Replay {
     ++res_.run.completed;
     if (s->op == IoOp::kRead || s->op == IoOp::kWrite) {
       if (st == Status::kOk) {
-        res_.run.metrics.Record(s->op, s->length, now - s->start);
+        res_.run.metrics.Record(s->op, s->length, now - s->start, now);
       } else {
         res_.run.metrics.RecordError(s->op);
       }

@@ -196,6 +196,18 @@ class Parser {
   }
 
   Expected<std::vector<Profile>> Build() {
+    if (o_.global_options != nullptr) {
+      *o_.global_options = nlohmann::json::object();
+      for (const Line& o : global_) (*o_.global_options)[o.key] = o.value;
+    }
+    if (o_.job_options != nullptr) {
+      o_.job_options->clear();
+      for (const Job& job : jobs_) {
+        nlohmann::json j = nlohmann::json::object();
+        for (const Line& o : job.options) j[o.key] = o.value;
+        o_.job_options->push_back(std::move(j));
+      }
+    }
     std::vector<Profile> out;
     for (const Job& job : jobs_) {
       Profile p;

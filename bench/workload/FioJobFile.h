@@ -28,6 +28,7 @@
 // and lists it in `ignored`.
 // Errors: "<file>:<line>: <option>: <reason>", exit code 2.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,12 @@ struct FioParseOptions {
   std::string path;
   // Set: receives each skipped unknown option's name once, in file order.
   std::vector<std::string>* ignored = nullptr;
+  // Set: fio's "global options" (the [global] options before the last job)
+  // and per job its "job options" (those written in its section, includes
+  // expanded), as {"key": "value"} objects of strings; a later value of a
+  // key wins, a bare flag is "".
+  nlohmann::json* global_options = nullptr;
+  std::vector<nlohmann::json>* job_options = nullptr;
 };
 
 Expected<std::vector<Profile>> ParseFioJobFile(std::string_view text, std::string_view file_name,

@@ -15,7 +15,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 65> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 59> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -44,12 +44,6 @@ constexpr std::array<std::string_view, 65> kIgnoredFioOptions = {
     "disable_clat",
     "disable_slat",
     "disable_bw_measurement",
-    "log_avg_msec",
-    "log_hist_msec",
-    "write_bw_log",
-    "write_lat_log",
-    "write_iops_log",
-    "write_hist_log",
     "per_job_logs",
     "log_offset",
     "unified_rw_reporting",

@@ -11,7 +11,7 @@
 namespace tierlab {
 
 Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool ignore_unknown,
-                                            std::vector<std::string>* ignored) {
+                                            ProfileLoadInfo* info) {
   const std::string s(name_or_path);
   std::error_code ec;
   if (std::filesystem::is_directory(s, ec)) {
@@ -52,7 +52,11 @@ Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool 
   FioParseOptions o;
   o.ignore_unknown = ignore_unknown;
   o.path = s;
-  o.ignored = ignored;
+  if (info != nullptr) {
+    o.ignored = &info->ignored;
+    o.global_options = &info->global_options;
+    o.job_options = &info->job_options;
+  }
   return ParseFioJobFile(*text, file, o);
 }
 

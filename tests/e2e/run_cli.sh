@@ -43,6 +43,37 @@ iodepth=4
 FIO
 "$bin" run --layout ssd1 --profile "$tmp/job.fio" | grep -q '^read ' || fail "fio job file"
 
+# Several sections: one JSON document with fio's jobs[] over all of them,
+# "job options" as the section wrote them and "global options".
+cat > "$tmp/two.fio" <<'FIO'
+[global]
+bs=4k
+size=64m
+number_ios=500
+[first]
+rw=randread
+iodepth=4
+[second]
+rw=randwrite ; trailing comment
+verify=md5
+FIO
+"$bin" run --layout ssd1 --profile "$tmp/two.fio" --ignore-unknown --output-format json \
+  >"$tmp/two.json" 2>"$tmp/two.err"
+grep -qx 'tierlab: .*two.fio: ignored unknown option(s): verify' "$tmp/two.err" ||
+  fail "--ignore-unknown names: $(cat "$tmp/two.err")"
+python3 - "$tmp/two.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+jobs = r["jobs"]
+assert [j["jobname"] for j in jobs] == ["first", "second"], jobs
+assert jobs[0]["read"]["total_ios"] == 500 and jobs[1]["write"]["total_ios"] == 500
+assert jobs[1]["job options"] == {"rw": "randwrite", "verify": "md5"}, jobs[1]["job options"]
+assert r["global options"] == {"bs": "4k", "size": "64m", "number_ios": "500"}, r["global options"]
+assert "99.000000" in jobs[0]["read"]["clat_ns"]["percentile"]
+assert isinstance(jobs[0]["read"]["bw"], int) and isinstance(jobs[0]["job_runtime"], int)
+assert len(r["sections"]) == 2
+PY
+
 # Real mode on temp files.
 cat > "$tmp/real.json" <<'JSON'
 {"name": "small", "tiers": [{"name": "d", "preset": "ssd-hk4e", "count": 2, "capacity": "64m"}]}
