@@ -67,11 +67,9 @@
 //                        Affects parsing only; not stored.
 //
 // Accepted and ignored (they have no meaning for tierlab, or tierlab always
-// behaves this way): see kIgnoredFioOptions in Profile.cc, and
-// IgnoredOptionNames() — ioengine, direct, buffered, filename, directory,
-// group_reporting, thread, randrepeat, norandommap, random_generator, stonewall, new_group,
-// wait_for_previous, description, invalidate, the log and percentile-report
-// options, buffer content options, iodepth_batch*, cpus_allowed...
+// behaves this way): kIgnoredFioOptions in Profile.cc, IgnoredOptionNames().
+// docs/FIO-COMPAT.md lists every option as same meaning, with a difference,
+// ignored or rejected, and a test keeps it equal to these lists.
 //
 // Overrides (the matrix runner): a profile is data; the matrix applies a JSON
 // merge patch (RFC 7386) to ToJson(profile) and re-parses it, so an override
