@@ -13,17 +13,30 @@ class CellRunner {
   CellRunner(Engine& engine, Volume& volume, const RunSettings& s)
       : engine_(engine), volume_(volume), s_(s) {}
 
+  // Sections run one after another on the volume; each reports its devices
+  // over its own window, and the last also the whole run's.
   Expected<void> Run(const std::vector<Profile>& profiles) {
+    DeviceWindow whole;
+    whole.Begin(volume_);
     for (Profile p : profiles) {
       if (s_.randseed) p.randseed = *s_.randseed;
       RunOptions ro = Options("run " + p.name);
+      whole.KeepPeaks(volume_);
+      DeviceWindow section;
+      section.Begin(volume_);
       auto r = RunWorkload(engine_, volume_.top(), p, ro);
       if (!r.ok()) return r.error();
       CellRun c;
-      c.json = MakeRunJson(*r, p, volume_, Meta(p.randseed));
+      RunMeta meta = Meta(p.randseed);
+      meta.devices = &section;
+      c.json = MakeRunJson(*r, p, volume_, meta);
       c.run = *r;
       c.profile = std::move(p);
       runs_.push_back(std::move(c));
+    }
+    if (runs_.size() > 1) {
+      whole.KeepPeaks(volume_);
+      runs_.back().json["whole_run"] = whole.Json(volume_);
     }
     return {};
   }
@@ -33,12 +46,16 @@ class CellRunner {
     if (!reader.ok()) return reader.error();
     ReplayOptions ro{t.replay};
     ro.run = Options("replay " + t.name);
+    DeviceWindow window;
+    window.Begin(volume_);
     auto r = ReplayTrace(engine_, volume_.top(), **reader, ro);
     if (!r.ok()) return r.error();
     CellRun c;
     c.profile = ReplayProfile(t.name, t.replay, *r);
     c.trace_format = (*reader)->format();
-    c.json = MakeRunJson(r->run, c.profile, volume_, Meta(0));
+    RunMeta meta = Meta(0);
+    meta.devices = &window;
+    c.json = MakeRunJson(r->run, c.profile, volume_, meta);
     c.json["replay"] = ReplayToJson(t.trace, c.trace_format, t.replay, *r);
     c.run = r->run;
     c.replay = std::move(*r);

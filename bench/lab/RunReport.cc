@@ -9,25 +9,6 @@
 namespace tierlab {
 namespace {
 
-nlohmann::json DeviceJson(const BlockDevice& d, const std::string& tier, Nanos elapsed) {
-  const DeviceStats s = d.stats();
-  const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
-  return {{"name", d.name()},
-          {"kind", d.Kind()},
-          {"tier", tier},
-          {"read_ops", s.read_ops},
-          {"read_bytes", s.read_bytes},
-          {"write_ops", s.write_ops},
-          {"write_bytes", s.write_bytes},
-          {"flush_ops", s.flush_ops},
-          {"discard_ops", s.discard_ops},
-          {"errors", s.errors},
-          {"busy_ns", s.busy_ns},
-          {"util", static_cast<double>(s.busy_ns) / el},
-          {"avg_queue_depth", s.qd_integral_ns / el},
-          {"max_queue_depth", s.max_queue_depth}};
-}
-
 nlohmann::json CacheJson(const CacheStats& c) {
   return {{"line_size", c.line_size},
           {"capacity_lines", c.capacity_lines},
@@ -117,6 +98,20 @@ std::string Render(const std::vector<std::string>& header, const std::vector<Row
   return o.str();
 }
 
+// The tiers' device figures: a row per tier.
+std::string TierTable(const nlohmann::json& tiers, TableFormat f) {
+  std::vector<Row> rows;
+  for (const auto& t : tiers) {
+    rows.push_back(
+        {{t.value("name", "?"), t.value("role", "?"), t.value("preset", "?"),
+          std::to_string(t.value("devices", 0)), Fixed(t.value("read_bytes", 0.0) / 1e6, 1),
+          Fixed(t.value("write_bytes", 0.0) / 1e6, 1), Fixed(100 * t.value("util", 0.0), 1),
+          Fixed(t.value("avg_queue_depth", 0.0), 1)}});
+  }
+  return Render({"tier", "role", "preset", "devices", "MB read", "MB written", "util %", "avg QD"},
+                rows, f);
+}
+
 }  // namespace
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
@@ -146,30 +141,10 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   }
   job["issued_by_size"] = std::move(by_size);
   j["jobs"] = nlohmann::json::array({job});
-  // Devices may still be busy after the measured window (destage, a
-  // backlog): utilisation is over everything up to now.
-  const Nanos elapsed = v.top().engine().Now() - r.start;
-  j["devices"] = nlohmann::json::array();
-  j["tiers"] = nlohmann::json::array();
-  for (const TierView& t : v.tiers()) {
-    DeviceStats sum;
-    for (const BlockDevice* d : t.devices) {
-      j["devices"].push_back(DeviceJson(*d, t.name, elapsed));
-      sum.Add(d->stats());
-    }
-    const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
-    const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
-    j["tiers"].push_back({{"name", t.name},
-                          {"role", t.role},
-                          {"preset", std::string(t.preset.name)},
-                          {"devices", t.devices.size()},
-                          {"read_ops", sum.read_ops},
-                          {"read_bytes", sum.read_bytes},
-                          {"write_ops", sum.write_ops},
-                          {"write_bytes", sum.write_bytes},
-                          {"util", static_cast<double>(sum.busy_ns) / el / n},
-                          {"avg_queue_depth", sum.qd_integral_ns / el}});
-  }
+  const DeviceWindow since_built(r.start);
+  nlohmann::json figures = (meta.devices != nullptr ? *meta.devices : since_built).Json(v);
+  j["devices"] = std::move(figures["devices"]);
+  j["tiers"] = std::move(figures["tiers"]);
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
   if (v.block_cache() != nullptr) {
     const BlockCacheStats b = v.block_cache()->cache_stats();
@@ -248,6 +223,8 @@ nlohmann::json CombineRuns(const std::vector<nlohmann::json>& runs,
     for (const auto& [key, value] : r.items()) {
       if (key == "jobs") {
         for (const auto& j : value) doc["jobs"].push_back(j);
+      } else if (key == "whole_run") {
+        doc["whole_run"] = value;  // the devices over every section
       } else if (!doc.contains(key)) {
         section[key] = value;
       }
@@ -290,17 +267,7 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
   o << Render(header, rows, f);
   if (f == TableFormat::kCsv) return o.str();
 
-  o << "\n";
-  std::vector<Row> trows;
-  for (const auto& t : run.at("tiers")) {
-    trows.push_back(
-        {{t.value("name", "?"), t.value("role", "?"), t.value("preset", "?"),
-          std::to_string(t.value("devices", 0)), Fixed(t.value("read_bytes", 0.0) / 1e6, 1),
-          Fixed(t.value("write_bytes", 0.0) / 1e6, 1), Fixed(100 * t.value("util", 0.0), 1),
-          Fixed(t.value("avg_queue_depth", 0.0), 1)}});
-  }
-  o << Render({"tier", "role", "preset", "devices", "MB read", "MB written", "util %", "avg QD"},
-              trows, f);
+  o << "\n" << TierTable(run.at("tiers"), f);
   if (run.contains("cache")) {
     const auto& c = run.at("cache");
     o << "\n";
@@ -313,6 +280,11 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
     o << Render({"cache hit %", "dirty lines", "clean lines", "promotions", "evictions",
                  "destaged MB", "avg destage KiB", "throttled writes"},
                 crow, f);
+  }
+  if (run.contains("whole_run")) {
+    const auto& w = run.at("whole_run");
+    o << "\nwhole run, every section (" << Fixed(w.value("elapsed_ns", 0.0) / 1e9, 1) << " s):\n"
+      << TierTable(w.at("tiers"), f);
   }
   return o.str();
 }

@@ -11,6 +11,10 @@
 // section's numjobs clones are one job, as fio's group_reporting shows them.
 //
 // A run of several sections (a job file) is one document: CombineRuns.
+// Each section's "devices" and "tiers" cover that section (from its start to
+// its end, destage after its measured window included); the last section's
+// run also carries "whole_run": {"elapsed_ns", "devices", "tiers"} over every
+// section, which CombineRuns puts at the top of the document.
 //
 // Every formatter reads the JSON, so a saved result renders exactly like a
 // fresh one.
@@ -20,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/lab/DeviceWindow.h"
 #include "bench/lab/Runner.h"
 #include "bench/workload/Profile.h"
 #include "layouts/StackBuilder.h"
@@ -29,6 +34,9 @@ namespace tierlab {
 struct RunMeta {
   std::string mode = "sim";  // "sim" or "real"
   std::uint64_t seed = 1;
+  // The run's device window (DeviceWindow.h): "devices" and "tiers" cover
+  // what the devices did since it began. Null: since they were built.
+  const DeviceWindow* devices = nullptr;
 };
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,

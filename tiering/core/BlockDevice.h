@@ -88,6 +88,10 @@ class BlockDevice {
   // Counters, with the in-flight time integrated up to Now().
   DeviceStats stats() const;
   std::uint32_t in_flight() const { return in_flight_; }
+  // Starts stats().max_queue_depth over from what is in flight now: the
+  // other counters can be subtracted between two snapshots, a peak cannot
+  // (bench/lab/DeviceWindow.h).
+  void RestartPeakQueueDepth() { stats_.max_queue_depth = in_flight_; }
 
  protected:
   virtual void SubmitImpl(const IoRequest& req, IoCallback done) = 0;

@@ -68,6 +68,54 @@ TEST(RunCellTest, ProfilesRunInOrderAndMatchTheRunnerOnItsOwn) {
   EXPECT_EQ((*runs)[0].json.dump(), by_hand.dump());
 }
 
+// Sections run one after another on one volume. Each reports what the
+// devices did in its own window (before, section 3 divided three sections'
+// busy time by its own and reported 300 % utilisation at QD 12 of 4), and
+// the whole run's figures add the sections up.
+TEST(RunCellTest, EachSectionReportsItsOwnDeviceWindowAndTheLastTheWholeRun) {
+  const std::vector<Profile> profiles = {MakeProfile("a", "randread"), MakeProfile("b", "randread"),
+                                         MakeProfile("c", "randread")};
+  auto runs = RunCell(OneNvme(), Workload{profiles}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 3u);
+  std::uint64_t ops = 0;
+  double busy_ns = 0;
+  for (const CellRun& c : *runs) {
+    const auto& d = c.json.at("devices").at(0);
+    const auto& t = c.json.at("tiers").at(0);
+    SCOPED_TRACE(c.profile.name);
+    // One NVMe, no cache: the device sees exactly the section's 5000 reads.
+    EXPECT_EQ(d.at("read_ops").get<std::uint64_t>(), 5000u);
+    EXPECT_EQ(t.at("read_ops").get<std::uint64_t>(), 5000u);
+    EXPECT_LE(d.at("util").get<double>(), 1.0 + 1e-9);
+    EXPECT_GT(d.at("util").get<double>(), 0.5);  // QD 4 keeps it busy
+    EXPECT_LE(d.at("avg_queue_depth").get<double>(), 4.0 + 1e-9);
+    EXPECT_LE(d.at("max_queue_depth").get<std::uint32_t>(), 4u);
+    EXPECT_LE(d.at("avg_queue_depth").get<double>(), d.at("max_queue_depth").get<double>());
+    ops += d.at("read_ops").get<std::uint64_t>();
+    busy_ns += d.at("busy_ns").get<double>();
+    EXPECT_EQ(c.json.contains("whole_run"), &c == &runs->back());
+  }
+  const auto& whole = runs->back().json.at("whole_run");
+  const auto& wd = whole.at("devices").at(0);
+  EXPECT_EQ(wd.at("read_ops").get<std::uint64_t>(), ops);
+  EXPECT_DOUBLE_EQ(wd.at("busy_ns").get<double>(), busy_ns);
+  EXPECT_LE(wd.at("util").get<double>(), 1.0 + 1e-9);
+  EXPECT_LE(wd.at("avg_queue_depth").get<double>(), 4.0 + 1e-9);
+  EXPECT_EQ(wd.at("max_queue_depth").get<std::uint32_t>(), 4u);
+
+  // One document: the whole run at its top, each section's own figures.
+  std::vector<nlohmann::json> docs;
+  for (const CellRun& c : *runs) docs.push_back(c.json);
+  const nlohmann::json doc = CombineRuns(docs, nlohmann::json::object());
+  EXPECT_EQ(doc.at("whole_run"), whole);
+  ASSERT_EQ(doc.at("sections").size(), 3u);
+  EXPECT_FALSE(doc.at("sections").at(2).contains("whole_run"));
+  EXPECT_EQ(doc.at("sections").at(2).at("devices").at(0).at("read_ops").get<std::uint64_t>(),
+            5000u);
+  EXPECT_NE(FormatRun(runs->back().json, TableFormat::kTable).find("whole run"), std::string::npos);
+}
+
 TEST(RunCellTest, SeedsAreAppliedAndReportedAsTold) {
   RunSettings s;
   s.randseed = 77;

@@ -1,0 +1,93 @@
+#include "bench/lab/DeviceWindow.h"
+
+#include <algorithm>
+
+namespace tierlab {
+namespace {
+
+DeviceStats Since(const DeviceStats& now, const DeviceStats& start) {
+  DeviceStats d = now;
+  d.read_ops -= start.read_ops;
+  d.read_bytes -= start.read_bytes;
+  d.write_ops -= start.write_ops;
+  d.write_bytes -= start.write_bytes;
+  d.flush_ops -= start.flush_ops;
+  d.discard_ops -= start.discard_ops;
+  d.discard_bytes -= start.discard_bytes;
+  d.errors -= start.errors;
+  d.busy_ns -= start.busy_ns;
+  d.qd_integral_ns -= start.qd_integral_ns;
+  return d;  // max_queue_depth: the device's, restarted by Begin()
+}
+
+}  // namespace
+
+void DeviceWindow::Begin(Volume& v) {
+  start_ = v.top().engine().Now();
+  at_start_.clear();
+  peak_.clear();
+  for (const TierView& t : v.tiers()) {
+    for (BlockDevice* d : t.devices) {
+      d->RestartPeakQueueDepth();
+      at_start_.push_back(d->stats());
+      peak_.push_back(0);
+    }
+  }
+}
+
+void DeviceWindow::KeepPeaks(const Volume& v) {
+  std::size_t i = 0;
+  for (const TierView& t : v.tiers()) {
+    for (const BlockDevice* d : t.devices) {
+      if (i < peak_.size()) peak_[i] = std::max(peak_[i], d->stats().max_queue_depth);
+      ++i;
+    }
+  }
+}
+
+nlohmann::json DeviceWindow::Json(const Volume& v) const {
+  // Devices may still be busy after a run's measured window (destage, a
+  // backlog): the window runs to now, not to the last measured completion.
+  const Nanos elapsed = v.top().engine().Now() - start_;
+  const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
+  nlohmann::json devices = nlohmann::json::array();
+  nlohmann::json tiers = nlohmann::json::array();
+  std::size_t i = 0;
+  for (const TierView& t : v.tiers()) {
+    DeviceStats sum;
+    for (const BlockDevice* d : t.devices) {
+      DeviceStats s = i < at_start_.size() ? Since(d->stats(), at_start_[i]) : d->stats();
+      if (i < peak_.size()) s.max_queue_depth = std::max(s.max_queue_depth, peak_[i]);
+      ++i;
+      devices.push_back({{"name", d->name()},
+                         {"kind", d->Kind()},
+                         {"tier", t.name},
+                         {"read_ops", s.read_ops},
+                         {"read_bytes", s.read_bytes},
+                         {"write_ops", s.write_ops},
+                         {"write_bytes", s.write_bytes},
+                         {"flush_ops", s.flush_ops},
+                         {"discard_ops", s.discard_ops},
+                         {"errors", s.errors},
+                         {"busy_ns", s.busy_ns},
+                         {"util", static_cast<double>(s.busy_ns) / el},
+                         {"avg_queue_depth", s.qd_integral_ns / el},
+                         {"max_queue_depth", s.max_queue_depth}});
+      sum.Add(s);
+    }
+    const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
+    tiers.push_back({{"name", t.name},
+                     {"role", t.role},
+                     {"preset", std::string(t.preset.name)},
+                     {"devices", t.devices.size()},
+                     {"read_ops", sum.read_ops},
+                     {"read_bytes", sum.read_bytes},
+                     {"write_ops", sum.write_ops},
+                     {"write_bytes", sum.write_bytes},
+                     {"util", static_cast<double>(sum.busy_ns) / el / n},
+                     {"avg_queue_depth", sum.qd_integral_ns / el}});
+  }
+  return {{"elapsed_ns", elapsed}, {"devices", std::move(devices)}, {"tiers", std::move(tiers)}};
+}
+
+}  // namespace tierlab
