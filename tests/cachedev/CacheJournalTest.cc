@@ -51,8 +51,8 @@ class CacheJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     geo_ = MetadataGeometry::For(kLine, kLines);
-    cache_path_ = dir_.File("cache.img");
-    origin_path_ = dir_.File("origin.img");
+    cache_path_ = dir_.Path("cache.img");
+    origin_path_ = dir_.Path("origin.img");
     for (const auto& [p, size] : {std::pair{cache_path_, geo_.reserve + kLines * kLine},
                                   std::pair{origin_path_, kOrigin}}) {
       FileDeviceOptions o;

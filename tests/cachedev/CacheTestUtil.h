@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cachedev/CacheTarget.h"
+#include "tests/support/TempDir.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/RamDevice.h"
 #include "tiering/devices/SparseStore.h"
@@ -29,24 +30,7 @@ inline std::string DeviceName(const char* prefix, int i) {
 }
 
 // A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "tierlab-cachedev-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = tierlab::testing::TempDir;
 
 inline constexpr std::uint64_t kKiB = 1024;
 inline constexpr std::uint64_t kMiB = 1024 * 1024;

@@ -210,7 +210,7 @@ TEST(SlotPlacementTest, LargeWritesScaleWithTheCacheDevices) {
 // of two is refused naming the field.
 TEST(SlotPlacementTest, SuperblockRecordsTheRunAndReadsVersion2AsRunOne) {
   cachetest::TempDir dir;
-  const std::string path = dir.File("cache.img");
+  const std::string path = dir.Path("cache.img");
   Superblock sb;
   sb.uuid = NewUuid();
   sb.geo = MetadataGeometry::For(4096, 64);
