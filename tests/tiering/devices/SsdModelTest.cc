@@ -112,6 +112,50 @@ TEST_P(SsdModelTest, SequentialBandwidthMatchesPreset) {
   }
 }
 
+// The validation curve of docs/DEVICES.md: for each of random 4 KiB read and
+// write and sequential 128 KiB read and write, throughput over QD 1..256 never
+// falls back (monotone within 3 % noise) and levels off at the datasheet
+// figure (within 5 %).
+TEST_P(SsdModelTest, ThroughputRisesWithQueueDepthAndSaturatesAtTheDatasheet) {
+  const DevicePreset p = Preset();
+  struct Pattern {
+    const char* name;
+    bool sequential;
+    double read_fraction;
+    std::uint64_t block_size;
+    double datasheet;  // IOPS for random, bytes/s for sequential
+  };
+  const Pattern patterns[] = {
+      {"randread", false, 1.0, 4096, p.read_iops_4k},
+      {"randwrite", false, 0.0, 4096, p.write_iops_4k},
+      {"read", true, 1.0, 128 * 1024, p.seq_read_mbps * 1e6},
+      {"write", true, 0.0, 128 * 1024, p.seq_write_mbps * 1e6},
+  };
+  for (const Pattern& pat : patterns) {
+    double previous = 0;
+    double last = 0;
+    for (const std::uint32_t qd : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u, 256u}) {
+      SimEngine e;
+      auto dev = Make(e);
+      ClosedLoopConfig c;
+      c.queue_depth = qd;
+      c.block_size = pat.block_size;
+      c.sequential = pat.sequential;
+      c.read_fraction = pat.read_fraction;
+      c.total_ops = 3000 + 40ull * qd;
+      c.warmup_ops = 300 + 4ull * qd;
+      const auto r = RunClosedLoop(e, *dev, c);
+      const double y = pat.sequential ? r.bytes_per_second() : r.iops();
+      EXPECT_GE(y, previous * 0.97) << pat.name << " falls back at qd=" << qd;
+      // Never above the datasheet either: a ceiling, not a target.
+      EXPECT_LE(y, pat.datasheet * 1.05) << pat.name << " qd=" << qd;
+      previous = std::max(previous, y);
+      last = y;
+    }
+    EXPECT_NEAR(last, pat.datasheet, pat.datasheet * 0.05) << pat.name << " at qd=256";
+  }
+}
+
 TEST_P(SsdModelTest, LargeQd1RequestPaysTransferOnTopOfLatency) {
   SimEngine e;
   auto dev = Make(e);
