@@ -78,7 +78,7 @@ void BlockCache::SubmitImpl(const IoRequest& req, IoCallback done) {
   }
   op->first = req.offset / cfg_.line_size;
   op->last = (req.end() - 1) / cfg_.line_size;
-  op->exclusive = req.op != IoOp::kRead;
+  op->lock_mode = req.op == IoOp::kRead ? LineLockMode::kRead : LineLockMode::kExclusive;
   op->granted = [](LockWaiter* w) {
     Op* o = static_cast<Op*>(w);
     o->self->engine().Post([o] { o->self->Locked(o); });

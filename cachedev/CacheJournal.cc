@@ -96,7 +96,9 @@ void CacheJournal::OnLineData(Slot slot, std::uint64_t line, std::uint64_t offse
     // A sector covered in part: its other bytes are not at hand, so its
     // checksum is no longer known.
     std::uint32_t crc = kNoCrc;
-    if (b >= offset && b + sec <= end) crc = Crc32c(0, data + (b - offset), sec);
+    if (data != nullptr && b >= offset && b + sec <= end) {
+      crc = Crc32c(0, data + (b - offset), sec);
+    }
     Append(slot, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(k), crc);
   }
 }

@@ -36,6 +36,8 @@ class CacheMetadataSink {
   // (valid during the call only). Called just before OnLineDirty (or, for a
   // line dirty already, instead of it), so the sink can record checksums of
   // the data the slot must hold (MetadataFormat.h). Not called without data.
+  // `data` null: those bytes are not known (two writes of them were in flight
+  // together, and either may be on the device), so no checksum of them is.
   virtual void OnLineData(Slot /*slot*/, std::uint64_t /*line*/, std::uint64_t /*offset*/,
                           const std::byte* /*data*/, std::uint64_t /*length*/) {}
   // Whether `length` bytes read at `offset` within the dirty line in `slot`

@@ -52,10 +52,22 @@ struct CacheStats {
   std::uint64_t evictions = 0;
   std::uint64_t invalidations = 0;  // lines dropped by writes, discards, errors
 
+  // Foreground requests that waited for a line lock (LineLocks.h) at least
+  // once, and the time they waited, from each lock request to its grant.
+  // A read waits only while a write miss, an invalidating write or a discard
+  // of its line holds or waits for it; a write hit also waits for an earlier
+  // write of its line.
+  std::uint64_t lock_waits = 0;
+  Nanos lock_wait_ns = 0;
+  Nanos lock_wait_max_ns = 0;
+
   // Destage (write-back).
   std::uint64_t destage_ops = 0;  // origin writes (coalesced runs)
   std::uint64_t destaged_bytes = 0;
   std::uint64_t destage_errors = 0;
+  // Lines a write touched while they were being destaged: left dirty and
+  // queued again (the destage of them did not count).
+  std::uint64_t destage_rewritten = 0;
   Nanos dirty_age_ns = 0;  // now - dirty-since time of the oldest queued dirty line
 
   std::uint64_t cache_read_errors = 0;   // cache-device read errors seen

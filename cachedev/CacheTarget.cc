@@ -290,6 +290,7 @@ void CacheTarget::FreeOp(Op* op) {
   op->throttled = false;
   op->no_throttle = false;
   op->counted_in_flight = false;
+  op->lock_waited = false;
   op->done = nullptr;
   ops_.Release(op);
 }
@@ -304,26 +305,46 @@ void CacheTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   op->done = std::move(done);
   switch (req.op) {
     case IoOp::kFlush: StartFlush(op); return;
-    case IoOp::kRead: Lock(op, false); return;
+    case IoOp::kRead: Lock(op, LineLockMode::kRead); return;
     case IoOp::kWrite:
       destager_.Resume();  // a new write is the signal to retry a failed destage
-      Lock(op, true);
+      Lock(op, WriteLockMode(req));
       return;
-    case IoOp::kDiscard: Lock(op, true); return;
+    case IoOp::kDiscard: Lock(op, LineLockMode::kExclusive); return;
   }
 }
 
-void CacheTarget::Lock(Op* op, bool exclusive) {
+LineLockMode CacheTarget::WriteLockMode(const IoRequest& r) const {
+  // A hit is updated in place (kWrite) in every mode but pt and wi, which
+  // invalidate it; wa writes an all-resident range through. Residency is
+  // checked again once the lock is held (PlanWrite).
+  if (cfg_.write == WriteMode::kPassthrough || cfg_.write == WriteMode::kWriteInvalidate) {
+    return LineLockMode::kExclusive;
+  }
+  for (std::uint64_t line = LineOf(r.offset); line <= LineOf(r.end() - 1); ++line) {
+    if (table_.Find(line) == LineTable::kNone) return LineLockMode::kExclusive;
+  }
+  return LineLockMode::kWrite;
+}
+
+void CacheTarget::Lock(Op* op, LineLockMode mode) {
   op->first = LineOf(op->req.offset);
   op->last = LineOf(op->req.end() - 1);
-  op->exclusive = exclusive;
+  op->lock_mode = mode;
   op->granted = &CacheTarget::OnGranted;
   op->locked = true;
-  if (!locks_.Acquire(op)) return;
-  if (exclusive) {
-    Dispatch(op);
-  } else {
+  if (!locks_.Acquire(op)) {
+    // Counted once per request, however often it waits (a write that
+    // replans after a throttle or a lost hit locks again).
+    if (!op->lock_waited) ++stats_.lock_waits;
+    op->lock_waited = true;
+    op->lock_wait_start = engine().Now();
+    return;
+  }
+  if (mode == LineLockMode::kRead) {
     QueueRead(op);
+  } else {
+    Dispatch(op);
   }
 }
 
@@ -359,7 +380,11 @@ void CacheTarget::DispatchReads() {
 
 void CacheTarget::OnGranted(LockWaiter* w) {
   Op* op = static_cast<Op*>(w);
-  op->self->engine().Post([op] { op->self->Dispatch(op); });
+  CacheTarget* self = op->self;
+  const Nanos waited = self->engine().Now() - op->lock_wait_start;
+  self->stats_.lock_wait_ns += waited;
+  self->stats_.lock_wait_max_ns = std::max(self->stats_.lock_wait_max_ns, waited);
+  self->engine().Post([op] { op->self->Dispatch(op); });
 }
 
 void CacheTarget::Dispatch(Op* op) {
@@ -465,6 +490,7 @@ CacheStats CacheTarget::cache_stats() const {
   s.destage_ops = destager_.counters().ops;
   s.destaged_bytes = destager_.counters().bytes;
   s.destage_errors = destager_.counters().errors;
+  s.destage_rewritten = destager_.counters().rewritten;
   const std::int64_t oldest = destager_.OldestDirtyNs();
   s.dirty_age_ns = oldest < 0 ? 0 : engine().Now() - oldest;
   s.cache_device_write_bytes.clear();

@@ -6,12 +6,19 @@
 // (CacheConfig.h); write-back lines are destaged under watermarks, on idle,
 // and on Drain(). The full semantics are in docs/CACHE.md.
 //
-// Coherence: every request locks the lines it touches (LineLocks.h): reads
-// and destage shared, writes and discards exclusive, held until the request's
-// cache state is settled (a read holds its locks until its promotion fills
-// are written). So a fill never installs data older than an acknowledged
-// write, a destage never runs alongside a rewrite of its line, and a slot is
-// never reused while someone reads it. Flush takes no lock.
+// Coherence: every request locks the lines it touches (LineLocks.h), held
+// until the request's cache state is settled (a read holds its locks until
+// its promotion fills are written). The modes order only what must be
+// ordered: reads (kRead) never wait for hits or destage; a write whose lines
+// are all resident and stay in place (kWrite) waits only for an earlier write
+// of the same line; write misses, writes that invalidate and discards
+// (kExclusive) wait for everyone. So a fill never installs data older than an
+// acknowledged write (a write miss waits for the fill; a fill whose line saw
+// a write meanwhile is dropped by its write generation), a destage never
+// cleans a line rewritten under it (the generation again), and a slot is
+// never reused while any I/O to it is in flight (a locked line is not
+// evicted, and a slot invalidated while others hold its line is parked until
+// nobody does). Flush takes no lock.
 //
 // Data modes: timing-only (requests without buffers; fills and destage carry
 // none, nothing is allocated per hit) or with data (CacheConfig::with_data,
@@ -152,8 +159,18 @@ class CacheTarget final : public BlockDevice, private DestageCache {
     bool was_dirty;     // write: line was dirty before this write
     bool failed;        // cache I/O for this line failed
     std::uint32_t buf;  // index into Op::bufs, or kNoBuf
+    // Read: the line's write generation (LineLocks::Generation) when its
+    // data was requested; a write started since then (an odd or different
+    // reading) means the data may be older than the line: a miss is not
+    // promoted, a hit is not checked against the line's checksums. Write
+    // hit with a metadata sink: the generation once planned, or kConcurrent;
+    // another write of the line beside this one makes its checksums unknown.
+    std::uint64_t gen;
   };
   static constexpr std::uint32_t kNoBuf = UINT32_MAX;
+  // LinePlan::gen of a write hit that found another write of its line in
+  // flight.
+  static constexpr std::uint64_t kConcurrent = UINT64_MAX;
 
   // A foreground request in flight. Recycled through a free list, keeping
   // vector capacity, so the steady state allocates nothing.
@@ -169,7 +186,9 @@ class CacheTarget final : public BlockDevice, private DestageCache {
     bool throttled = false;          // has waited for destage at least once
     bool no_throttle = false;        // destage failed: bypass instead of waiting
     bool counted_in_flight = false;  // counted in wb_writes_in_flight_
+    bool lock_waited = false;        // counted in stats_.lock_waits
     Nanos throttle_start = 0;
+    Nanos lock_wait_start = 0;
     std::vector<LinePlan> plan;
     std::vector<AlignedBuffer> bufs;
     std::vector<std::uint64_t> buf_base;  // volume offset of bufs[i][0]
@@ -207,9 +226,15 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   Slot AllocSlot(std::uint64_t line);
   static bool Evictable(void* ctx, Slot s);
   void MarkDirty(Slot s);
-  // Drops a resident line. `exclusive`: the caller holds the line exclusively,
-  // so the slot is free at once; else it is parked until nobody locks the line.
+  // Drops a resident line. `exclusive`: the caller holds the line in
+  // kExclusive mode, so no other I/O to the slot is in flight and it is free
+  // at once; else it is parked until nobody locks the line.
   void Invalidate(Slot s, bool exclusive);
+  // Whether the plan's slot still holds its line (a write hit's line may be
+  // dropped under it by a read that failed on it).
+  bool Holds(const LinePlan& p) const {
+    return table_.Resident(p.slot) && table_.Key(p.slot) == p.line;
+  }
   void ReapParked();
   // A slot of a line that destage cleaned, for when the replacement policy
   // finds no clean victim among its oldest lines (they may all be dirty while
@@ -219,7 +244,10 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // Ops.
   Op* NewOp();
   void FreeOp(Op* op);
-  void Lock(Op* op, bool exclusive);
+  // kWrite if every line of the write is resident and a hit keeps its slot
+  // in the write mode; else kExclusive.
+  LineLockMode WriteLockMode(const IoRequest& r) const;
+  void Lock(Op* op, LineLockMode mode);
   static void OnGranted(LockWaiter* w);
   // Reads holding their locks wait here until the engine finishes the
   // callback that submitted them (Engine::Defer), then are dispatched
@@ -264,6 +292,9 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   bool SlotsAdjacent(Slot a, Slot b) const override { return placement_.Adjacent(a, b); }
   bool LockLines(LockWaiter* w) override { return locks_.Acquire(w); }
   void UnlockLines(LockWaiter* w) override { locks_.Release(w); }
+  std::uint64_t WriteGeneration(std::uint64_t line) const override {
+    return locks_.Generation(line);
+  }
   void ReadSlots(Slot s, std::uint64_t length, std::byte* data, IoCallback cb) override {
     SubmitCache(s, IoOp::kRead, 0, length, data, 0, std::move(cb));
   }
@@ -302,8 +333,9 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // (bucket head, then slot word); reads submitted in one burst (an NBD
   // receive, a queue-depth refill) are dispatched together when that
   // callback returns so those misses overlap, as DPDK's bulk hash lookups do
-  // for a packet burst. Only reads: they already hold their shared line
-  // locks, so the delay cannot reorder them against a write to the same line.
+  // for a packet burst. Only reads: they already hold their kRead line
+  // locks, so the delay cannot reorder them against a write miss, fill or
+  // discard of the same line (a write hit may run beside them anyway).
   std::vector<Op*> read_batch_;
   std::vector<Op*> read_batch_scratch_;
   // Writes waiting for space, admitted strictly in arrival order: only the

@@ -32,11 +32,17 @@ class DestageCache {
   // covers both.
   virtual bool SlotsAdjacent(Slot a, Slot b) const = 0;
 
-  // Shared-locks the lines [w->first, w->last] against writers (LineLocks
-  // semantics: true if held now, else w->granted runs later). The waiter is
-  // owned by the caller and stays put until UnlockLines.
+  // Locks the lines [w->first, w->last] in w->lock_mode (kDestage: granted
+  // once no write of them is in flight, held against discards and fills;
+  // writes may start meanwhile). LineLocks semantics: true if held now, else
+  // w->granted runs later. The waiter is owned by the caller and stays put
+  // until UnlockLines.
   virtual bool LockLines(LockWaiter* w) = 0;
   virtual void UnlockLines(LockWaiter* w) = 0;
+  // The line's write generation (LineLocks::Generation) while the caller
+  // holds its lock: odd while a write is in flight; a change means a write
+  // started since the earlier reading.
+  virtual std::uint64_t WriteGeneration(std::uint64_t line) const = 0;
 
   // Reads `length` bytes starting at the beginning of slot `s` (spanning
   // adjacent slots). `data` is null in timing-only mode.

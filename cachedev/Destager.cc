@@ -1,8 +1,8 @@
 // Write-back destage (Destager.h): when and what to destage (watermarks, idle
 // age, drain, waiting writers), the budget (operations in flight, bandwidth),
-// and one destage operation: shared-lock a run of adjacent dirty lines, read
-// them from the cache, write them to the origin, flush the origin, and only
-// then mark them clean.
+// and one destage operation: lock a run of adjacent dirty lines (kDestage),
+// read them from the cache, write them to the origin, flush the origin, and
+// only then mark clean the ones no write touched meanwhile.
 
 #include "cachedev/Destager.h"
 
@@ -55,6 +55,7 @@ Destager::Op* Destager::NewOp() {
   d->next = nullptr;
   d->lines.clear();
   d->slots.clear();
+  d->gens.clear();
   d->pending = 0;
   d->status = Status::kOk;
   d->bytes = 0;
@@ -110,7 +111,7 @@ void Destager::Start(std::vector<std::uint64_t>& run) {
   d->lines.swap(run);
   d->first = d->lines.front();
   d->last = d->lines.back();
-  d->exclusive = false;
+  d->lock_mode = LineLockMode::kDestage;
   d->granted = [](LockWaiter* w) {
     auto* dd = static_cast<Op*>(w);
     dd->self->engine_.Post([dd] { dd->self->Locked(dd); });
@@ -126,6 +127,15 @@ void Destager::Locked(Op* d) {
   d->slots.assign(n, LineTable::kNone);
   // Discarded or invalidated since it was queued: nothing to write.
   for (std::size_t k = 0; k < n; ++k) d->slots[k] = cache_.DirtySlot(d->lines[k]);
+  // The lock was granted with no write in flight, but one may have started
+  // since (this runs a task later): an odd generation. Such a line is still
+  // read (every operation costs an I/O, so a line kept busy by writes cannot
+  // spin the destage loop at one instant) but counts as raced below.
+  d->gens.assign(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint64_t g = cache_.WriteGeneration(d->lines[k]);
+    d->gens[k] = (g & 1) != 0 ? kRaced : g;
+  }
   if (with_data_) d->buf = AlignedBuffer(n * line_size_);
   d->phase = 0;
   d->pending = 1;
@@ -154,6 +164,16 @@ void Destager::OnSub(Op* d, Status st) {
   if (d->status != Status::kOk) {
     Done(d, d->status);
   } else if (d->phase == 0) {
+    // A line written since its read was issued may have been read half old,
+    // half new (and its checksums describe the new data): it is not written
+    // to the origin and stays dirty (Done queues it again).
+    for (std::size_t k = 0; k < d->lines.size(); ++k) {
+      if (d->slots[k] == LineTable::kNone) continue;
+      if (d->gens[k] == kRaced || cache_.WriteGeneration(d->lines[k]) != d->gens[k]) {
+        d->gens[k] = kRaced;
+        d->slots[k] = LineTable::kNone;
+      }
+    }
     // Data that fails the metadata's checksum (a write lost or torn below
     // the cache) must not reach the origin as the line's content: the
     // destage fails and the lines stay dirty.
@@ -227,13 +247,24 @@ void Destager::Done(Op* d, Status st) {
   const Nanos now = engine_.Now();
   for (std::size_t k = 0; k < d->lines.size(); ++k) {
     const Slot s = d->slots[k];
+    const std::uint64_t line = d->lines[k];
+    if (d->gens[k] == kRaced) {
+      // Rewritten during the read: still dirty (the lock kept discards out),
+      // and the write that dirtied it again did not queue it (it was out of
+      // the order while being destaged).
+      ++counters_.rewritten;
+      if (cache_.DirtySlot(line) != LineTable::kNone) order_->MarkDirty(line, now);
+      continue;
+    }
     if (s == LineTable::kNone) continue;
-    if (st == Status::kOk) {
-      // The shared lock kept writers out, so the slot still holds exactly
-      // what was written to the origin.
-      cache_.MarkClean(s, d->lines[k]);
+    if (st == Status::kOk && cache_.WriteGeneration(line) == d->gens[k]) {
+      // No write started since the slot was read (the dm-cache/bcache race:
+      // one that did keeps the line dirty), so the origin now holds exactly
+      // what the slot holds.
+      cache_.MarkClean(s, line);
     } else {
-      order_->MarkDirty(d->lines[k], now);
+      if (st == Status::kOk) ++counters_.rewritten;
+      order_->MarkDirty(line, now);
     }
   }
   if (st == Status::kOk) {

@@ -9,11 +9,16 @@
 // Drain is in progress. What: the DestageOrder's next run of adjacent lines.
 // Budget: at most `concurrency` operations, each at most max_bytes, and an
 // optional bandwidth cap (a token bucket of max_bytes burst). One operation
-// shared-locks its lines, reads them from the cache, writes them to the origin
+// locks its lines (LineLockMode::kDestage: after the writes in flight, before
+// discards and fills), reads them from the cache, writes them to the origin
 // as one request per contiguous run, flushes the origin (one flush covers
 // every operation whose writes completed before it was issued: flush
-// batching), and only then marks them clean. A failure leaves the lines
-// dirty and pauses watermark and idle destage until Resume() or Drain().
+// batching), and only then marks them clean. Writes are not held off: a line
+// whose write generation changed since the operation read it (a write
+// started meanwhile) is left dirty and queued again, and one rewritten before
+// its cache read completed is not written to the origin at all (its bytes
+// may mix two versions). A failure leaves the lines dirty and pauses
+// watermark and idle destage until Resume() or Drain().
 //
 // Ownership: owns the destage order and its operations; sees the cache only
 // through DestageCache (not owned, outlives the destager). Threading: the
@@ -53,6 +58,7 @@ struct DestageCounters {
   std::uint64_t ops = 0;  // origin writes (coalesced runs)
   std::uint64_t bytes = 0;
   std::uint64_t errors = 0;
+  std::uint64_t rewritten = 0;  // lines left dirty: written while being destaged
 };
 
 class Destager {
@@ -104,7 +110,11 @@ class Destager {
   struct Op : LockWaiter {
     Destager* self = nullptr;
     std::vector<std::uint64_t> lines;  // consecutive, ascending
-    std::vector<Slot> slots;           // kNone: skipped (no longer dirty)
+    std::vector<Slot> slots;           // kNone: skipped (no longer dirty, or raced)
+    // Per line, its write generation when the cache read was issued, or
+    // kRaced: written before the read completed, so neither written to the
+    // origin nor cleaned.
+    std::vector<std::uint64_t> gens;
     AlignedBuffer buf;
     std::uint32_t pending = 0;
     Status status = Status::kOk;
@@ -113,6 +123,8 @@ class Destager {
     std::uint8_t phase = 0;  // 0 reading the cache, 1 writing the origin
     Op* next = nullptr;      // origin-flush batch
   };
+
+  static constexpr std::uint64_t kRaced = UINT64_MAX;
 
   std::uint64_t LineStart(std::uint64_t line) const { return line * line_size_; }
   std::uint64_t LineEnd(std::uint64_t line) const {

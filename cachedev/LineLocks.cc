@@ -59,6 +59,44 @@ void LineLocks::Grow() {
   }
 }
 
+bool LineLocks::Compatible(const Entry& e, LineLockMode m) {
+  switch (m) {
+    case LineLockMode::kRead:
+    case LineLockMode::kWrite: return !e.exclusive;
+    case LineLockMode::kDestage: return !e.exclusive && e.writers == 0;
+    case LineLockMode::kExclusive:
+      return e.readers == 0 && e.destagers == 0 && e.writers == 0 && !e.exclusive;
+  }
+  return false;
+}
+
+void LineLocks::Take(Entry& e, LineLockMode m) {
+  switch (m) {
+    case LineLockMode::kRead: ++e.readers; return;
+    case LineLockMode::kWrite:
+      ++e.writers;
+      ++e.writes;
+      return;
+    case LineLockMode::kDestage: ++e.destagers; return;
+    case LineLockMode::kExclusive:
+      e.exclusive = true;
+      ++e.writes;
+      return;
+  }
+}
+
+std::uint64_t LineLocks::Generation(std::uint64_t line) const {
+  const std::size_t i = FindIndex(line);
+  if (i == kNoIndex) return 0;
+  const Entry& e = table_[i];
+  return 2 * static_cast<std::uint64_t>(e.writes) + ((e.writers > 0 || e.exclusive) ? 1 : 0);
+}
+
+std::uint32_t LineLocks::Writers(std::uint64_t line) const {
+  const std::size_t i = FindIndex(line);
+  return i == kNoIndex ? 0 : table_[i].writers;
+}
+
 bool LineLocks::Acquire(LockWaiter* w) {
   assert(w->first <= w->last);
   w->next_line = w->first;
@@ -69,8 +107,12 @@ bool LineLocks::Acquire(LockWaiter* w) {
 bool LineLocks::Continue(LockWaiter* w) {
   for (; w->next_line <= w->last; ++w->next_line) {
     Entry& e = table_[FindOrInsert(w->next_line)];
-    const bool conflict = e.head != nullptr || e.writer || (w->exclusive && e.readers > 0);
-    if (conflict) {
+    // A read waits only for an exclusive holder or waiter; anything else
+    // queues behind every earlier waiter (FIFO).
+    const bool wait = w->lock_mode == LineLockMode::kRead
+                          ? e.exclusive || e.exclusive_waiting > 0
+                          : e.head != nullptr || !Compatible(e, w->lock_mode);
+    if (wait) {
       w->wait_next = nullptr;
       if (e.tail != nullptr) {
         e.tail->wait_next = w;
@@ -78,13 +120,10 @@ bool LineLocks::Continue(LockWaiter* w) {
         e.head = w;
       }
       e.tail = w;
+      if (w->lock_mode == LineLockMode::kExclusive) ++e.exclusive_waiting;
       return false;
     }
-    if (w->exclusive) {
-      e.writer = true;
-    } else {
-      ++e.readers;
-    }
+    Take(e, w->lock_mode);
   }
   return true;
 }
@@ -96,43 +135,70 @@ void LineLocks::Release(LockWaiter* w) {
     assert(i != kNoIndex);
     {
       Entry& e = table_[i];
-      if (w->exclusive) {
-        assert(e.writer);
-        e.writer = false;
-      } else {
-        assert(e.readers > 0);
-        --e.readers;
+      switch (w->lock_mode) {
+        case LineLockMode::kRead:
+          assert(e.readers > 0);
+          --e.readers;
+          break;
+        case LineLockMode::kWrite:
+          assert(e.writers > 0);
+          --e.writers;
+          break;
+        case LineLockMode::kDestage:
+          assert(e.destagers > 0);
+          --e.destagers;
+          break;
+        case LineLockMode::kExclusive:
+          assert(e.exclusive);
+          e.exclusive = false;
+          break;
       }
       if (e.head == nullptr) {
         // Nobody waits (the common case): no grants to work out.
-        if (e.readers == 0 && !e.writer) EraseAt(i);
+        if (e.Idle()) EraseAt(i);
         continue;
       }
     }
-    // Grant queued waiters that are now compatible, in FIFO order. Their
+    // Grant queued waiters that are now compatible, in FIFO order: the scan
+    // stops at the first waiter that must stay, except that reads behind a
+    // waiting write or destage are still granted (they do not conflict with
+    // it); waiting writes and destages behind it stay in order. Their
     // remaining lines are taken after this line is settled (taking them can
     // grow the table and move entries).
     std::vector<LockWaiter*> granted_here;
-    for (;;) {
-      Entry& e = table_[i];
-      LockWaiter* h = e.head;
-      if (h == nullptr) break;
-      const bool ok = h->exclusive ? (!e.writer && e.readers == 0) : !e.writer;
-      if (!ok) break;
-      e.head = h->wait_next;
-      if (e.head == nullptr) e.tail = nullptr;
-      h->wait_next = nullptr;
-      if (h->exclusive) {
-        e.writer = true;
-      } else {
-        ++e.readers;
-      }
-      ++h->next_line;
-      granted_here.push_back(h);
-    }
     {
       Entry& e = table_[i];
-      if (e.readers == 0 && !e.writer && e.head == nullptr) EraseAt(i);
+      LockWaiter* prev = nullptr;
+      bool writer_waits = false;  // a kWrite or kDestage ahead stays queued
+      for (LockWaiter* h = e.head; h != nullptr;) {
+        LockWaiter* next = h->wait_next;
+        const LineLockMode m = h->lock_mode;
+        const bool ok = m == LineLockMode::kRead
+                            ? Compatible(e, m)
+                            : !writer_waits && (m != LineLockMode::kExclusive || prev == nullptr) &&
+                                  Compatible(e, m);
+        if (!ok) {
+          if (m == LineLockMode::kRead || m == LineLockMode::kExclusive) break;
+          writer_waits = true;
+          prev = h;
+          h = next;
+          continue;
+        }
+        // Unlink h.
+        if (prev == nullptr) {
+          e.head = next;
+        } else {
+          prev->wait_next = next;
+        }
+        if (e.tail == h) e.tail = prev;
+        h->wait_next = nullptr;
+        if (m == LineLockMode::kExclusive) --e.exclusive_waiting;
+        Take(e, m);
+        ++h->next_line;
+        granted_here.push_back(h);
+        h = next;
+      }
+      if (e.Idle()) EraseAt(i);
     }
     for (LockWaiter* h : granted_here) {
       if (Continue(h)) ready_.push_back(h);

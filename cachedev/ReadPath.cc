@@ -1,5 +1,14 @@
 // Read path: hits from the cache devices, misses from the origin, promotion
 // of admitted missed lines after the request is acknowledged.
+//
+// A read holds its lines in kRead mode: it never waits for a write hit or a
+// destage of them, only for write misses, invalidating writes and discards.
+// A write hit may therefore run while the read does; the read returns old or
+// new data then, as a disk does, and once the write is acknowledged every
+// read submitted after it sees it. What the overlap changes is noted per
+// line as its write generation (LinePlan::gen): a promotion fill whose line
+// was written since its origin read is dropped, and a hit that raced a write
+// is not checked against checksums that describe the other version.
 
 #include <algorithm>
 #include <cstring>
@@ -19,16 +28,19 @@ void CacheTarget::ReadLocked(Op* op) {
 
   std::uint32_t hits = 0;
   op->plan.clear();
+  const bool verifies = sink_ != nullptr && r.data != nullptr;
   for (std::uint64_t line = op->first; line <= op->last; ++line) {
-    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf};
+    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf, 0};
     if (p.slot != LineTable::kNone) {
       policy_->Touch(p.slot);
       ++hits;
+      if (verifies) p.gen = locks_.Generation(line);
     } else {
       p.kind = LineKind::kMiss;
       if (promote_reads_ && (!read_filter_ || read_filter_(LineStart(line)))) {
         ai.line = line;
         p.admit = admission_->Admit(ai);
+        if (p.admit) p.gen = locks_.Generation(line);
       }
     }
     op->plan.push_back(p);
@@ -94,9 +106,13 @@ void CacheTarget::OnReadHit(Op* op, std::uint32_t i, std::uint32_t j, Status st)
   // Dirty data against the checksums the sink recorded when it was written:
   // a write lost or torn below the cache fails the read, as a read error
   // would, instead of being served (CacheMetadataSink::VerifyLineData).
+  // A line written while this read was in flight is not checked: the read
+  // may hold either version (or, across sectors, both), the checksums only
+  // the newer one.
   for (std::uint32_t k = i; k < j && st == Status::kOk && sink_ != nullptr; ++k) {
     const LinePlan& p = op->plan[k];
     if (op->req.data == nullptr || !table_.Dirty(p.slot)) continue;
+    if ((p.gen & 1) != 0 || locks_.Generation(p.line) != p.gen) continue;
     const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
     const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
     if (!sink_->VerifyLineData(p.slot, b - LineStart(p.line), UserPtr(op, b), e - b)) {
@@ -182,7 +198,13 @@ void CacheTarget::ReadForegroundDone(Op* op) {
 void CacheTarget::OnFillDone(Op* op, std::uint32_t k, Status st) {
   const LinePlan& p = op->plan[k];
   --promotions_in_flight_;
-  if (st == Status::kOk && table_.Find(p.line) == LineTable::kNone) {
+  // Not if the line is resident by now (another read filled it), or a write
+  // of it started after its origin read was issued (then the origin data may
+  // be older than an acknowledged write: a write hit of a line that a failed
+  // read dropped meanwhile).
+  const std::uint64_t gen = locks_.Generation(p.line);
+  if (st == Status::kOk && table_.Find(p.line) == LineTable::kNone && (p.gen & 1) == 0 &&
+      gen == p.gen) {
     table_.Insert(p.slot, p.line);
     policy_->Insert(p.slot, p.line);
     ++stats_.promotions;

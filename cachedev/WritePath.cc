@@ -1,9 +1,14 @@
 // Write path for every write mode, plus the throttle queue of write-back.
 //
-// A write holds exclusive locks on its lines from planning to commit, so the
-// line states it planned with cannot change under it. Slots for new lines are
-// all taken before any I/O; if one is missing in write-back, the write gives
-// everything back, unlocks, and waits for destage (throttle), then replans.
+// A write holds its lines from planning to commit. A write hit (every line
+// resident, updated in place) holds them in kWrite mode: reads and destage of
+// them go on meanwhile, other writes of them wait, and nothing can evict or
+// discard them; only a read that fails on a clean line can drop it (then the
+// write's data goes to the origin). Any other write holds them kExclusive,
+// so the line states it planned with cannot change under it. Slots for new
+// lines are all taken before any I/O; if one is missing in write-back, the
+// write gives everything back, unlocks, and waits for destage (throttle),
+// then replans.
 // Waiting writes are admitted in arrival order: only the head of the queue
 // replans when space frees, and a newer write that needs a slot queues behind
 // them, so no write can be overtaken indefinitely.
@@ -28,6 +33,16 @@ void CacheTarget::WriteLocked(Op* op) {
 
 bool CacheTarget::PlanWrite(Op* op) {
   const IoRequest& r = op->req;
+  if (op->lock_mode == LineLockMode::kWrite) {
+    // Locked as a hit, but a line went while it waited (a discard or a
+    // write miss ahead of it invalidated it): lock again as a miss.
+    for (std::uint64_t line = op->first; line <= op->last; ++line) {
+      if (table_.Find(line) != LineTable::kNone) continue;
+      locks_.Release(op);
+      Lock(op, LineLockMode::kExclusive);
+      return false;
+    }
+  }
   AccessInfo ai;
   ai.offset = r.offset;
   ai.length = r.length;
@@ -38,9 +53,12 @@ bool CacheTarget::PlanWrite(Op* op) {
   op->plan.clear();
   bool all_resident = true;
   for (std::uint64_t line = op->first; line <= op->last; ++line) {
-    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf};
+    LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf, 0};
     if (p.slot != LineTable::kNone) {
       p.was_dirty = table_.Dirty(p.slot);
+      if (op->lock_mode == LineLockMode::kWrite && sink_ != nullptr) {
+        p.gen = locks_.Writers(line) > 1 ? kConcurrent : locks_.Generation(line);
+      }
     } else {
       p.kind = LineKind::kMiss;
       all_resident = false;
@@ -59,6 +77,8 @@ bool CacheTarget::PlanWrite(Op* op) {
     const bool whole = r.offset <= LineStart(p.line) && r.end() >= LineEnd(p.line);
     if (p.kind == LineKind::kHit) {
       if (mode == WriteMode::kPassthrough || mode == WriteMode::kWriteInvalidate) {
+        // Only planned under kExclusive (WriteLockMode; wa's partial hits
+        // are never locked kWrite: a missing line makes them exclusive).
         Invalidate(p.slot, /*exclusive=*/true);
         p.kind = LineKind::kSkip;
       }
@@ -188,7 +208,7 @@ void CacheTarget::WakeThrottled() {
   Op* op = throttled_head_;
   if (destager_.paused()) op->no_throttle = true;
   // Replan from scratch on a later turn (this may run inside a completion).
-  engine().Post([op] { op->self->Lock(op, true); });
+  engine().Post([op] { op->self->Lock(op, op->self->WriteLockMode(op->req)); });
 }
 
 void CacheTarget::WriteFillPhase(Op* op) {
@@ -292,25 +312,34 @@ void CacheTarget::OnWriteIo(Op* op, std::uint32_t i, std::uint32_t j, Status st)
 }
 
 void CacheTarget::WriteIoDone(Op* op) {
+  const bool exclusive = op->lock_mode == LineLockMode::kExclusive;
   if (!KeepsDirtyLines(op->mode)) {
+    // The origin has the data; a hit line dropped meanwhile needs nothing.
+    for (LinePlan& p : op->plan) {
+      if (p.kind == LineKind::kHit && !exclusive && !Holds(p)) p.kind = LineKind::kSkip;
+    }
     WriteCommit(op);
     return;
   }
   // Write-back: a line whose cache write failed is written to the origin
-  // instead, unless it held dirty data (then that data is lost: fail).
+  // instead, unless it held dirty data (then that data is lost: fail). So is
+  // a hit line a failed read dropped while this write was in flight (it was
+  // clean: a read failing on a dirty line does not drop it, and a line being
+  // written cannot turn clean, see Destager.h).
   op->phase = kPhaseWriteFallback;
   op->pending = 1;
   const IoRequest& r = op->req;
   for (LinePlan& p : op->plan) {
-    if (!p.failed) continue;
-    if (p.was_dirty) {
+    const bool lost = p.kind == LineKind::kHit && !exclusive && !Holds(p);
+    if (!p.failed && !lost) continue;
+    if (p.was_dirty && !lost) {
       op->status = Status::kIoError;
       continue;
     }
     if (p.kind == LineKind::kNew) {
       table_.Release(p.slot);
-    } else {
-      Invalidate(p.slot, /*exclusive=*/true);
+    } else if (!lost) {
+      Invalidate(p.slot, exclusive);
     }
     p.kind = LineKind::kOrigin;
     const std::uint64_t b = std::max(r.offset, LineStart(p.line));
@@ -329,16 +358,29 @@ void CacheTarget::WriteCommit(Op* op) {
   // The data each line now holds, for the sink's checksums.
   auto line_data = [this, op](const LinePlan& p) {
     if (sink_ == nullptr || op->req.data == nullptr) return;
+    const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
+    const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
+    if (op->lock_mode == LineLockMode::kWrite &&
+        (p.gen == kConcurrent || locks_.Generation(p.line) != p.gen)) {
+      // Another write of the line ran beside this one: if their bytes
+      // overlap, which of them the device kept is unknown.
+      sink_->OnLineData(p.slot, p.line, b - LineStart(p.line), nullptr, e - b);
+      return;
+    }
     if (p.buf != kNoBuf) {
       sink_->OnLineData(p.slot, p.line, 0, op->bufs[p.buf].data(),
                         LineEnd(p.line) - LineStart(p.line));
       return;
     }
-    const std::uint64_t b = std::max(op->req.offset, LineStart(p.line));
-    const std::uint64_t e = std::min(op->req.end(), LineEnd(p.line));
     sink_->OnLineData(p.slot, p.line, b - LineStart(p.line), UserPtr(op, b), e - b);
   };
   for (LinePlan& p : op->plan) {
+    if (p.kind == LineKind::kHit && !Holds(p)) {
+      // Dropped by a failed read during this write's fallback phase (see
+      // WriteIoDone): the data is on no live copy, so the write fails.
+      if (keeps_dirty) op->status = Status::kIoError;
+      continue;
+    }
     if (p.kind == LineKind::kHit) {
       if (keeps_dirty) {
         if (!p.failed) {  // failed dirty lines stay dirty
@@ -348,7 +390,7 @@ void CacheTarget::WriteCommit(Op* op) {
         policy_->Touch(p.slot);
       } else if (p.failed || origin_failed) {
         // The cache copy may differ from the origin now: drop it.
-        Invalidate(p.slot, /*exclusive=*/true);
+        Invalidate(p.slot, op->lock_mode == LineLockMode::kExclusive);
       } else {
         policy_->Touch(p.slot);
       }

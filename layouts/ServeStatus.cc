@@ -33,9 +33,12 @@ nlohmann::json CacheStatsJson(const CacheStats& s) {
   j["write_inserts"] = s.write_inserts;
   j["evictions"] = s.evictions;
   j["invalidations"] = s.invalidations;
+  j["lock_waits"] = s.lock_waits;
+  j["lock_wait_ns"] = s.lock_wait_ns;
   j["destage_ops"] = s.destage_ops;
   j["destaged_bytes"] = s.destaged_bytes;
   j["destage_errors"] = s.destage_errors;
+  j["destage_rewritten"] = s.destage_rewritten;
   j["cache_read_errors"] = s.cache_read_errors;
   j["cache_write_errors"] = s.cache_write_errors;
   return j;

@@ -45,6 +45,9 @@ class TestCache final : public DestageCache {
   bool SlotsAdjacent(Slot a, Slot b) const override { return b == a + 1; }
   bool LockLines(LockWaiter* w) override { return locks_.Acquire(w); }
   void UnlockLines(LockWaiter* w) override { locks_.Release(w); }
+  std::uint64_t WriteGeneration(std::uint64_t line) const override {
+    return locks_.Generation(line);
+  }
   void ReadSlots(Slot s, std::uint64_t length, std::byte* data, IoCallback cb) override {
     Submit(cache_dev_, IoOp::kRead, s * kLine, length, data, std::move(cb));
   }

@@ -133,17 +133,28 @@ TEST(WriteBackTest, RewriteDuringDestageIsNotLost) {
   q.op = IoOp::kWrite;
   q.length = 4 * kKiB;
   q.data = v2.data();
-  c->Submit(q, [&](Status st) { wrote = st; });
-  e.Run();
+  Nanos wrote_at = 0;
+  c->Submit(q, [&](Status st) {
+    wrote = st;
+    wrote_at = e.Now();
+  });
+  // The write does not wait for the destage (the origin write still has
+  // 400 us to go): it is acknowledged at cache-device speed, the line stays
+  // dirty and the destage of v1 does not mark it clean.
+  e.RunUntil(e.Now() + 200 * kMicro);
   EXPECT_EQ(wrote, Status::kOk);
-  EXPECT_EQ(drained, Status::kOk);
-  // The rewrite landed after the destage: the line is dirty again with v2.
+  EXPECT_LT(wrote_at, e.Now() - 100 * kMicro);
+  EXPECT_EQ(drained, Status::kShutdown);
   EXPECT_TRUE(c->IsDirty(0));
   std::vector<std::byte> out(4 * kKiB);
   ASSERT_EQ(Io(e, *c, IoOp::kRead, 0, out.size(), out.data()), Status::kOk);
   EXPECT_EQ(out, v2);
-  c->Drain(nullptr, [&](Status st) { drained = st; });
+  // The drain destages the line again, now with v2.
   e.Run();
+  EXPECT_EQ(drained, Status::kOk);
+  EXPECT_FALSE(c->IsDirty(0));
+  EXPECT_EQ(c->cache_stats().destage_rewritten, 1u);
+  EXPECT_EQ(c->cache_stats().destage_ops, 2u);
   ASSERT_EQ(Io(e, c->origin(), IoOp::kRead, 0, out.size(), out.data()), Status::kOk);
   EXPECT_EQ(out, v2);
 }
