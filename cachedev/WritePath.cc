@@ -1,17 +1,15 @@
 // Write path for every write mode, plus the throttle queue of write-back.
 //
 // A write holds its lines from planning to commit. A write hit (every line
-// resident, updated in place) holds them in kWrite mode: reads and destage of
-// them go on meanwhile, other writes of them wait, and nothing can evict or
-// discard them; only a read that fails on a clean line can drop it (then the
-// write's data goes to the origin). Any other write holds them kExclusive,
-// so the line states it planned with cannot change under it. Slots for new
-// lines are all taken before any I/O; if one is missing in write-back, the
-// write gives everything back, unlocks, and waits for destage (throttle),
-// then replans.
-// Waiting writes are admitted in arrival order: only the head of the queue
-// replans when space frees, and a newer write that needs a slot queues behind
-// them, so no write can be overtaken indefinitely.
+// resident, updated in place) holds them in kWrite mode: reads, destage and
+// other write hits of them go on meanwhile, and nothing can evict or discard
+// them; only a read that fails on a clean line, or another write hit's failed
+// cache write, can drop it (then the write's data goes to the origin). Any other write holds them
+// kExclusive, so the line states it planned with cannot change under it. Slots for new lines are
+// all taken before any I/O; if one is missing in write-back, the write gives everything back,
+// unlocks, and waits for destage (throttle), then replans. Waiting writes are admitted in arrival
+// order: only the head of the queue replans when space frees, and a newer write that needs a slot
+// queues behind them, so no write can be overtaken indefinitely.
 
 #include <algorithm>
 #include <cstring>
@@ -322,17 +320,19 @@ void CacheTarget::WriteIoDone(Op* op) {
     return;
   }
   // Write-back: a line whose cache write failed is written to the origin
-  // instead, unless it held dirty data (then that data is lost: fail). So is
-  // a hit line a failed read dropped while this write was in flight (it was
-  // clean: a read failing on a dirty line does not drop it, and a line being
-  // written cannot turn clean, see Destager.h).
+  // instead, unless it holds dirty data (then that data is lost: fail), from
+  // before this write or from a write hit beside it that completed first. So
+  // is a hit line dropped while this write was in flight (it was clean: a
+  // read failing on a dirty line does not drop it, nor does a failed write
+  // beside this one once the line is dirty, and a line being written cannot
+  // turn clean, see Destager.h).
   op->phase = kPhaseWriteFallback;
   op->pending = 1;
   const IoRequest& r = op->req;
   for (LinePlan& p : op->plan) {
     const bool lost = p.kind == LineKind::kHit && !exclusive && !Holds(p);
     if (!p.failed && !lost) continue;
-    if (p.was_dirty && !lost) {
+    if (!lost && (p.was_dirty || table_.Dirty(p.slot))) {
       op->status = Status::kIoError;
       continue;
     }

@@ -16,6 +16,9 @@
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/DevicePreset.h"
 #include "tiering/devices/ModelDevice.h"
+#include "tiering/devices/RamDevice.h"
+#include "tiering/targets/DelayTarget.h"
+#include "tiering/targets/FaultTarget.h"
 
 namespace tierlab {
 namespace {
@@ -142,6 +145,70 @@ std::uint64_t VersionOf(const std::byte* p, std::uint64_t block) {
     if (w != w0) return UINT64_MAX;
   }
   return (w0 >> 32) == block ? (w0 & 0xFFFFFFFF) : UINT64_MAX;
+}
+
+// Two write hits of different blocks of one clean line in flight together;
+// the cache-device write of one fails after the other completed and made the
+// line dirty. The failed one may not fall back to the origin by dropping the
+// line (that would lose the other's acknowledged data): it fails, and the
+// line keeps the other write.
+TEST(CacheConcurrencyTest, FailedWriteHitBesideAnotherNeverDropsItsData) {
+  SimEngine e;
+  CacheConfig cfg;
+  cfg.line_size = 4 * kBlock;
+  cfg.with_data = true;
+  cfg.write = WriteMode::kWriteBack;
+  cfg.capacity_lines = 8;
+  cfg.high_watermark = 100;
+  auto ram = std::make_unique<RamDevice>(e, "ram", 8 * cfg.line_size);
+  auto fault = std::make_unique<FaultTarget>(e, "fault", std::move(ram));
+  FaultTarget* f = fault.get();
+  DelayConfig d;
+  d.write = 50 * kMicro;
+  std::vector<std::unique_ptr<BlockDevice>> caches;
+  caches.push_back(std::make_unique<DelayTarget>(e, "delay", std::move(fault), d));
+  auto t = CacheTarget::Create(e, "cache", std::make_unique<RamDevice>(e, "origin", kMiB),
+                               std::move(caches), cfg);
+  ASSERT_TRUE(t.ok());
+  CacheTarget& c = **t;
+  std::vector<std::byte> v1(cfg.line_size), v2(kBlock), out(kBlock);
+  for (std::uint64_t b = 0; b < 4; ++b) Fill(v1.data() + b * kBlock, b, 1);
+  Fill(v2.data(), 2, 2);
+  ASSERT_EQ(Io(e, c, IoOp::kWrite, 0, v1.size(), v1.data()), Status::kOk);
+  Status drained = Status::kShutdown;
+  c.Drain(nullptr, [&](Status st) { drained = st; });
+  e.Run();
+  ASSERT_EQ(drained, Status::kOk);
+  ASSERT_TRUE(c.IsResident(0) && !c.IsDirty(0));
+
+  FaultRule rule;  // the cache write of block 0 fails
+  rule.op_mask = FaultRule::Ops({IoOp::kWrite});
+  rule.start = 0;
+  rule.end = kBlock;
+  rule.max_triggers = 1;
+  f->SetRules({rule});
+  // Block 2 first: both wait 50 us in the delay target, then block 2's write
+  // completes and block 0's fails, in that order.
+  Status s2 = Status::kShutdown, s0 = Status::kShutdown;
+  IoRequest q;
+  q.op = IoOp::kWrite;
+  q.offset = 2 * kBlock;
+  q.length = kBlock;
+  q.data = v2.data();
+  c.Submit(q, [&](Status st) { s2 = st; });
+  std::vector<std::byte> v0(kBlock);
+  Fill(v0.data(), 0, 2);
+  q.offset = 0;
+  q.data = v0.data();
+  c.Submit(q, [&](Status st) { s0 = st; });
+  e.Run();
+  EXPECT_EQ(s2, Status::kOk);
+  EXPECT_EQ(s0, Status::kIoError);  // the line's dirty data is in the cache only
+  EXPECT_TRUE(c.IsDirty(0));
+  ASSERT_EQ(Io(e, c, IoOp::kRead, 2 * kBlock, kBlock, out.data()), Status::kOk);
+  EXPECT_EQ(VersionOf(out.data(), 2), 2u);
+  ASSERT_EQ(Io(e, c, IoOp::kRead, 0, kBlock, out.data()), Status::kOk);
+  EXPECT_EQ(VersionOf(out.data(), 0), 1u);  // the failed write left block 0 as it was
 }
 
 struct RaceCounts {
