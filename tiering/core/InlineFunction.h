@@ -91,11 +91,16 @@ class InlineFunction<R(Args...), Capacity> {
         // The whole buffer, a fixed size the compiler copies inline; the
         // bytes past the callable are never read as a D. Copying those
         // indeterminate bytes as unsigned char is defined, so GCC's
-        // maybe-uninitialized warning here is a false positive.
+        // maybe-uninitialized warning here is a false positive (clang has no
+        // such warning, and would warn about the unknown group).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
         std::memcpy(storage_, other.storage_, Capacity);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
       }
       ops_ = other.ops_;
       other.ops_ = nullptr;
