@@ -4,6 +4,7 @@
 
 #include "bench/lab/RunReport.h"
 #include "bench/trace/TraceFactory.h"
+#include "bench/workload/JobFiles.h"
 
 namespace tierlab {
 namespace {
@@ -13,26 +14,49 @@ class CellRunner {
   CellRunner(Engine& engine, Volume& volume, const RunSettings& s)
       : engine_(engine), volume_(volume), s_(s) {}
 
-  // Sections run one after another on the volume; each reports its devices
-  // over its own window, and the last also the whole run's.
-  Expected<void> Run(const std::vector<Profile>& profiles) {
+  // Sections run in groups, as fio's jobs do: a section with stonewall
+  // starts a group, and the sections of a group start together. Each
+  // section reports its devices over its group's window (the devices are
+  // shared), and the last also the whole run's. The job file's files are
+  // laid out once, so a file named by several groups is one region.
+  Expected<void> Run(std::vector<Profile> profiles) {
+    for (Profile& p : profiles) {
+      if (s_.randseed) p.randseed = *s_.randseed;
+    }
+    auto files = LayOutFiles(profiles, volume_.top().Size(), volume_.top().BlockSize());
+    if (!files.ok()) return files.error();
     DeviceWindow whole;
     whole.Begin(volume_);
-    for (Profile p : profiles) {
-      if (s_.randseed) p.randseed = *s_.randseed;
-      RunOptions ro = Options("run " + p.name);
+    int group = 0;
+    for (std::size_t first = 0; first < profiles.size(); ++group) {
+      std::size_t end = first + 1;
+      while (end < profiles.size() && !profiles[end].stonewall) ++end;
+      std::vector<SectionWork> work;
+      for (std::size_t i = first; i < end; ++i) {
+        SectionWork w{&profiles[i], {}, Options("run " + profiles[i].name)};
+        for (std::uint32_t j = 0; j < profiles[i].numjobs && files->uses_files; ++j) {
+          w.files.push_back(files->RegionsOf(i, j));
+        }
+        work.push_back(std::move(w));
+      }
       whole.KeepPeaks(volume_);
-      DeviceWindow section;
-      section.Begin(volume_);
-      auto r = RunWorkload(engine_, volume_.top(), p, ro);
+      DeviceWindow window;
+      window.Begin(volume_);
+      auto r = RunSections(engine_, volume_.top(), work);
       if (!r.ok()) return r.error();
-      CellRun c;
-      RunMeta meta = Meta(p.randseed);
-      meta.devices = &section;
-      c.json = MakeRunJson(*r, p, volume_, meta);
-      c.run = *r;
-      c.profile = std::move(p);
-      runs_.push_back(std::move(c));
+      for (std::size_t i = first; i < end; ++i) {
+        CellRun c;
+        RunMeta meta = Meta(profiles[i].randseed);
+        meta.devices = &window;
+        c.run = std::move((*r)[i - first]);
+        c.json = MakeRunJson(c.run, profiles[i], volume_, meta);
+        nlohmann::json& job = c.json["jobs"][0];
+        job["groupid"] = group;
+        if (files->uses_files) job["files"] = FilesJson(*files, i);
+        c.profile = std::move(profiles[i]);
+        runs_.push_back(std::move(c));
+      }
+      first = end;
     }
     if (runs_.size() > 1) {
       whole.KeepPeaks(volume_);
@@ -66,6 +90,22 @@ class CellRunner {
   std::vector<CellRun> Take() { return std::move(runs_); }
 
  private:
+  // The section's files: fio's names and where each lies on the volume.
+  static nlohmann::json FilesJson(const FileLayout& layout, std::size_t section) {
+    nlohmann::json out = nlohmann::json::array();
+    std::vector<bool> seen(layout.files.size());
+    for (const auto& job : layout.files_of[section]) {
+      for (std::uint32_t f : job) {
+        if (seen[f]) continue;
+        seen[f] = true;
+        const JobFile& file = layout.files[f];
+        out.push_back(
+            {{"name", file.name}, {"offset", file.region.offset}, {"size", file.region.length}});
+      }
+    }
+    return out;
+  }
+
   RunOptions Options(const std::string& label) const {
     RunOptions ro = s_.run_options ? s_.run_options(label) : RunOptions{};
     if (s_.cancel != nullptr) ro.cancel = s_.cancel;

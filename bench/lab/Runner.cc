@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "bench/workload/JobStream.h"
 #include "bench/workload/Random.h"
-#include "bench/workload/WorkloadGenerator.h"
 #include "tiering/core/AlignedBuffer.h"
 
 namespace tierlab {
@@ -27,8 +27,8 @@ struct Slot {
 };
 
 struct Job {
-  explicit Job(WorkloadGenerator g) : gen(std::move(g)) {}
-  WorkloadGenerator gen;
+  explicit Job(JobStream g) : gen(std::move(g)) {}
+  JobStream gen;
   // The next two requests, drawn ahead (the generator's sequence does not
   // depend on time), so the stack can be hinted about them (TakeNext).
   NextIo ahead[2];
@@ -58,12 +58,20 @@ struct Job {
   bool arrival_timer = false;
 };
 
+// The sections running together: the engine stops when the last has ended
+// (or one is cancelled or stalls).
+struct Group {
+  std::size_t running = 0;
+};
+
 class Run {
  public:
-  Run(Engine& e, BlockDevice& v, const Profile& p, const RunOptions& o)
-      : e_(e), v_(v), p_(p), o_(o) {}
+  Run(Engine& e, BlockDevice& v, const SectionWork& w, Group& g)
+      : e_(e), v_(v), p_(*w.profile), files_(w.files), o_(w.options), g_(g) {}
 
-  Expected<RunResult> Go() {
+  // Creates the jobs (the only step that can fail); then Launch starts them
+  // (at startdelay), the caller runs the engine, then calls Finish.
+  Expected<void> Prepare() {
     r_.start = e_.Now();
     // startdelay: the jobs start late; ramp and runtime count from there.
     begin_ = r_.start + p_.startdelay;
@@ -71,8 +79,10 @@ class Run {
     r_.metrics.SetSampleOrigin(r_.ramp_end);
     stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
     const bool data = v_.RequiresData();
+    static const std::vector<FileRegion> kWholeVolume;
     for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
-      auto g = WorkloadGenerator::Create(p_, v_.Size(), v_.BlockSize(), j);
+      auto g = JobStream::Create(p_, v_.Size(), v_.BlockSize(), j,
+                                 j < files_.size() ? files_[j] : kWholeVolume);
       if (!g.ok()) return g.error();
       jobs_.push_back(std::make_unique<Job>(std::move(g.value())));
     }
@@ -95,6 +105,10 @@ class Run {
         slots_.push_back(std::move(s));
       }
     }
+    return {};
+  }
+
+  void Launch() {
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
         if (job->interval > 0) {
@@ -104,12 +118,29 @@ class Run {
         }
       }
     };
+    ++g_.running;
     if (p_.startdelay > 0) {
-      e_.ScheduleAt(begin_, start_jobs);
+      e_.ScheduleAt(begin_, [this, start_jobs] {
+        start_jobs();
+        StopIfDone();
+      });
     } else {
       start_jobs();
     }
-    e_.Run();
+  }
+
+  // Background work (destage, migration timers) may keep the engine busy
+  // forever; the run ends when the last section's workload does.
+  void StopIfDone() {
+    if (done_ || in_flight_ != 0) return;
+    for (const auto& j : jobs_) {
+      if (MayIssue(*j)) return;
+    }
+    done_ = true;
+    if (--g_.running == 0) e_.Stop();
+  }
+
+  Expected<RunResult> Finish() {
     if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", ErrorKind::kIo);
     if (stalled_) {
       return MakeError(
@@ -160,6 +191,7 @@ class Run {
   void OnArrivalTimer(Job* j) {
     j->arrival_timer = false;
     OnArrival(j);
+    StopIfDone();  // the last arrival may find the job's end
   }
 
   void OnArrival(Job* j) {
@@ -256,27 +288,24 @@ class Run {
     }
     if (p_.thinktime > 0) {
       e_.ScheduleAfter(p_.thinktime, [this, j] {
-        if (!j->idle.empty() && MayIssue(*j)) Issue(j, j->idle.back(), e_.Now());
+        if (!j->idle.empty() && MayIssue(*j)) {
+          Issue(j, j->idle.back(), e_.Now());
+        } else {
+          StopIfDone();  // the think time ran past the job's end
+        }
       });
       return;
     }
     Issue(j, s, now);
   }
 
-  // Background work (destage, migration timers) may keep the engine busy
-  // forever; the run ends when the workload does.
-  void StopIfDone() {
-    if (in_flight_ != 0) return;
-    for (const auto& j : jobs_) {
-      if (MayIssue(*j)) return;
-    }
-    e_.Stop();
-  }
-
   Engine& e_;
   BlockDevice& v_;
   const Profile& p_;
+  const std::vector<std::vector<FileRegion>>& files_;
   const RunOptions& o_;
+  Group& g_;
+  bool done_ = false;
   RunResult r_;
   Nanos begin_ = 0;  // the jobs' start: start + startdelay
   Nanos stop_at_ = 0;
@@ -296,9 +325,46 @@ class Run {
 
 }  // namespace
 
+Expected<std::vector<RunResult>> RunSections(Engine& engine, BlockDevice& volume,
+                                             const std::vector<SectionWork>& sections) {
+  std::uint64_t outstanding = 0;
+  for (const SectionWork& w : sections) {
+    outstanding += std::uint64_t{w.profile->numjobs} * w.profile->iodepth;
+  }
+  // One section's own limit is checked with its profile (ValidateProfile).
+  if (sections.size() > 1 && outstanding > kMaxOutstandingRequests) {
+    return MakeError("profile '" + sections.front().profile->name +
+                     "': the sections that start together keep " + std::to_string(outstanding) +
+                     " outstanding requests (numjobs x iodepth); a run keeps at most " +
+                     std::to_string(kMaxOutstandingRequests) + " (separate them with stonewall)");
+  }
+  Group group;
+  std::vector<std::unique_ptr<Run>> runs;
+  for (const SectionWork& w : sections) {
+    runs.push_back(std::make_unique<Run>(engine, volume, w, group));
+  }
+  for (auto& r : runs) {
+    if (auto ok = r->Prepare(); !ok.ok()) return ok.error();
+  }
+  for (auto& r : runs) r->Launch();
+  // A section may be done at once (nothing to issue): it must not hold the
+  // others' engine open, nor stop it early.
+  for (auto& r : runs) r->StopIfDone();
+  if (group.running > 0) engine.Run();
+  std::vector<RunResult> out;
+  for (auto& r : runs) {
+    auto res = r->Finish();
+    if (!res.ok()) return res.error();
+    out.push_back(std::move(*res));
+  }
+  return out;
+}
+
 Expected<RunResult> RunWorkload(Engine& engine, BlockDevice& volume, const Profile& profile,
                                 const RunOptions& options) {
-  return Run(engine, volume, profile, options).Go();
+  auto r = RunSections(engine, volume, {SectionWork{&profile, {}, options}});
+  if (!r.ok()) return r.error();
+  return std::move(r->front());
 }
 
 }  // namespace tierlab

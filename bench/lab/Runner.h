@@ -14,6 +14,12 @@
 // size, x loops; ramp included, as fio), its number_ios, or its last pass
 // over the region: fio's end-of-job conditions (WorkloadGenerator.h).
 //
+// Sections: RunSections runs several profiles at once on one volume (the
+// sections of a job file between two stonewalls, as fio starts them), each
+// with its own jobs, timing and measurement window; it returns when every
+// one has ended. Each job's I/O stream is a JobStream over its files
+// (JobFiles.h), or over the whole volume.
+//
 // Buffers: when the volume RequiresData() (real devices, with-data models)
 // every slot gets an aligned buffer; otherwise requests are timing-only.
 
@@ -23,6 +29,7 @@
 #include <map>
 
 #include "bench/lab/OpMetrics.h"
+#include "bench/workload/JobFiles.h"
 #include "bench/workload/Profile.h"
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
@@ -64,5 +71,20 @@ struct RunResult {
 // (exit code 2); a cancelled run.
 Expected<RunResult> RunWorkload(Engine& engine, BlockDevice& volume, const Profile& profile,
                                 const RunOptions& options = {});
+
+// One of the sections RunSections runs together.
+struct SectionWork {
+  const Profile* profile = nullptr;
+  // Per job, its files on the volume (FileLayout::RegionsOf); an empty list
+  // (or none at all): the job addresses the whole volume.
+  std::vector<std::vector<FileRegion>> files;
+  RunOptions options;
+};
+
+// Starts every section at once and runs until all have ended; results in
+// the sections' order. The first error of any section is the result. Their
+// requests together must stay within kMaxOutstandingRequests.
+Expected<std::vector<RunResult>> RunSections(Engine& engine, BlockDevice& volume,
+                                             const std::vector<SectionWork>& sections);
 
 }  // namespace tierlab

@@ -15,12 +15,10 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 59> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 55> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
-    "filename",
-    "directory",
     "filename_format",
     "group_reporting",
     "thread",
@@ -28,8 +26,6 @@ constexpr std::array<std::string_view, 59> kIgnoredFioOptions = {
     "allrandrepeat",
     "norandommap",
     "random_generator",
-    "stonewall",
-    "wait_for_previous",
     "new_group",
     "description",
     "invalidate",
@@ -76,6 +72,14 @@ constexpr std::array<std::string_view, 59> kIgnoredFioOptions = {
     "userspace_reap",
     "hugepage-size",
 };
+
+// fio's engines whose jobs are block I/O on a device or file: what a
+// tierlab volume serves. Others (net, http, rdma, cpuio, null, exec,
+// filecreate...) are refused with the list.
+constexpr std::array<std::string_view, 17> kBlockIoEngines = {
+    "libaio", "io_uring", "io_uring_cmd", "sync",       "psync",      "vsync",
+    "pvsync", "pvsync2",  "posixaio",     "windowsaio", "solarisaio", "mmap",
+    "sg",     "nbd",      "libblkio",     "rbd",        "libiscsi"};
 
 std::string Quote(std::string_view s) {
   std::string out = "'";
@@ -676,6 +680,68 @@ const std::vector<Option>& Options() {
                    return {};
                  },
                  [](const Profile& p) -> nlohmann::json { return p.randseed; }});
+    auto stonewall = [](Profile& p, std::string_view v, int) -> Expected<void> {
+      auto b = ParseBool(v, true);
+      if (!b) return b.error();
+      p.stonewall = *b;
+      return {};
+    };
+    o.push_back({"stonewall", "0 | 1 (true | false)", "",
+                 "start this section when every section before it has ended (without it, "
+                 "sections start together)",
+                 stonewall, [](const Profile& p) -> nlohmann::json {
+                   return p.stonewall ? nlohmann::json(true) : nlohmann::json();
+                 }});
+    o.push_back(
+        {"wait_for_previous", "as stonewall", "", "alias of stonewall", stonewall, nullptr});
+    o.push_back({"filename", "NAME[:NAME...]", "",
+                 "the job's files, each its own region of the volume; one without a size is "
+                 "the whole volume (JobFiles.h)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t.empty()) return Reason("must not be empty");
+                   p.filename = std::string(t);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.filename.empty() ? nlohmann::json() : nlohmann::json(p.filename);
+                 }});
+    o.push_back({"directory", "string", "",
+                 "where fio would put the job's files: part of their names only",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   p.directory = std::string(Trim(v));
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.directory.empty() ? nlohmann::json() : nlohmann::json(p.directory);
+                 }});
+    o.push_back({"nrfiles", "integer 1..1024", "files",
+                 "files per job (without filename: named JOB.N.F, as fio), each size / nrfiles",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 1, kMaxNrfiles);
+                   if (!n) return n.error();
+                   p.nrfiles = static_cast<std::uint32_t>(*n);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.nrfiles != 1 ? nlohmann::json(p.nrfiles) : nlohmann::json();
+                 }});
+    o.push_back(
+        {"filesize", "fio size", "bytes",
+         "size of each of the job's files (default: size / nrfiles)",
+         [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+           if (Trim(v).find('-') != std::string_view::npos) {
+             return Reason("fio's random range (a-b) is not supported; give one size, got " +
+                           Quote(Trim(v)));
+           }
+           auto n = ParseFioSize(v, kb);
+           if (!n) return n.error();
+           p.filesize = *n;
+           return {};
+         },
+         [](const Profile& p) -> nlohmann::json {
+           return p.filesize != 0 ? nlohmann::json(FormatFioSize(p.filesize)) : nlohmann::json();
+         }});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -693,7 +759,8 @@ const std::vector<Option>& Options() {
 // Options whose value may contain ',': free text, and the per-direction
 // forms tierlab follows.
 bool AllowsComma(std::string_view key) {
-  return key == "name" || key == "bs" || key == "blocksize" || key == "rate_iops";
+  return key == "name" || key == "bs" || key == "blocksize" || key == "rate_iops" ||
+         key == "filename" || key == "directory";
 }
 
 }  // namespace
@@ -797,7 +864,8 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
   };
   for (const auto& o : Options()) {
     if (o.name != key) continue;
-    if (!has_value && key != "random_scatter" && key != "time_based")
+    if (!has_value && key != "random_scatter" && key != "time_based" && key != "stonewall" &&
+        key != "wait_for_previous")
       return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
@@ -813,6 +881,20 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
     const std::string_view t = Trim(value);
     if (t != "1024" && t != "1000") return prefix(Reason("must be 1024 or 1000, got " + Quote(t)));
     return OptionResult::kApplied;  // the caller applies it to later options
+  }
+  if (key == "ioengine") {
+    // Ignored, as tierlab issues its own asynchronous direct I/O; but only
+    // for engines whose I/O is block I/O. A job for fio's network, HTTP,
+    // file-creation or CPU engines means something tierlab does not do.
+    const std::string_view t = Trim(value);
+    if (std::find(kBlockIoEngines.begin(), kBlockIoEngines.end(), t) == kBlockIoEngines.end()) {
+      std::string valid;
+      for (auto e : kBlockIoEngines) valid += (valid.empty() ? "" : ", ") + std::string(e);
+      return prefix(Reason(Quote(t) +
+                           " is not a block I/O engine; tierlab runs block I/O on "
+                           "its volume (valid: " +
+                           valid + ")"));
+    }
   }
   for (auto name : kIgnoredFioOptions) {
     if (name == key) return OptionResult::kIgnored;
@@ -1006,6 +1088,9 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "loops") fallback = "1";
     if (o.name == "io_size") fallback = "size";
     if (o.name == "startdelay") fallback = "\"0s\"";
+    if (o.name == "stonewall") fallback = "false";
+    if (o.name == "nrfiles") fallback = "1";
+    if (o.name == "filesize") fallback = "size / nrfiles";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }
@@ -1020,13 +1105,14 @@ Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patc
   if (patch.is_object()) {
     // A patch naming one of two aliases replaces the other, so that
     // {"rwmixwrite": 30} over {"rwmixread": 50} is not a contradiction.
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases = {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases = {
         {{"rwmixread", "rwmixwrite"},
          {"percentage_random", "percentage_sequential"},
          {"rw", "readwrite"},
          {"bs", "blocksize"},
          {"runtime", "timeout"},
-         {"io_size", "io_limit"}}};
+         {"io_size", "io_limit"},
+         {"stonewall", "wait_for_previous"}}};
     for (auto [a, b] : kAliases) {
       if (patch.contains(std::string(b)) && !patch.contains(std::string(a)))
         base.erase(std::string(a));

@@ -63,6 +63,16 @@
 //                        ranks of zipf/pareto/normal over the region with a
 //                        keyed permutation (fio always hashes them). 0 puts
 //                        the hottest blocks first, for extent-level locality.
+//   stonewall / wait_for_previous  start this section when every section
+//                        before it has ended. Without it, a section starts
+//                        together with the sections before it (back to the
+//                        last stonewall), as fio's jobs do.
+//   filename, directory, nrfiles, filesize  fio's files, each its own region
+//                        of the volume (JobFiles.h). Without any of them in
+//                        the job file, every job addresses the volume itself
+//                        (fio's filename=/dev/...). filename "a:b" names
+//                        several files; a job's I/Os go round robin over its
+//                        files (fio's file_service_type default).
 //   kb_base              1024 (default) or 1000: meaning of k/m/g (FioUnits.h).
 //                        Affects parsing only; not stored.
 //
@@ -118,6 +128,9 @@ inline constexpr std::uint64_t kDefaultRandSeed = 0x89abcdef;
 // Per-job limits of iodepth and numjobs (fio's own job limit is 4096).
 inline constexpr std::uint32_t kMaxIodepth = 65536;
 inline constexpr std::uint32_t kMaxNumjobs = 4096;
+// Files per job (nrfiles, or names in filename): each is a generator of its
+// own in the runner (a few hundred bytes, more with zipf tables).
+inline constexpr std::uint32_t kMaxNrfiles = 1024;
 
 // Requests one run keeps outstanding at most: numjobs x iodepth for a
 // profile (a trace replay's iodepth is at most kMaxIodepth). Each holds a
@@ -167,6 +180,14 @@ struct Profile {
   Nanos thinktime = 0;
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
+  // fio's job grouping and files (JobFiles.h): a section with stonewall
+  // starts when every section before it has ended; one without starts
+  // together with the ones before it, back to the last stonewall.
+  bool stonewall = false;
+  std::string filename;   // fio's: several files separated by ':'
+  std::string directory;  // part of a file's identity only
+  std::uint32_t nrfiles = 1;
+  std::uint64_t filesize = 0;  // 0: size / nrfiles
 
   bool operator==(const Profile&) const = default;
 

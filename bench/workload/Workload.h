@@ -1,7 +1,8 @@
 #pragma once
-// What a run is asked to do, in one type: fio-style profiles (run one after
-// another on the same volume, as the sections of a job file are today), or a
-// block trace replayed as it was recorded (TraceProfile.h).
+// What a run is asked to do, in one type: fio-style profiles (the sections
+// of a job file on one volume, started together back to the last stonewall,
+// as fio starts them), or a block trace replayed as it was recorded
+// (TraceProfile.h).
 
 #include <variant>
 #include <vector>

@@ -92,7 +92,42 @@ random_distribution=zoned:50/10:50/
 rw=write
 FIO
 
-python3 - "$bin" holes.fio sizes.fio include.fio <<'PY'
+# Sections and files (item 10): sections without stonewall run together,
+# nrfiles splits a job's size into files taken round robin, filesize sizes
+# each, a named file is shared (clones' own files: JobFilesTest; fio's
+# per-clone iologs would share one name). fio creates
+# its files in a directory; tierlab lays them out on its volume.
+mkdir -p files
+export FILES="$tmp/files"
+cat >files.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+directory=${FILES}
+[two]
+rw=read
+size=64k
+nrfiles=2
+[three]
+rw=randread
+filesize=32k
+nrfiles=3
+number_ios=30
+[shared]
+filename=one
+rw=write
+bs=8k
+size=128k
+[shared-after]
+stonewall
+filename=one
+rw=read
+offset=64k
+size=64k
+FIO
+
+python3 - "$bin" holes.fio sizes.fio include.fio files.fio <<'PY'
 import collections, json, os, re, subprocess, sys
 
 bin, jobs = sys.argv[1], sys.argv[2:]
@@ -140,6 +175,9 @@ for job in jobs:
     got, doc = tierlab_counts(job)
     names = [j["jobname"] for j in fio_doc["jobs"]]
     assert [j["jobname"] for j in doc["jobs"]] == names, (job, names)
+    # Sections group as fio groups them: a new group at each stonewall.
+    groups = [j["groupid"] for j in fio_doc["jobs"]]
+    assert [j["groupid"] for j in doc["jobs"]] == groups, (job, groups)
     for name, w, g in zip(names, want, got):
         assert w == g, f"{job} [{name}]: fio issued {w}, tierlab {g}"
         print(f"{job} [{name}]: {w}")

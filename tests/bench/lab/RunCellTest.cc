@@ -46,9 +46,14 @@ TEST(EngineKindTest, NamesParseAndTheFactoryMakesTheKind) {
   }
 }
 
+Profile Stonewalled(Profile p) {
+  p.stonewall = true;
+  return p;
+}
+
 TEST(RunCellTest, ProfilesRunInOrderAndMatchTheRunnerOnItsOwn) {
   const std::vector<Profile> profiles = {MakeProfile("a", "randread"),
-                                         MakeProfile("b", "randwrite")};
+                                         Stonewalled(MakeProfile("b", "randwrite"))};
   auto runs = RunCell(OneNvme(), Workload{profiles}, RunSettings{});
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 2u);
@@ -68,13 +73,14 @@ TEST(RunCellTest, ProfilesRunInOrderAndMatchTheRunnerOnItsOwn) {
   EXPECT_EQ((*runs)[0].json.dump(), by_hand.dump());
 }
 
-// Sections run one after another on one volume. Each reports what the
-// devices did in its own window (before, section 3 divided three sections'
-// busy time by its own and reported 300 % utilisation at QD 12 of 4), and
-// the whole run's figures add the sections up.
+// Sections with stonewall run one after another on one volume. Each
+// reports what the devices did in its own window (before, section 3 divided
+// three sections' busy time by its own and reported 300 % utilisation at
+// QD 12 of 4), and the whole run's figures add the sections up.
 TEST(RunCellTest, EachSectionReportsItsOwnDeviceWindowAndTheLastTheWholeRun) {
-  const std::vector<Profile> profiles = {MakeProfile("a", "randread"), MakeProfile("b", "randread"),
-                                         MakeProfile("c", "randread")};
+  const std::vector<Profile> profiles = {MakeProfile("a", "randread"),
+                                         Stonewalled(MakeProfile("b", "randread")),
+                                         Stonewalled(MakeProfile("c", "randread"))};
   auto runs = RunCell(OneNvme(), Workload{profiles}, RunSettings{});
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 3u);
@@ -114,6 +120,55 @@ TEST(RunCellTest, EachSectionReportsItsOwnDeviceWindowAndTheLastTheWholeRun) {
   EXPECT_EQ(doc.at("sections").at(2).at("devices").at(0).at("read_ops").get<std::uint64_t>(),
             5000u);
   EXPECT_NE(FormatRun(runs->back().json, TableFormat::kTable).find("whole run"), std::string::npos);
+}
+
+// fio starts the sections of a job file together, back to the last
+// stonewall; before, tierlab ran every section after the one before it,
+// so a job file written to load a device from two jobs at once loaded it
+// from one at a time.
+TEST(RunCellTest, SectionsWithoutStonewallRunTogetherAndAStonewallWaitsForThem) {
+  std::vector<Profile> profiles = {MakeProfile("a", "randread"), MakeProfile("b", "randwrite"),
+                                   Stonewalled(MakeProfile("c", "randread"))};
+  profiles[1].number_ios = 2000;
+  auto runs = RunCell(OneNvme(), Workload{profiles}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 3u);
+  const RunResult& a = (*runs)[0].run;
+  const RunResult& b = (*runs)[1].run;
+  const RunResult& c = (*runs)[2].run;
+  EXPECT_EQ(a.start, b.start);
+  EXPECT_LT(b.end, a.end);  // b did fewer I/Os beside a
+  EXPECT_GE(c.start, a.end);
+  EXPECT_EQ(a.completed, 5000u);
+  EXPECT_EQ(b.completed, 2000u);
+  EXPECT_EQ(c.completed, 5000u);
+  // While b ran, a shared the device: a's QD 4 and b's QD 4 together.
+  const auto& dev_a = (*runs)[0].json.at("devices").at(0);
+  EXPECT_EQ(dev_a.at("max_queue_depth").get<std::uint32_t>(), 8u);
+  EXPECT_EQ(dev_a.at("read_ops").get<std::uint64_t>(), 5000u);
+  EXPECT_EQ(dev_a.at("write_ops").get<std::uint64_t>(), 2000u);  // the group's window
+  EXPECT_EQ((*runs)[2].json.at("devices").at(0).at("max_queue_depth").get<std::uint32_t>(), 4u);
+  // fio's groupid: a new group at each stonewall.
+  EXPECT_EQ((*runs)[0].json["jobs"][0]["groupid"], 0);
+  EXPECT_EQ((*runs)[1].json["jobs"][0]["groupid"], 0);
+  EXPECT_EQ((*runs)[2].json["jobs"][0]["groupid"], 1);
+}
+
+// Each file of a job file is its own region of the volume, and the results
+// say where.
+TEST(RunCellTest, AJobFilesFilesAreRegionsOfTheVolumeAndReported) {
+  std::vector<Profile> profiles = {MakeProfile("a", "randread"), MakeProfile("b", "randwrite")};
+  profiles[0].nrfiles = 2;
+  profiles[0].has_size = profiles[1].has_size = true;
+  profiles[0].size = profiles[1].size = SizeSpec{8 << 20, 0, false};
+  auto runs = RunCell(OneNvme(), Workload{profiles}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const nlohmann::json want_a = nlohmann::json::parse(
+      R"([{"name":"a.0.0","offset":0,"size":4194304},{"name":"a.0.1","offset":4194304,)"
+      R"("size":4194304}])");
+  EXPECT_EQ((*runs)[0].json["jobs"][0]["files"], want_a);
+  EXPECT_EQ((*runs)[1].json["jobs"][0]["files"][0]["offset"], 8 << 20);
+  EXPECT_EQ((*runs)[1].run.completed, 2048u);  // its 8 MiB file in 4 KiB writes, as fio ends it
 }
 
 TEST(RunCellTest, SeedsAreAppliedAndReportedAsTold) {

@@ -283,6 +283,20 @@ TEST(RunnerTest, RefusesMoreOutstandingRequestsThanTheCapBeforeAllocatingThem) {
   EXPECT_NE(r.error().message.find("outstanding requests"), std::string::npos) << r.error().message;
 }
 
+TEST(RunnerTest, SectionsThatStartTogetherShareTheCap) {
+  SimEngine e;
+  RamDevice d(e, "ram", 64 << 20);
+  Profile p = MakeProfile(nlohmann::json::object());
+  p.iodepth = 65536;
+  p.numjobs = 16;  // 2^20: the cap, for one section
+  auto r = RunSections(e, d, {SectionWork{&p, {}, {}}, SectionWork{&p, {}, {}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kInput);
+  EXPECT_NE(r.error().message.find("start together keep 2097152 outstanding requests"),
+            std::string::npos)
+      << r.error().message;
+}
+
 TEST(RunnerTest, CancelStopsASimulatedRun) {
   const LayoutSpec l = OneDevice("nvme-pm1725");
   SimEngine e;

@@ -377,3 +377,55 @@ TEST(FioJobFileStopTest, StopOptionsParse) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+TEST(FioJobFileSectionsTest, StonewallFilesAndTheirAliasesParse) {
+  auto r = ParseFioJobFile(
+      "[global]\ndirectory=/mnt\n[a]\nnrfiles=4\nfilesize=1m\n[b]\nstonewall\nfilename=x:y\n"
+      "[c]\nwait_for_previous=1\n[d]\nstonewall=0\n",
+      "f.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE((*r)[0].stonewall);
+  EXPECT_EQ((*r)[0].nrfiles, 4u);
+  EXPECT_EQ((*r)[0].filesize, 1u << 20);
+  EXPECT_EQ((*r)[0].directory, "/mnt");
+  EXPECT_TRUE((*r)[1].stonewall);
+  EXPECT_EQ((*r)[1].filename, "x:y");
+  EXPECT_TRUE((*r)[2].stonewall);
+  EXPECT_FALSE((*r)[3].stonewall);
+  // Written back only when set, and read back the same.
+  for (const Profile& p : *r) {
+    auto back = ParseProfileJson(ToJson(p), "p.json");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(*back, p);
+  }
+  EXPECT_FALSE(ToJson(Profile{}).contains("stonewall"));
+  EXPECT_FALSE(ToJson(Profile{}).contains("nrfiles"));
+  r = ParseFioJobFile("[a]\nfilesize=1m-2m\n", "f.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("f.fio:2: filesize: fio's random range"), std::string::npos);
+  r = ParseFioJobFile("[a]\nnrfiles=0\n", "f.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "f.fio:2: nrfiles: must be 1..1024, got 0");
+}
+
+// Before, ioengine was ignored whatever it named, so fio's HTTP, network
+// and CPU jobs ran as block I/O on the volume.
+TEST(FioJobFileSectionsTest, OnlyBlockIoEnginesAreAccepted) {
+  for (const char* e : {"libaio", "io_uring", "psync", "sync", "nbd"}) {
+    auto r = ParseFioJobFile(std::string("[a]\nioengine=") + e + "\n", "e.fio", false);
+    EXPECT_TRUE(r.ok()) << e << ": " << r.error().message;
+  }
+  auto r = ParseFioJobFile("[global]\nioengine=http\n[a]\n", "e.fio", false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind("e.fio:2: ioengine: 'http' is not a block I/O engine; "
+                                    "tierlab runs block I/O on its volume (valid: libaio, ",
+                                    0),
+            0u)
+      << r.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab

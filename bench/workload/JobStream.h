@@ -1,0 +1,50 @@
+#pragma once
+// The I/O stream of one job over its files (JobFiles.h): a WorkloadGenerator
+// per file, each over its file as if it were the volume, taken round robin
+// one I/O at a time (fio's file_service_type=roundrobin), with the file's
+// offset on the volume added. A job without files has one generator over
+// the whole volume, and its stream is that generator's, unchanged.
+//
+// The end-of-job conditions are the job's, over all its files, as fio's:
+// bytes (io_size, else the files' regions together) x loops; number_ios x
+// loops; and a pass ends when every file has wrapped (NextIo::wrapped is set
+// on the I/O that completes the last file's pass).
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/workload/JobFiles.h"
+#include "bench/workload/WorkloadGenerator.h"
+
+namespace tierlab {
+
+class JobStream {
+ public:
+  // `files` empty: the job addresses the whole volume. Errors are the
+  // generators' (exit code 2), with the file named when there are files.
+  static Expected<JobStream> Create(const Profile& profile, std::uint64_t volume_bytes,
+                                    std::uint32_t alignment, std::uint32_t job_index,
+                                    const std::vector<FileRegion>& files);
+
+  NextIo Next();
+
+  std::uint64_t io_bytes_limit() const { return bytes_limit_; }
+  std::uint64_t io_count_limit() const { return count_limit_; }
+  bool ends_at_pass() const { return gens_.front().ends_at_pass(); }
+  std::uint32_t loops() const { return gens_.front().loops(); }
+  Nanos rate_interval() const { return gens_.front().rate_interval(); }
+  std::size_t file_count() const { return gens_.size(); }
+
+ private:
+  JobStream() = default;
+
+  std::vector<WorkloadGenerator> gens_;
+  std::vector<std::uint64_t> base_;   // each file's offset on the volume
+  std::vector<std::uint32_t> wraps_;  // passes each file has completed
+  std::uint32_t passes_ = 0;          // passes every file has completed
+  std::size_t next_ = 0;              // the file of the next I/O
+  std::uint64_t bytes_limit_ = 0;
+  std::uint64_t count_limit_ = 0;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,168 @@
+// fio's files as regions of one volume (JobFiles.h), and a job's stream over
+// them (JobStream.h). Before these, every job of a job file addressed LBA
+// 0..size whatever its filename, nrfiles or filesize said: two jobs on two
+// files of fio's overwrote each other's blocks in tierlab.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "bench/workload/FioJobFile.h"
+#include "bench/workload/JobFiles.h"
+#include "bench/workload/JobStream.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+std::vector<Profile> Parse(const std::string& text) {
+  auto p = ParseFioJobFile(text, "t.fio", false);
+  EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
+  return p.ok() ? *p : std::vector<Profile>{};
+}
+
+FileLayout Lay(const std::vector<Profile>& ps, std::uint64_t volume = 64 * kMiB) {
+  auto l = LayOutFiles(ps, volume, 512);
+  EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().message);
+  return l.ok() ? *l : FileLayout{};
+}
+
+TEST(JobFilesTest, AJobFileWithoutFilesAddressesTheVolume) {
+  const auto l = Lay(Parse("[a]\nrw=read\nsize=1m\n[b]\nrw=write\nnumjobs=2\n"));
+  EXPECT_FALSE(l.uses_files);
+  EXPECT_TRUE(l.files.empty());
+  EXPECT_TRUE(l.RegionsOf(1, 1).empty());
+}
+
+TEST(JobFilesTest, NrfilesSplitsTheSizeIntoFilesNamedAsFioNamesThem) {
+  const auto l = Lay(Parse("[a]\nrw=read\nsize=64k\nnrfiles=2\n[b]\nfilesize=32k\nnrfiles=3\n"));
+  ASSERT_TRUE(l.uses_files);
+  ASSERT_EQ(l.files.size(), 5u);
+  // fio's names: job.clone.file; one after another from LBA 0.
+  EXPECT_EQ(l.files[0].name, "a.0.0");
+  EXPECT_EQ(l.files[1].name, "a.0.1");
+  EXPECT_EQ(l.files[4].name, "b.0.2");
+  std::uint64_t next = 0;
+  for (const JobFile& f : l.files) {
+    EXPECT_EQ(f.region.offset, next) << f.name;
+    EXPECT_EQ(f.region.length, 32u * 1024) << f.name;
+    next += f.region.length;
+  }
+  EXPECT_EQ(l.RegionsOf(1, 0).size(), 3u);
+}
+
+TEST(JobFilesTest, ClonesGetTheirOwnFilesAndANamedFileIsShared) {
+  const auto l = Lay(Parse(
+      "[global]\nsize=1m\n[a]\nnumjobs=2\nnrfiles=1\n[b]\nfilename=shared\n[c]\nfilename=shared\n"
+      "size=2m\n"));
+  ASSERT_EQ(l.files.size(), 3u);
+  EXPECT_NE(l.RegionsOf(0, 0), l.RegionsOf(0, 1));
+  EXPECT_EQ(l.RegionsOf(1, 0), l.RegionsOf(2, 0));
+  // The shared file holds the larger of its jobs' regions.
+  EXPECT_EQ(l.files[2].name, "shared");
+  EXPECT_EQ(l.files[2].region, (FileRegion{2 * kMiB, 2 * kMiB}));
+}
+
+TEST(JobFilesTest, ANamedFileWithoutASizeIsTheWholeDevice) {
+  const auto l =
+      Lay(Parse("[a]\nfilename=/dev/sdb\n[b]\nfilename=/dev/sdb\n[c]\nfilename=f\nsize=1m\n"));
+  ASSERT_EQ(l.files.size(), 2u);
+  EXPECT_EQ(l.files[0].region, (FileRegion{0, 64 * kMiB}));
+  EXPECT_EQ(l.files[1].region, (FileRegion{0, kMiB}));
+}
+
+TEST(JobFilesTest, OffsetsAndIncrementsWidenTheFile) {
+  const auto l =
+      Lay(Parse("[a]\nfilename=f\nsize=1m\noffset=1m\nnumjobs=3\noffset_increment=2m\n"));
+  ASSERT_EQ(l.files.size(), 1u);
+  EXPECT_EQ(l.files[0].region.length, 1 * kMiB + 1 * kMiB + 2 * 2 * kMiB);
+}
+
+TEST(JobFilesTest, FilesFioWouldCreateNeedASizeAndAllMustFit) {
+  auto none = LayOutFiles(Parse("[a]\nnrfiles=2\n"), 64 * kMiB, 512);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().message,
+            "job 'a': nrfiles: the job's files need a size: set size= or filesize=");
+  auto big = LayOutFiles(Parse("[a]\nnrfiles=4\nfilesize=20m\n"), 64 * kMiB, 512);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("4 files need 83886080 bytes, the volume has 67108864"),
+            std::string::npos)
+      << big.error().message;
+}
+
+// fio's file_service_type default: one I/O per file in turn, each file
+// sequential on its own (fio 3.33's write_iolog of the same job shows
+// a.0.0 0, a.0.1 0, a.0.0 4096, ...).
+TEST(JobStreamTest, IOsGoRoundRobinOverTheFilesAtTheirOwnOffsets) {
+  const auto ps = Parse("[a]\nrw=read\nbs=4k\nsize=64k\nnrfiles=2\n");
+  const auto l = Lay(ps);
+  auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->io_bytes_limit(), 64u * 1024);
+  for (std::uint64_t i = 0; i < 16; ++i) {
+    const NextIo io = s->Next();
+    EXPECT_EQ(io.offset, (i % 2) * 32 * 1024 + (i / 2) * 4096) << i;
+    EXPECT_FALSE(io.wrapped) << i;
+  }
+  // The second pass: the first file wraps, and the pass ends only when the
+  // second one does too.
+  EXPECT_FALSE(s->Next().wrapped);
+  const NextIo last = s->Next();
+  EXPECT_TRUE(last.wrapped);
+  EXPECT_EQ(last.offset, 32u * 1024);
+}
+
+TEST(JobStreamTest, RandomFilesStayInsideTheirRegionsWithStreamsOfTheirOwn) {
+  const auto ps = Parse("[a]\nrw=randread\nbs=4k\nfilesize=1m\nnrfiles=3\nio_size=10m\n");
+  const auto l = Lay(ps);
+  auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->io_bytes_limit(), 10 * kMiB);  // io_size is the job's, over all its files
+  std::map<std::uint64_t, std::set<std::uint64_t>> in_file;
+  for (int i = 0; i < 3000; ++i) {
+    const NextIo io = s->Next();
+    const std::uint64_t f = io.offset / kMiB;
+    ASSERT_LT(f, 3u);
+    EXPECT_EQ(f, static_cast<std::uint64_t>(i % 3));
+    EXPECT_LE(io.offset + io.length, (f + 1) * kMiB);
+    in_file[f].insert(io.offset % kMiB);
+  }
+  // Not the same offsets in every file: each has its own random stream.
+  EXPECT_NE(in_file[0], in_file[1]);
+  EXPECT_NE(in_file[1], in_file[2]);
+}
+
+TEST(JobStreamTest, WithoutFilesTheStreamIsTheGenerators) {
+  Profile p;
+  p.rw = RwMode::kRandRead;
+  auto s = JobStream::Create(p, 64 * kMiB, 512, 0, {});
+  auto g = WorkloadGenerator::Create(p, 64 * kMiB, 512, 0);
+  ASSERT_TRUE(s.ok() && g.ok());
+  for (int i = 0; i < 1000; ++i) {
+    const NextIo a = s->Next(), b = g->Next();
+    ASSERT_EQ(a.offset, b.offset);
+    ASSERT_EQ(a.op, b.op);
+  }
+}
+
+}  // namespace
+}  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+TEST(JobStreamTest, NumberIosIsTheJobsOverAllItsFiles) {
+  for (const char* job : {"[a]\nfilename=f\nsize=1m\nnumber_ios=100\nloops=2\n",
+                          "[a]\nnrfiles=3\nsize=3m\nnumber_ios=100\nloops=2\n"}) {
+    const auto ps = Parse(job);
+    const auto l = Lay(ps);
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->io_count_limit(), 200u) << job;
+  }
+}
+
+}  // namespace
+}  // namespace tierlab
