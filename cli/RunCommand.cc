@@ -31,6 +31,7 @@ struct RunArgs {
   std::uint64_t seed = 0;
   bool seed_set = false;
   bool keep = false;
+  bool with_data = false;
   bool ignore_unknown = false;
   std::string dir;
   // Trace replay (--trace): replaces the profile.
@@ -153,11 +154,27 @@ int Outcome(const CellRun& c) {
   }
   const auto& job = c.json["jobs"][0];
   if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) code = kExitIo;
+  if (c.run.verify.mismatches > 0) {
+    // Data read back is not what was written: the check failed.
+    std::fprintf(stderr,
+                 "tierlab: %s: verify: %llu read(s) differ from what was written, first at "
+                 "offset %llu\n",
+                 c.profile.name.c_str(), static_cast<unsigned long long>(c.run.verify.mismatches),
+                 static_cast<unsigned long long>(c.run.verify.first_bad.front()));
+    code = std::max(code, static_cast<int>(kExitCheckFailed));
+  } else if (c.run.verify.enabled && !c.run.verify.checked && c.profile.verify != "null") {
+    std::fprintf(stderr,
+                 "tierlab: %s: verify: nothing checked, the volume carries no data (use --real "
+                 "or a with-data model)\n",
+                 c.profile.name.c_str());
+  }
   return code;
 }
 
 int RunOne(RunArgs a) {
   if (a.real && a.sim) return Fail("--sim and --real are exclusive", kExitUsage);
+  if (a.real && a.with_data)
+    return Fail("--with-data is for simulations; --real runs carry data", kExitUsage);
   if (!a.status_interval.empty()) {
     auto i = ParseStatusInterval(a.status_interval);
     if (!i.ok()) return Fail(i.error().message, kExitUsage);
@@ -197,6 +214,7 @@ int RunOne(RunArgs a) {
   settings.build_seed = a.seed_set ? a.seed : 1;
   if (a.seed_set) settings.randseed = a.seed;
   settings.keep_files = a.keep;
+  settings.with_data = a.with_data;
   std::string made_dir;
   if (a.real) {
     if (!a.dir.empty()) {
@@ -263,6 +281,9 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--output,-o", args->output, "Write the results to this file instead of stdout");
   run->add_option("--seed", args->seed, "Random seed (sets the profile's randseed)")
       ->each([args](const std::string&) { args->seed_set = true; });
+  run->add_flag("--with-data", args->with_data,
+                "Simulation: device models keep the data written, so verify= compares it "
+                "(memory: what the run writes)");
   run->add_flag("--keep", args->keep, "--real: keep the device files created in the temp dir");
   run->add_option("--dir", args->dir,
                   "--real: where to create device files (default: a new temp dir)");

@@ -1,5 +1,7 @@
 #include "bench/lab/RunCell.h"
 
+#include <algorithm>
+#include <memory>
 #include <type_traits>
 
 #include "bench/lab/RunReport.h"
@@ -25,6 +27,13 @@ class CellRunner {
     }
     auto files = LayOutFiles(profiles, volume_.top().Size(), volume_.top().BlockSize());
     if (!files.ok()) return files.error();
+    // What the volume holds, for verify: across groups, so that a section
+    // after a stonewall checks what the ones before it wrote.
+    std::unique_ptr<VerifyOracle> oracle;
+    if (std::any_of(profiles.begin(), profiles.end(),
+                    [](const Profile& p) { return !p.verify.empty(); })) {
+      oracle = std::make_unique<VerifyOracle>(volume_.top().BlockSize());
+    }
     DeviceWindow whole;
     whole.Begin(volume_);
     int group = 0;
@@ -33,7 +42,7 @@ class CellRunner {
       while (end < profiles.size() && !profiles[end].stonewall) ++end;
       std::vector<SectionWork> work;
       for (std::size_t i = first; i < end; ++i) {
-        SectionWork w{&profiles[i], {}, Options("run " + profiles[i].name)};
+        SectionWork w{&profiles[i], {}, Options("run " + profiles[i].name), oracle.get()};
         for (std::uint32_t j = 0; j < profiles[i].numjobs && files->uses_files; ++j) {
           w.files.push_back(files->RegionsOf(i, j));
         }
@@ -130,6 +139,7 @@ Expected<std::vector<CellRun>> RunCell(const LayoutSpec& layout, const Workload&
   bo.seed = settings.build_seed;
   bo.temp_dir = settings.device_dir;
   bo.keep_files = settings.keep_files;
+  bo.with_data = settings.with_data;
   auto volume = BuildVolume(*engine, layout, bo);
   if (!volume.ok()) return volume.error();
   if (settings.before) {

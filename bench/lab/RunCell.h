@@ -33,6 +33,9 @@ struct RunSettings {
   // The seed the results JSON reports; unset: the profile's randseed (0 for
   // a replay). A matrix reports its cell's seed.
   std::optional<std::uint64_t> reported_seed;
+  // Simulation: the models keep the data written (BuildOptions::with_data),
+  // so that verify compares contents.
+  bool with_data = false;
   std::string device_dir;   // real: where devices without paths are created
   bool keep_files = false;  // real: leave the created files behind
   // Per profile or replay, by its label ("run NAME", "replay NAME"): the

@@ -136,6 +136,16 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   job["job_runtime_ns"] = r.end - r.ramp_end;
   job["ramp_ns"] = r.ramp_end - r.start;
   job["issued_ios"] = r.issued;
+  if (r.verify.enabled) {
+    // tierlab's: fio reports a verify failure as the job's error only.
+    job["verify"] = {{"method", p.verify},
+                     {"checked", r.verify.checked},
+                     {"reads", r.verify.reads},
+                     {"bytes_checked", r.verify.bytes_checked},
+                     {"mismatches", r.verify.mismatches},
+                     {"first_bad_offsets", r.verify.first_bad}};
+    if (r.verify.mismatches > 0) job["error"] = 84;  // fio's EILSEQ for a verify failure
+  }
   // tierlab's: issued I/Os by size per direction, ramp included.
   nlohmann::json by_size = nlohmann::json::object();
   for (int d = 0; d < 2; ++d) {

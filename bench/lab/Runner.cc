@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobStream.h"
 #include "bench/workload/Random.h"
 #include "tiering/core/AlignedBuffer.h"
@@ -23,7 +24,9 @@ struct Slot {
   Nanos start = 0;           // issue time, or arrival time in open loop
   Nanos issued = 0;          // issue time
   IoOp op = IoOp::kRead;
+  std::uint64_t offset = 0;
   std::uint64_t length = 0;
+  bool verify_read = false;  // a read of the job's verify phase
 };
 
 struct Job {
@@ -56,6 +59,12 @@ struct Job {
   Nanos t0 = 0;
   std::uint64_t arrivals_taken = 0;
   bool arrival_timer = false;
+  // fio's verify phase: after its writes, the job reads back what it wrote.
+  WrittenExtents written;
+  bool verify_pending = false;  // writes verify and the phase has not begun
+  bool verifying = false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> to_verify;  // (offset, length)
+  std::size_t verify_next = 0;
 };
 
 // The sections running together: the engine stops when the last has ended
@@ -67,7 +76,7 @@ struct Group {
 class Run {
  public:
   Run(Engine& e, BlockDevice& v, const SectionWork& w, Group& g)
-      : e_(e), v_(v), p_(*w.profile), files_(w.files), o_(w.options), g_(g) {}
+      : e_(e), v_(v), p_(*w.profile), files_(w.files), o_(w.options), g_(g), oracle_(w.oracle) {}
 
   // Creates the jobs (the only step that can fail); then Launch starts them
   // (at startdelay), the caller runs the engine, then calls Finish.
@@ -87,8 +96,11 @@ class Run {
       jobs_.push_back(std::make_unique<Job>(std::move(g.value())));
     }
     planned_ios_ = 0;
+    r_.verify.enabled = !p_.verify.empty();
+    r_.verify.checked = r_.verify.enabled && data && p_.verify != "null" && oracle_ != nullptr;
     for (auto& job : jobs_) {
       Job* jp = job.get();
+      jp->verify_pending = r_.verify.enabled && p_.do_verify && p_.read_percent() < 100;
       jp->interval = jp->gen.rate_interval();
       jp->t0 = begin_;
       planned_ios_ += jp->gen.io_count_limit();
@@ -135,6 +147,10 @@ class Run {
     if (done_ || in_flight_ != 0) return;
     for (const auto& j : jobs_) {
       if (MayIssue(*j)) return;
+      if (j->verify_pending) {  // its writes have ended with nothing in flight
+        ContinueVerify(j.get());
+        return;
+      }
     }
     done_ = true;
     if (--g_.running == 0) e_.Stop();
@@ -151,6 +167,8 @@ class Run {
     if (last_completion_ < r_.ramp_end) last_completion_ = r_.ramp_end;
     r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
                             : last_completion_;
+    // A verify phase runs after the writes, past runtime, as fio's does.
+    r_.end = std::max(r_.end, last_verify_);
     r_.metrics.SetWindow(r_.ramp_end, r_.end);
     for (const auto& j : jobs_) {
       for (int d = 0; d < 2; ++d) {
@@ -170,8 +188,10 @@ class Run {
   }
 
   // fio's end-of-job conditions (WorkloadGenerator.h): time, I/O count,
-  // bytes, and the end of the last pass.
+  // bytes, and the end of the last pass; in the verify phase, the blocks
+  // left to read back.
   bool MayIssue(const Job& j) const {
+    if (j.verifying) return j.verify_next < j.to_verify.size();
     if (e_.Now() >= stop_at_) return false;
     const std::uint64_t count = j.gen.io_count_limit();
     if (count != 0 && j.issued >= count) return false;
@@ -228,19 +248,74 @@ class Run {
   }
 
   void Issue(Job* j, Slot* s, Nanos start) {
+    if (j->verifying) {
+      IssueVerify(j, s);
+      return;
+    }
     j->idle.pop_back();
     const NextIo io = TakeNext(j);
     s->start = start;
     s->issued = e_.Now();
     s->op = io.op;
+    s->offset = io.offset;
     s->length = io.length;
+    s->verify_read = false;
     ++j->issued;
     j->bytes_issued += io.length;
     j->CountSize(io.op, io.length);
     ++r_.issued;
     ++in_flight_;
+    if (io.op == IoOp::kWrite && (oracle_ != nullptr || j->verify_pending)) NoteWrite(j, s);
     IoRequest q{io.op, 0, io.offset, io.length, s->buf};
     v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+  }
+
+  // A write of a verifying job carries content the oracle can regenerate;
+  // any other write makes its blocks unknown to the oracle.
+  void NoteWrite(Job* j, Slot* s) {
+    if (!r_.verify.enabled) {
+      if (oracle_ != nullptr) oracle_->Forget(s->offset, s->length);
+      return;
+    }
+    if (oracle_ != nullptr) oracle_->RecordWrite(p_.randseed, s->offset, s->length, s->buf);
+    if (j->verify_pending) j->written.Add(s->offset, s->length);
+  }
+
+  // The verify phase begins when the job's writes have all completed.
+  void BeginVerify(Job* j) {
+    j->verify_pending = false;
+    j->verifying = true;
+    j->to_verify = j->written.Pieces(p_.max_bs());
+    j->written = WrittenExtents{};
+    while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
+  }
+
+  void IssueVerify(Job* j, Slot* s) {
+    j->idle.pop_back();
+    const auto [offset, length] = j->to_verify[j->verify_next++];
+    s->start = s->issued = e_.Now();
+    s->op = IoOp::kRead;
+    s->offset = offset;
+    s->length = length;
+    s->verify_read = true;
+    j->CountSize(IoOp::kRead, length);
+    ++r_.issued;
+    ++r_.verify.reads;
+    ++in_flight_;
+    IoRequest q{IoOp::kRead, 0, offset, length, s->buf};
+    v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+  }
+
+  // What a read returned, against what verifying jobs wrote there.
+  void CheckRead(const Slot& s) {
+    if (!r_.verify.checked || (p_.verify_fatal && r_.verify.mismatches > 0)) return;
+    std::uint64_t checked = 0;
+    const auto bad = oracle_->Check(s.offset, s.length, s.buf, &checked);
+    r_.verify.bytes_checked += checked;
+    if (!bad) return;
+    ++r_.verify.mismatches;
+    if (r_.verify.first_bad.size() < VerifyResult::kFirstBadKept)
+      r_.verify.first_bad.push_back(*bad);
   }
 
   void OnComplete(Slot* s, Status st) {
@@ -255,7 +330,14 @@ class Run {
       e_.Stop();
       return;
     }
-    if (s->start >= r_.ramp_end && now <= stop_at_) {
+    if (s->verify_read) last_verify_ = std::max(last_verify_, now);
+    // As fio: a writing job checks the reads of its verify phase only (its
+    // other reads may race its own writes); a reading job checks every read.
+    if (st == Status::kOk && s->op == IoOp::kRead &&
+        (s->verify_read || (r_.verify.enabled && p_.read_percent() == 100))) {
+      CheckRead(*s);
+    }
+    if (s->start >= r_.ramp_end && (now <= stop_at_ || s->verify_read)) {
       if (st == Status::kOk) {
         r_.metrics.Record(s->op, s->length, now - s->start, now);
         if (s->job->interval > 0) r_.metrics.RecordClat(s->op, now - s->issued);
@@ -276,6 +358,10 @@ class Run {
     }
     Job* j = s->job;
     j->idle.push_back(s);
+    if (j->verifying || (j->verify_pending && !MayIssue(*j))) {
+      ContinueVerify(j);
+      return;
+    }
     if (j->interval > 0) {
       // Backlogged arrivals take the slot at once.
       OnArrival(j);
@@ -299,12 +385,26 @@ class Run {
     Issue(j, s, now);
   }
 
+  // A verifying job's next step once a slot is free: begin the phase when
+  // the last write has completed, then keep iodepth reads in flight.
+  void ContinueVerify(Job* j) {
+    if (j->verify_pending) {
+      if (j->idle.size() < p_.iodepth) return;  // writes still in flight
+      BeginVerify(j);
+    } else {
+      while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
+    }
+    StopIfDone();
+  }
+
   Engine& e_;
   BlockDevice& v_;
   const Profile& p_;
   const std::vector<std::vector<FileRegion>>& files_;
   const RunOptions& o_;
   Group& g_;
+  VerifyOracle* oracle_ = nullptr;
+  Nanos last_verify_ = 0;
   bool done_ = false;
   RunResult r_;
   Nanos begin_ = 0;  // the jobs' start: start + startdelay
@@ -338,9 +438,22 @@ Expected<std::vector<RunResult>> RunSections(Engine& engine, BlockDevice& volume
                      " outstanding requests (numjobs x iodepth); a run keeps at most " +
                      std::to_string(kMaxOutstandingRequests) + " (separate them with stonewall)");
   }
+  // Sections that verify share what the volume holds with every section
+  // that writes beside them.
+  std::unique_ptr<VerifyOracle> own_oracle;
+  std::vector<SectionWork> work = sections;
+  const bool verifies = std::any_of(work.begin(), work.end(), [](const SectionWork& w) {
+    return !w.profile->verify.empty() && w.oracle == nullptr;
+  });
+  if (verifies) {
+    own_oracle = std::make_unique<VerifyOracle>(volume.BlockSize());
+    for (SectionWork& w : work) {
+      if (w.oracle == nullptr) w.oracle = own_oracle.get();
+    }
+  }
   Group group;
   std::vector<std::unique_ptr<Run>> runs;
-  for (const SectionWork& w : sections) {
+  for (const SectionWork& w : work) {
     runs.push_back(std::make_unique<Run>(engine, volume, w, group));
   }
   for (auto& r : runs) {

@@ -20,6 +20,11 @@
 // one has ended. Each job's I/O stream is a JobStream over its files
 // (JobFiles.h), or over the whole volume.
 //
+// Verify (fio's, VerifyOracle.h): a job with verify that writes reads back
+// each block it wrote once its writes have completed (its verify phase,
+// past runtime, counted as reads); reads are checked against what the
+// oracle says the blocks hold when the volume carries data.
+//
 // Buffers: when the volume RequiresData() (real devices, with-data models)
 // every slot gets an aligned buffer; otherwise requests are timing-only.
 
@@ -27,8 +32,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "bench/lab/OpMetrics.h"
+#include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
 #include "bench/workload/Profile.h"
 #include "tiering/core/BlockDevice.h"
@@ -54,6 +61,17 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// fio's verify, for one section (VerifyOracle.h).
+struct VerifyResult {
+  static constexpr std::size_t kFirstBadKept = 16;
+  bool enabled = false;     // the section has verify
+  bool checked = false;     // the volume carried data, so contents were compared
+  std::uint64_t reads = 0;  // reads of the verify phase (also counted as reads)
+  std::uint64_t bytes_checked = 0;
+  std::uint64_t mismatches = 0;          // reads with a block that differs
+  std::vector<std::uint64_t> first_bad;  // offsets of the first bad blocks
+};
+
 struct RunResult {
   OpMetrics metrics;         // measured window only
   Nanos start = 0;           // engine time at start of the run
@@ -64,6 +82,7 @@ struct RunResult {
   // Issued I/Os by size, reads [0] and writes [1], ramp included: what fio's
   // write_iolog of the same job would count.
   std::map<std::uint64_t, std::uint64_t> issued_by_size[2];
+  VerifyResult verify;
 };
 
 // Runs the profile to completion (calls engine.Run()). Errors: a profile
@@ -79,6 +98,10 @@ struct SectionWork {
   // (or none at all): the job addresses the whole volume.
   std::vector<std::vector<FileRegion>> files;
   RunOptions options;
+  // What the volume's blocks hold, shared by every section of a run that
+  // verifies (null: RunSections makes one for its sections when one of
+  // them verifies).
+  VerifyOracle* oracle = nullptr;
 };
 
 // Starts every section at once and runs until all have ended; results in

@@ -81,6 +81,14 @@ constexpr std::array<std::string_view, 17> kBlockIoEngines = {
     "pvsync", "pvsync2",  "posixaio",     "windowsaio", "solarisaio", "mmap",
     "sg",     "nbd",      "libblkio",     "rbd",        "libiscsi"};
 
+// fio's verify methods tierlab accepts: each is checked by comparing every
+// byte (VerifyOracle.h), which finds whatever the checksum would.
+// "null" is fio's too: the reads are issued, nothing is compared.
+constexpr std::array<std::string_view, 17> kVerifyMethods = {
+    "md5",      "crc64",    "crc32c",   "crc32c-intel", "crc32",  "crc16",
+    "crc7",     "xxhash",   "sha1",     "sha256",       "sha512", "sha3-224",
+    "sha3-256", "sha3-384", "sha3-512", "meta",         "null"};
+
 std::string Quote(std::string_view s) {
   std::string out = "'";
   for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
@@ -742,6 +750,50 @@ const std::vector<Option>& Options() {
          [](const Profile& p) -> nlohmann::json {
            return p.filesize != 0 ? nlohmann::json(FormatFioSize(p.filesize)) : nlohmann::json();
          }});
+    o.push_back({"verify", "0 | crc32c | md5 | sha256 | ... | null (fio's methods)", "",
+                 "read back and check what the job wrote (every method compares every byte; "
+                 "null: read back, check nothing)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t == "0") {
+                     p.verify.clear();
+                     return {};
+                   }
+                   if (std::find(kVerifyMethods.begin(), kVerifyMethods.end(), t) ==
+                       kVerifyMethods.end()) {
+                     std::string valid = "0";
+                     for (auto m : kVerifyMethods) valid += ", " + std::string(m);
+                     return Reason("unknown value " + Quote(t) + " (valid: " + valid +
+                                   "; pattern needs verify_pattern, which tierlab does not have)");
+                   }
+                   p.verify = std::string(t);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.verify.empty() ? nlohmann::json() : nlohmann::json(p.verify);
+                 }});
+    o.push_back({"do_verify", "0 | 1 (true | false)", "",
+                 "with verify: a job that writes reads it back after its writes",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.do_verify = *b;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.do_verify ? nlohmann::json() : nlohmann::json(false);
+                 }});
+    o.push_back({"verify_fatal", "0 | 1 (true | false)", "",
+                 "with verify: stop checking the job at its first mismatch",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.verify_fatal = *b;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.verify_fatal ? nlohmann::json(true) : nlohmann::json();
+                 }});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -865,7 +917,7 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
   for (const auto& o : Options()) {
     if (o.name != key) continue;
     if (!has_value && key != "random_scatter" && key != "time_based" && key != "stonewall" &&
-        key != "wait_for_previous")
+        key != "wait_for_previous" && key != "do_verify" && key != "verify_fatal")
       return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
@@ -1091,6 +1143,9 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "stonewall") fallback = "false";
     if (o.name == "nrfiles") fallback = "1";
     if (o.name == "filesize") fallback = "size / nrfiles";
+    if (o.name == "verify") fallback = "0";
+    if (o.name == "do_verify") fallback = "true";
+    if (o.name == "verify_fatal") fallback = "false";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }

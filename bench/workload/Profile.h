@@ -73,6 +73,15 @@
 //                        (fio's filename=/dev/...). filename "a:b" names
 //                        several files; a job's I/Os go round robin over its
 //                        files (fio's file_service_type default).
+//   verify               fio's verify: crc32c, md5, sha256... (0: off; null:
+//                        the reads are issued, nothing is compared, as fio).
+//                        A job that writes reads back every block it wrote
+//                        after its writes (do_verify, default 1); a job that
+//                        reads checks what verifying jobs wrote before it.
+//                        Checked when the volume carries data (--real, with-
+//                        data models); otherwise the reads are issued, and
+//                        the results say nothing was checked.
+//   do_verify, verify_fatal  as fio (verify_fatal: stop at the first mismatch)
 //   kb_base              1024 (default) or 1000: meaning of k/m/g (FioUnits.h).
 //                        Affects parsing only; not stored.
 //
@@ -188,6 +197,11 @@ struct Profile {
   std::string directory;  // part of a file's identity only
   std::uint32_t nrfiles = 1;
   std::uint64_t filesize = 0;  // 0: size / nrfiles
+  // fio's verify (bench/lab/VerifyOracle.h): "" = off, else the method fio
+  // would check with (every method compares every byte in tierlab).
+  std::string verify;
+  bool do_verify = true;      // a writing job reads back what it wrote
+  bool verify_fatal = false;  // stop checking at the first mismatch
 
   bool operator==(const Profile&) const = default;
 

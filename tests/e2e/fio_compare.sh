@@ -94,7 +94,8 @@ FIO
 
 # Sections and files (item 10): sections without stonewall run together,
 # nrfiles splits a job's size into files taken round robin, filesize sizes
-# each, a named file is shared (clones' own files: JobFilesTest; fio's
+# each, a named file is shared, and verify reads back what a job wrote
+# (in its own file, as no other job writes there) (clones' own files: JobFilesTest; fio's
 # per-clone iologs would share one name). fio creates
 # its files in a directory; tierlab lays them out on its volume.
 mkdir -p files
@@ -125,6 +126,12 @@ filename=one
 rw=read
 offset=64k
 size=64k
+[verified]
+filename=verified
+rw=write
+bs=8k
+size=128k
+verify=crc32c
 FIO
 
 python3 - "$bin" holes.fio sizes.fio include.fio files.fio <<'PY'
@@ -165,6 +172,9 @@ def tierlab_counts(job):
     for j in doc["jobs"]:
         sections.append({d: {int(k): v for k, v in sorted(j["issued_by_size"][d].items())}
                          for d in ("read", "write")})
+        if "verify" in j:  # tierlab --real compares what it read back
+            assert j["verify"]["checked"] and j["verify"]["mismatches"] == 0, j["verify"]
+            assert j["verify"]["bytes_checked"] == j["write"]["io_bytes"], j["verify"]
         for d in ("read", "write"):  # nothing issued went unmeasured (no ramp here)
             assert j[d]["total_ios"] == sum(sections[-1][d].values()), (job, j["jobname"], d)
     return sections, doc

@@ -55,11 +55,11 @@ rw=randread
 iodepth=4
 [second]
 rw=randwrite ; trailing comment
-verify=md5
+verify_backlog=16
 FIO
 "$bin" run --layout ssd1 --profile "$tmp/two.fio" --ignore-unknown --output-format json \
   >"$tmp/two.json" 2>"$tmp/two.err"
-grep -qx 'tierlab: .*two.fio: ignored unknown option(s): verify' "$tmp/two.err" ||
+grep -qx 'tierlab: .*two.fio: ignored unknown option(s): verify_backlog' "$tmp/two.err" ||
   fail "--ignore-unknown names: $(cat "$tmp/two.err")"
 python3 - "$tmp/two.json" <<'PY'
 import json, sys
@@ -67,7 +67,7 @@ r = json.load(open(sys.argv[1]))
 jobs = r["jobs"]
 assert [j["jobname"] for j in jobs] == ["first", "second"], jobs
 assert jobs[0]["read"]["total_ios"] == 500 and jobs[1]["write"]["total_ios"] == 500
-assert jobs[1]["job options"] == {"rw": "randwrite", "verify": "md5"}, jobs[1]["job options"]
+assert jobs[1]["job options"] == {"rw": "randwrite", "verify_backlog": "16"}, jobs[1]["job options"]
 assert r["global options"] == {"bs": "4k", "size": "64m", "number_ios": "500"}, r["global options"]
 assert "99.000000" in jobs[0]["read"]["clat_ns"]["percentile"]
 assert isinstance(jobs[0]["read"]["bw"], int) and isinstance(jobs[0]["job_runtime"], int)
@@ -118,4 +118,22 @@ expect_error 'bad-layout.json: tiers[0].preset: unknown "optane"; known:' run --
 expect_error 'no-such-profile' run --profile no-such-profile
 expect_error 'nope.json' run --profile "$tmp/nope.json"
 expect_error '--format' run --format yaml
+
+# verify: with --with-data the models keep what was written and every block
+# read back is compared; without, the reads are issued and stderr says
+# nothing was checked.
+printf '[wv]\nrw=write\nbs=64k\nsize=8m\niodepth=8\nverify=crc32c\n' > "$tmp/verify.fio"
+"$bin" run -q --layout nvme1+ssd1 --profile "$tmp/verify.fio" --with-data -f json \
+  >"$tmp/verify.json" 2>"$tmp/verify.err" || fail "verify run: $(cat "$tmp/verify.err")"
+python3 - "$tmp/verify.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+v = j["verify"]
+assert v["checked"] and v["mismatches"] == 0 and v["bytes_checked"] == 8 << 20, v
+assert v["reads"] == 128 and j["read"]["total_ios"] == 128 and j["error"] == 0, (v, j["read"])
+PY
+"$bin" run -q --layout ssd1 --profile "$tmp/verify.fio" >/dev/null 2>"$tmp/verify.err" ||
+  fail "verify without data"
+grep -q "wv: verify: nothing checked" "$tmp/verify.err" || fail "no note: $(cat "$tmp/verify.err")"
+expect_error '--with-data is for simulations' run --real --with-data
 echo "run_cli: ok"

@@ -64,13 +64,13 @@ TEST(FioJobFileTest, GlobalInheritanceCommentsAndFlags) {
 
 TEST(FioJobFileTest, UnknownOptionNamesItsLineUnlessIgnored) {
   const std::string_view text =
-      "[global]\nbs=4k\n\n[job1]\nrw=randwrite\nverify=crc32c\nnumjobs=2\n";
+      "[global]\nbs=4k\n\n[job1]\nrw=randwrite\nverify_backlog=8\nnumjobs=2\n";
   auto r = ParseFioJobFile(text, "job.fio", false);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_EQ(r.error().message,
-            "job.fio:6: unknown option 'verify' (tierlab does not support it; use --ignore-unknown "
-            "to skip it)");
+            "job.fio:6: unknown option 'verify_backlog' (tierlab does not support it; use "
+            "--ignore-unknown to skip it)");
   auto ignored = ParseFioJobFile(text, "job.fio", true);
   ASSERT_TRUE(ignored.ok()) << ignored.error().message;
   ASSERT_EQ(ignored->size(), 1u);
@@ -344,9 +344,9 @@ TEST(FioJobFileTest, IgnoredOptionsAreListedOnce) {
   FioParseOptions o;
   o.ignore_unknown = true;
   o.ignored = &ignored;
-  auto r = ParseFioJobFile("[global]\nverify=md5\n[a]\nfoo=1\n[b]\nverify=crc32c\n", "i.fio", o);
+  auto r = ParseFioJobFile("[global]\nzonemode=zbd\n[a]\nfoo=1\n[b]\nzonemode=none\n", "i.fio", o);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(ignored, (std::vector<std::string>{"verify", "foo"}));
+  EXPECT_EQ(ignored, (std::vector<std::string>{"zonemode", "foo"}));
 }
 
 }  // namespace

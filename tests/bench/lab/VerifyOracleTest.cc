@@ -1,0 +1,154 @@
+// fio's verify in tierlab: the oracle of what each block should hold, and
+// a job's verify phase on a volume that carries data. Before, verify was
+// refused, so a job file checking its data could not run at all.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "bench/lab/Runner.h"
+#include "bench/lab/VerifyOracle.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/DevicePreset.h"
+#include "tiering/devices/ModelDevice.h"
+#include "tiering/targets/FaultTarget.h"
+
+namespace tierlab {
+namespace {
+
+TEST(VerifyOracleTest, WhatWasWrittenChecksAndADamagedBlockIsNamed) {
+  VerifyOracle o(512);
+  std::vector<std::byte> buf(4096);
+  o.RecordWrite(7, 8192, 4096, buf.data());
+  std::uint64_t checked = 0;
+  EXPECT_FALSE(o.Check(8192, 4096, buf.data(), &checked).has_value());
+  EXPECT_EQ(checked, 4096u);
+  buf[3 * 512 + 100] ^= std::byte{1};
+  EXPECT_EQ(o.Check(8192, 4096, buf.data()), std::optional<std::uint64_t>(8192 + 3 * 512));
+}
+
+TEST(VerifyOracleTest, TheNewestWriteOfABlockIsWhatItMustHold) {
+  VerifyOracle o(512);
+  std::vector<std::byte> a(4096), b(1024), c(4096);
+  o.RecordWrite(1, 0, 4096, a.data());
+  o.RecordWrite(1, 1024, 1024, b.data());  // overwrites blocks 2 and 3
+  // What a read of [0, 4096) must return: a, then b, then a again.
+  std::memcpy(c.data(), a.data(), 4096);
+  EXPECT_EQ(o.Check(0, 4096, c.data()), std::optional<std::uint64_t>(1024));  // stale a
+  std::memcpy(c.data() + 1024, b.data(), 1024);
+  EXPECT_FALSE(o.Check(0, 4096, c.data()).has_value());
+  // The same block content from another place or another write differs.
+  EXPECT_NE(std::memcmp(a.data(), a.data() + 512, 512), 0);
+  // A write the oracle does not know makes its blocks unchecked.
+  o.Forget(0, 2048);
+  std::uint64_t checked = 0;
+  std::vector<std::byte> zeros(4096);
+  EXPECT_EQ(o.Check(0, 4096, zeros.data(), &checked), std::optional<std::uint64_t>(2048));
+  EXPECT_EQ(checked, 512u);  // only block 4 was compared before the mismatch
+}
+
+TEST(WrittenExtentsTest, OverlapsKeepOnePieceEachInOffsetOrder) {
+  WrittenExtents w;
+  w.Add(8192, 4096);
+  w.Add(0, 4096);
+  w.Add(2048, 8192);  // covers the tail of the first and the head of the second
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(w.Pieces(4096), (std::vector<P>{{0, 2048}, {2048, 4096}, {6144, 4096}, {10240, 2048}}));
+}
+
+struct DataVolume {
+  SimEngine e;
+  FaultTarget* fault = nullptr;
+  std::unique_ptr<BlockDevice> top;
+  DataVolume() {
+    ModelOptions mo;
+    mo.capacity = 64 << 20;
+    mo.with_data = true;
+    auto ssd = MakeModelDevice(e, *FindPreset("ssd-hk4e"), "ssd", mo);
+    auto f = std::make_unique<FaultTarget>(e, "fault", std::move(ssd));
+    fault = f.get();
+    top = std::move(f);
+  }
+};
+
+Profile WriteAndVerify() {
+  Profile p;
+  p.name = "wv";
+  p.rw = RwMode::kWrite;
+  p.bs = 4096;
+  p.iodepth = 8;
+  p.has_size = true;
+  p.size = SizeSpec{1 << 20, 0, false};
+  p.verify = "crc32c";
+  return p;
+}
+
+TEST(VerifyRunTest, AWritingJobReadsBackEveryBlockItWroteAndFindsNothingWrong) {
+  DataVolume v;
+  auto r = RunWorkload(v.e, *v.top, WriteAndVerify());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->verify.checked);
+  EXPECT_EQ(r->verify.reads, 256u);  // 1 MiB in 4 KiB blocks, as fio's verify phase reads it
+  EXPECT_EQ(r->verify.bytes_checked, 1u << 20);
+  EXPECT_EQ(r->verify.mismatches, 0u);
+  EXPECT_EQ(r->issued_by_size[0].at(4096), 256u);  // the reads count as reads, as in fio
+  EXPECT_EQ(r->issued_by_size[1].at(4096), 256u);
+  EXPECT_EQ(r->metrics.read().ops, 256u);
+}
+
+TEST(VerifyRunTest, DamagedReadsAreFoundWithTheirOffsets) {
+  DataVolume v;
+  FaultRule rule;
+  rule.op_mask = FaultRule::Ops({IoOp::kRead});
+  rule.start = 65536;
+  rule.end = 65536 + 4096;
+  rule.action = FaultAction::kCorruptRead;
+  v.fault->SetRules({rule});
+  auto r = RunWorkload(v.e, *v.top, WriteAndVerify());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->verify.mismatches, 1u);
+  EXPECT_EQ(r->verify.first_bad, std::vector<std::uint64_t>{65536});
+}
+
+TEST(VerifyRunTest, AReadingJobChecksWhatAVerifyingJobWroteBeforeIt) {
+  DataVolume v;
+  Profile w = WriteAndVerify();
+  w.do_verify = false;
+  Profile rd = WriteAndVerify();
+  rd.name = "rd";
+  rd.rw = RwMode::kRandRead;
+  rd.number_ios = 1000;
+  rd.has_io_size = true;
+  rd.io_size = 64 << 20;
+  VerifyOracle oracle(v.top->BlockSize());
+  auto first = RunSections(v.e, *v.top, {SectionWork{&w, {}, {}, &oracle}});
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ((*first)[0].verify.reads, 0u);  // do_verify=0: no verify phase
+  FaultRule rule;
+  rule.op_mask = FaultRule::Ops({IoOp::kRead});
+  rule.action = FaultAction::kCorruptRead;
+  rule.max_triggers = 3;
+  v.fault->SetRules({rule});
+  auto second = RunSections(v.e, *v.top, {SectionWork{&rd, {}, {}, &oracle}});
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ((*second)[0].verify.reads, 0u);  // its own reads are the checks
+  // A damaged read is checked up to its first bad block (fio stops there too).
+  EXPECT_EQ((*second)[0].verify.bytes_checked, 997u * 4096 + 3 * 512);
+  EXPECT_EQ((*second)[0].verify.mismatches, 3u);
+}
+
+TEST(VerifyRunTest, WithoutDataTheReadsAreIssuedAndNothingIsChecked) {
+  SimEngine e;
+  ModelOptions mo;
+  mo.capacity = 64 << 20;
+  auto ssd = MakeModelDevice(e, *FindPreset("ssd-hk4e"), "ssd", mo);
+  auto r = RunWorkload(e, *ssd, WriteAndVerify());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->verify.checked);
+  EXPECT_EQ(r->verify.reads, 256u);
+  EXPECT_EQ(r->verify.bytes_checked, 0u);
+}
+
+}  // namespace
+}  // namespace tierlab
