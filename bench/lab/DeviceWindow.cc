@@ -20,6 +20,22 @@ DeviceStats Since(const DeviceStats& now, const DeviceStats& start) {
   return d;  // max_queue_depth: the device's, restarted by Begin()
 }
 
+// fio's disk_util entry (its /proc/diskstats figures): I/Os per direction,
+// in_queue the time-weighted number in flight (the integral, in ms) and util
+// the busy share in %. Devices merge nothing, and keep no busy time per
+// direction: merges and read/write ticks are 0.
+nlohmann::json DiskUtil(const std::string& name, const DeviceStats& s, double elapsed) {
+  return {{"name", name},
+          {"read_ios", s.read_ops},
+          {"write_ios", s.write_ops},
+          {"read_merges", 0},
+          {"write_merges", 0},
+          {"read_ticks", 0},
+          {"write_ticks", 0},
+          {"in_queue", static_cast<std::uint64_t>(s.qd_integral_ns / static_cast<double>(kMilli))},
+          {"util", 100.0 * static_cast<double>(s.busy_ns) / elapsed}};
+}
+
 }  // namespace
 
 void DeviceWindow::Begin(Volume& v) {
@@ -52,6 +68,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
   const double el = elapsed > 0 ? static_cast<double>(elapsed) : 1;
   nlohmann::json devices = nlohmann::json::array();
   nlohmann::json tiers = nlohmann::json::array();
+  nlohmann::json disk_util = nlohmann::json::array();
   std::size_t i = 0;
   for (const TierView& t : v.tiers()) {
     DeviceStats sum;
@@ -73,6 +90,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                          {"util", static_cast<double>(s.busy_ns) / el},
                          {"avg_queue_depth", s.qd_integral_ns / el},
                          {"max_queue_depth", s.max_queue_depth}});
+      disk_util.push_back(DiskUtil(d->name(), s, el));
       sum.Add(s);
     }
     const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
@@ -87,7 +105,10 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                      {"util", static_cast<double>(sum.busy_ns) / el / n},
                      {"avg_queue_depth", sum.qd_integral_ns / el}});
   }
-  return {{"elapsed_ns", elapsed}, {"devices", std::move(devices)}, {"tiers", std::move(tiers)}};
+  return {{"elapsed_ns", elapsed},
+          {"devices", std::move(devices)},
+          {"tiers", std::move(tiers)},
+          {"disk_util", std::move(disk_util)}};
 }
 
 }  // namespace tierlab

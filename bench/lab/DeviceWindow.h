@@ -28,8 +28,9 @@ class DeviceWindow {
   // Starts a window now, at engine time v.top().engine().Now().
   void Begin(Volume& v);
   Nanos start() const { return start_; }
-  // {"devices": [per device], "tiers": [per tier]} over [start, now], with
-  // the keys and units RunReport.h documents.
+  // {"elapsed_ns", "devices": [per device], "tiers": [per tier],
+  // "disk_util": [per device, fio's keys]} over [start, now], with the keys
+  // and units RunReport.h documents.
   nlohmann::json Json(const Volume& v) const;
   // For a window that spans inner ones (a whole run over its sections): call
   // before each inner Begin(), which restarts the devices' peaks, so this

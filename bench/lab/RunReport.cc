@@ -159,6 +159,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   nlohmann::json figures = (meta.devices != nullptr ? *meta.devices : since_built).Json(v);
   j["devices"] = std::move(figures["devices"]);
   j["tiers"] = std::move(figures["tiers"]);
+  j["disk_util"] = std::move(figures["disk_util"]);
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
   if (v.block_cache() != nullptr) {
     const BlockCacheStats b = v.block_cache()->cache_stats();
@@ -244,6 +245,10 @@ nlohmann::json CombineRuns(const std::vector<nlohmann::json>& runs,
       }
     }
     doc["sections"].push_back(std::move(section));
+  }
+  // fio's disk_util covers the whole fio run; each section keeps its own.
+  if (doc.contains("whole_run") && doc["whole_run"].contains("disk_util")) {
+    doc["disk_util"] = doc["whole_run"]["disk_util"];
   }
   return doc;
 }

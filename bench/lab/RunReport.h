@@ -6,15 +6,17 @@
 //    "layout": {effective layout}, "profile": {effective profile},
 //    "jobs": [{"jobname": ..., "job options": {...}, "job_runtime": ms,
 //              "read": {...}, "write": {...}, "complete": {...}}],
-//    "devices": [...], "tiers": [...], "cache": {...}}
+//    "devices": [...], "tiers": [...], "disk_util": [...], "cache": {...}}
 // (read/write/complete: OpMetrics::ToJson, fio's keys and units). A
 // section's numjobs clones are one job, as fio's group_reporting shows them.
 //
 // A run of several sections (a job file) is one document: CombineRuns.
 // Each section's "devices" and "tiers" cover that section (from its start to
 // its end, destage after its measured window included); the last section's
-// run also carries "whole_run": {"elapsed_ns", "devices", "tiers"} over every
-// section, which CombineRuns puts at the top of the document.
+// run also carries "whole_run": {"elapsed_ns", "devices", "tiers",
+// "disk_util"} over every section, which CombineRuns puts at the top of the
+// document, with its disk_util as the document's (fio's disk_util is over
+// the whole fio run).
 //
 // Every formatter reads the JSON, so a saved result renders exactly like a
 // fresh one.

@@ -120,6 +120,27 @@ TEST(RunCellTest, EachSectionReportsItsOwnDeviceWindowAndTheLastTheWholeRun) {
   EXPECT_EQ(doc.at("sections").at(2).at("devices").at(0).at("read_ops").get<std::uint64_t>(),
             5000u);
   EXPECT_NE(FormatRun(runs->back().json, TableFormat::kTable).find("whole run"), std::string::npos);
+
+  // fio's disk_util: over the whole run at the top, the section's in each
+  // section, named as the device tables name the devices.
+  ASSERT_EQ(doc.at("disk_util").size(), 1u);
+  const auto& du = doc.at("disk_util").at(0);
+  EXPECT_EQ(du.at("name"), wd.at("name"));
+  EXPECT_EQ(du.at("read_ios").get<std::uint64_t>(), ops);
+  EXPECT_EQ(du.at("write_ios").get<std::uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ(du.at("util").get<double>(), 100 * wd.at("util").get<double>());
+  // in_queue: ms of the time-weighted queue depth.
+  const double in_queue_ms =
+      wd.at("avg_queue_depth").get<double>() * whole.at("elapsed_ns").get<double>() / kMilli;
+  EXPECT_NEAR(du.at("in_queue").get<double>(), in_queue_ms, 1.0);
+  EXPECT_GT(du.at("in_queue").get<double>(), 0);
+  for (const char* zero : {"read_merges", "write_merges", "read_ticks", "write_ticks"}) {
+    EXPECT_EQ(du.at(zero), 0) << zero;
+  }
+  const auto& section_du = doc.at("sections").at(1).at("disk_util").at(0);
+  EXPECT_EQ(section_du.at("read_ios").get<std::uint64_t>(), 5000u);
+  EXPECT_DOUBLE_EQ(section_du.at("util").get<double>(),
+                   100 * doc.at("sections").at(1).at("devices").at(0).at("util").get<double>());
 }
 
 // fio starts the sections of a job file together, back to the last
