@@ -81,6 +81,7 @@ class LatencyHistogram {
   }
   static std::uint64_t BucketLow(int index);   // smallest value in the bucket
   static std::uint64_t BucketHigh(int index);  // largest value in the bucket
+  std::uint64_t BucketCount(int index) const { return buckets_[index]; }
 
  private:
   std::uint64_t RepresentativeValue(int index) const;
