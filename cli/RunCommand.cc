@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 
+#include "bench/lab/FioOutput.h"
 #include "bench/lab/RunCell.h"
 #include "bench/lab/RunReport.h"
 #include "bench/trace/TraceFactory.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   bool real = false;
   bool sim = false;
   std::string format = "table";
+  int terse_version = kTerseVersion;
   std::string output;
   std::uint64_t seed = 0;
   bool seed_set = false;
@@ -137,6 +139,41 @@ Expected<std::optional<TraceProfile>> ReplayFromProfileFile(const std::string& f
   return std::optional<TraceProfile>(std::move(t.value()));
 }
 
+// One of --output-format's comma-separated list: tierlab's table formats,
+// fio's "normal" (the table), "json+" and "terse".
+struct OutputFormat {
+  TableFormat table = TableFormat::kTable;
+  bool json_plus = false;
+  bool terse = false;
+};
+
+Expected<std::vector<OutputFormat>> ParseOutputFormats(std::string_view list) {
+  std::vector<OutputFormat> out;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string_view f = list.substr(at, comma - at);
+    OutputFormat o;
+    if (f == "json+") {
+      o.table = TableFormat::kJson, o.json_plus = true;
+    } else if (f == "terse") {
+      o.terse = true;
+    } else if (f == "normal") {
+      o.table = TableFormat::kTable;
+    } else {
+      auto t = ParseTableFormat(f);
+      if (!t.ok()) {
+        return MakeError("--format: unknown \"" + std::string(f) +
+                         "\"; known: table (normal), json, json+, terse, csv, md");
+      }
+      o.table = *t;
+    }
+    out.push_back(o);
+    at = comma + 1;
+  }
+  return out;
+}
+
 // The notes and exit code of one finished run or replay.
 int Outcome(const CellRun& c) {
   int code = kExitOk;
@@ -180,8 +217,13 @@ int RunOne(RunArgs a) {
     if (!i.ok()) return Fail(i.error().message, kExitUsage);
     a.status_interval_s = *i;
   }
-  auto fmt = ParseTableFormat(a.format);
-  if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
+  auto formats = ParseOutputFormats(a.format);
+  if (!formats.ok()) return Fail(formats.error().message, kExitUsage);
+  if (a.terse_version != kTerseVersion) {
+    return Fail("--terse-version: only " + std::to_string(kTerseVersion) + " is written, got " +
+                    std::to_string(a.terse_version),
+                kExitUsage);
+  }
 
   Expected<LayoutSpec> layout = a.layout.empty()
                                     ? ParseLayoutJson(DefaultLayoutJson(), "default layout")
@@ -226,10 +268,25 @@ int RunOne(RunArgs a) {
       settings.device_dir = made_dir = tmpl;
     }
   }
+  // fio's logs of each section, opened before anything runs; N counts every
+  // clone of the sections before, as fio numbers its jobs.
+  std::vector<std::unique_ptr<FioLogs>> logs;
+  if (profiles.ok()) {
+    std::uint32_t index = 1;
+    for (const Profile& p : *profiles) {
+      auto l = FioLogs::Open(p, index);
+      if (!l.ok()) return Fail(l.error());
+      logs.push_back(std::move(*l));
+      index += p.numjobs;
+    }
+  }
+  std::size_t started = 0;            // profiles started so far: RunCell runs them in order
   std::unique_ptr<RunStatus> status;  // the one for the profile or replay running now
-  settings.run_options = [&a, &status](const std::string& label) {
+  settings.run_options = [&a, &status, &logs, &started](const std::string& label) {
     status = std::make_unique<RunStatus>(a.quiet, a.status_interval_s, label);
     RunOptions ro;
+    if (started < logs.size()) ro.logs = logs[started].get();
+    ++started;
     ro.progress = [s = status.get()](const RunProgress& pr) { s->Update(pr); };
     ro.progress_every = RunStatus::Every(a.real);
     return ro;
@@ -243,20 +300,34 @@ int RunOne(RunArgs a) {
   } else if (!made_dir.empty()) {
     std::fprintf(stderr, "tierlab: kept device files in %s\n", made_dir.c_str());
   }
+  for (auto& l : logs) {
+    if (l == nullptr) continue;
+    if (auto ok = l->Finish(); !ok) return Fail(ok.error());
+  }
   if (!runs.ok()) return Fail(runs.error());
-  std::string out;
   int code = kExitOk;
-  std::vector<nlohmann::json> docs;
+  std::vector<nlohmann::json> docs, docs_plus;  // docs_plus: with json+'s bins
   for (std::size_t i = 0; i < runs->size(); ++i) {
     CellRun& c = (*runs)[i];
     // fio's "job options" are what the section wrote, where there is one.
     if (i < info.job_options.size()) c.json["jobs"][0]["job options"] = info.job_options[i];
     code = std::max(code, Outcome(c));
-    if (*fmt != TableFormat::kJson) out += FormatRun(c.json, *fmt);
     docs.push_back(c.json);
+    AddClatBins(c.json["jobs"][0], c.run.metrics);
+    docs_plus.push_back(c.json);
   }
-  // JSON: one document for the whole run, fio's jobs[] over every section.
-  if (*fmt == TableFormat::kJson) out = CombineRuns(docs, info.global_options).dump(2) + "\n";
+  // JSON: one document for the whole run, fio's jobs[] over every section;
+  // the formats in the order asked, as fio prints a list.
+  std::string out;
+  for (const OutputFormat& f : *formats) {
+    if (f.terse) {
+      out += FormatTerse(CombineRuns(docs_plus, info.global_options));
+    } else if (f.table == TableFormat::kJson) {
+      out += CombineRuns(f.json_plus ? docs_plus : docs, info.global_options).dump(2) + "\n";
+    } else {
+      for (const nlohmann::json& d : docs) out += FormatRun(d, f.table);
+    }
+  }
   const int written = WriteOutput(a.output, out);
   return written != kExitOk ? written : code;
 }
@@ -276,7 +347,12 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_flag("--sim", args->sim, "Simulated time on device models (default)");
   run->add_flag("--real", args->real,
                 "Real time through libaio on the layout's paths or temp files");
-  run->add_option("--format,-f,--output-format", args->format, "table, json, csv or md")
+  run->add_option("--format,-f,--output-format", args->format,
+                  "table (fio: normal), json, json+, terse, csv or md; a comma list prints "
+                  "several, in order")
+      ->capture_default_str();
+  run->add_option("--terse-version", args->terse_version,
+                  "terse: the format version (only fio's 3 is written)")
       ->capture_default_str();
   run->add_option("--output,-o", args->output, "Write the results to this file instead of stdout");
   run->add_option("--seed", args->seed, "Random seed (sets the profile's randseed)")

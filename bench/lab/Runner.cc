@@ -341,6 +341,10 @@ class Run {
       if (st == Status::kOk) {
         r_.metrics.Record(s->op, s->length, now - s->start, now);
         if (s->job->interval > 0) r_.metrics.RecordClat(s->op, now - s->issued);
+        if (o_.logs != nullptr) {
+          o_.logs->Add(s->op, now - r_.ramp_end, s->length, s->offset, now - s->start,
+                       now - s->issued);
+        }
       } else {
         r_.metrics.RecordError(s->op);
       }

@@ -34,6 +34,7 @@
 #include <map>
 #include <vector>
 
+#include "bench/lab/FioLogs.h"
 #include "bench/lab/OpMetrics.h"
 #include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
@@ -59,6 +60,9 @@ struct RunOptions {
   // completions) the run stops and returns an error; nothing is measured.
   // Real runs ignore it: their requests are in flight on real devices.
   const std::atomic<bool>* cancel = nullptr;
+  // fio's logs of the profile (write_bw_log...): each completion of the
+  // measured window goes to it. Null: none.
+  FioLogs* logs = nullptr;
 };
 
 // fio's verify, for one section (VerifyOracle.h).

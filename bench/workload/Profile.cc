@@ -15,7 +15,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 55> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 54> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -41,7 +41,6 @@ constexpr std::array<std::string_view, 55> kIgnoredFioOptions = {
     "disable_slat",
     "disable_bw_measurement",
     "per_job_logs",
-    "log_offset",
     "unified_rw_reporting",
     "refill_buffers",
     "scramble_buffers",
@@ -390,6 +389,12 @@ struct Option {
   Setter set;
   Writer write;  // null for aliases, which are only read
 };
+
+// A log option's JSON: its NAME ("" for the job's), null when unset.
+template <std::optional<std::string> Profile::*kField>
+nlohmann::json LogName(const Profile& p) {
+  return p.*kField ? nlohmann::json(*(p.*kField)) : nlohmann::json();
+}
 
 const std::vector<Option>& Options() {
   static const std::vector<Option> kOptions = [] {
@@ -803,6 +808,45 @@ const std::vector<Option>& Options() {
                    return {};
                  },
                  [](const Profile& p) -> nlohmann::json { return p.random_scatter; }});
+    // fio's logs (bench/lab/FioLogs.h): NAME, or the job's name without one.
+    auto log = [](std::optional<std::string> Profile::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        p.*field = std::string(Trim(v));
+        return {};
+      };
+    };
+    o.push_back({"write_bw_log", "file name prefix", "",
+                 "write NAME_bw.N.log, fio's bandwidth log (no NAME: the job's name)",
+                 log(&Profile::write_bw_log), &LogName<&Profile::write_bw_log>});
+    o.push_back({"write_iops_log", "file name prefix", "",
+                 "write NAME_iops.N.log, fio's IOPS log (no NAME: the job's name)",
+                 log(&Profile::write_iops_log), &LogName<&Profile::write_iops_log>});
+    o.push_back({"write_lat_log", "file name prefix", "",
+                 "write NAME_lat.N.log, NAME_clat.N.log and NAME_slat.N.log, fio's latency "
+                 "logs (no NAME: the job's name)",
+                 log(&Profile::write_lat_log), &LogName<&Profile::write_lat_log>});
+    o.push_back({"log_avg_msec", "integer 0..1e9", "ms",
+                 "logs: one entry per direction per this many ms, averaged (0: one per I/O)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 0, 1'000'000'000);
+                   if (!n) return n.error();
+                   p.log_avg_msec = static_cast<std::uint32_t>(*n);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.log_avg_msec != 0 ? nlohmann::json(p.log_avg_msec) : nlohmann::json();
+                 }});
+    o.push_back({"log_offset", "0 | 1 (true | false)", "",
+                 "logs: add each I/O's offset (0 in averaged entries)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.log_offset = *b;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.log_offset ? nlohmann::json(true) : nlohmann::json();
+                 }});
     return o;
   }();
   return kOptions;
@@ -916,8 +960,11 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
   };
   for (const auto& o : Options()) {
     if (o.name != key) continue;
+    const bool log_name =
+        key == "write_bw_log" || key == "write_iops_log" || key == "write_lat_log";
     if (!has_value && key != "random_scatter" && key != "time_based" && key != "stonewall" &&
-        key != "wait_for_previous" && key != "do_verify" && key != "verify_fatal")
+        key != "wait_for_previous" && key != "do_verify" && key != "verify_fatal" &&
+        key != "log_offset" && !log_name)
       return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
@@ -925,7 +972,7 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
                  "give one value, got " +
                  Quote(Trim(value))));
     }
-    auto r = o.set(p, has_value ? value : std::string_view("1"), kb_base);
+    auto r = o.set(p, has_value ? value : std::string_view(log_name ? "" : "1"), kb_base);
     if (!r) return prefix(r.error());
     return OptionResult::kApplied;
   }
@@ -1146,6 +1193,8 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "verify") fallback = "0";
     if (o.name == "do_verify") fallback = "true";
     if (o.name == "verify_fatal") fallback = "false";
+    if (o.name == "log_avg_msec") fallback = "0";
+    if (o.name == "log_offset") fallback = "false";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }

@@ -82,6 +82,12 @@
 //                        data models); otherwise the reads are issued, and
 //                        the results say nothing was checked.
 //   do_verify, verify_fatal  as fio (verify_fatal: stop at the first mismatch)
+//   write_bw_log, write_iops_log, write_lat_log
+//                        fio's per-interval logs, NAME_bw.N.log... in the
+//                        current directory (bench/lab/FioLogs.h); no value:
+//                        NAME is the job's name
+//   log_avg_msec         logs: average over this many ms (0 = an entry per I/O)
+//   log_offset           logs: add each I/O's offset
 //   kb_base              1024 (default) or 1000: meaning of k/m/g (FioUnits.h).
 //                        Affects parsing only; not stored.
 //
@@ -202,6 +208,11 @@ struct Profile {
   std::string verify;
   bool do_verify = true;      // a writing job reads back what it wrote
   bool verify_fatal = false;  // stop checking at the first mismatch
+  // fio's logs (bench/lab/FioLogs.h): the NAME prefix, "" for the job's
+  // name; unset: no log. Output only: they change nothing the volume sees.
+  std::optional<std::string> write_bw_log, write_iops_log, write_lat_log;
+  std::uint32_t log_avg_msec = 0;  // 0: an entry per I/O
+  bool log_offset = false;
 
   bool operator==(const Profile&) const = default;
 

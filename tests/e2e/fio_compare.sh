@@ -4,8 +4,10 @@
 # size, issue the same I/Os per section: counts, bytes, read/write mix and
 # block-size histogram, exactly (times are not compared). fio's counts come
 # from its write_iolog, tierlab's from issued_by_size. Also checks that the
-# JSON keys and units tierlab borrows from fio are fio's. Skips (77) without
-# fio.
+# JSON keys and units tierlab borrows from fio are fio's, and the shapes of
+# fio's other outputs on one rate-capped job run by both: terse v3 fields,
+# json+ bins, disk_util keys, and the bw/iops/lat logs (names, line format,
+# entries per interval within 1). Skips (77) without fio.
 set -euo pipefail
 bin=${TIERLAB_BIN:?}
 command -v fio >/dev/null || { echo "fio not installed: skipped"; exit 77; }
@@ -212,5 +214,120 @@ for j in (f, t):
         for k in ("bw_min", "bw_max", "iops_min", "iops_max", "bw_samples", "iops_samples"):
             assert isinstance(s[k], int), k
 print("keys and units: as fio")
+PY
+
+# fio's other outputs: one rate-capped job (200 IOPS, 2 s, 250 ms log
+# intervals) run by fio and by tierlab --real, each in its own directory
+# (the logs are written to the current one).
+cat >outputs.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=${SIZE}
+bs=4k
+[mixed]
+rw=randrw
+rate_iops=200
+runtime=2
+time_based
+write_bw_log=m
+write_iops_log=m
+write_lat_log=m
+log_avg_msec=250
+[perio]
+rw=randread
+rate_iops=100
+runtime=1
+time_based
+write_lat_log=p
+write_bw_log=p
+log_offset=1
+FIO
+mkdir fio-out tierlab-out
+(cd fio-out && fio --output-format=json+ ../outputs.fio >out.json &&
+  fio --output-format=terse ../outputs.fio >out.terse) || fail "fio outputs.fio"
+(cd tierlab-out && "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
+  --output-format=json+ >out.json &&
+  "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . -f terse >out.terse) ||
+  fail "tierlab outputs.fio"
+python3 - <<'PY'
+import json, os, re
+
+def doc(d):
+    t = open(f"{d}/out.json").read()
+    return json.loads(t[t.index("{"):])
+fio, tl = doc("fio-out"), doc("tierlab-out")
+
+# json+: bins per direction, {"<ns>": count} adding up to clat's N.
+for d in (fio, tl):
+    for j in d["jobs"]:
+        for rw in ("read", "write"):
+            c = j[rw]["clat_ns"]
+            if c["N"] == 0:
+                continue
+            b = c["bins"]
+            assert b and all(k.isdigit() and isinstance(v, int) for k, v in b.items()), b
+            assert sum(b.values()) == c["N"], (j["jobname"], rw, sum(b.values()), c["N"])
+print("json+ bins: as fio")
+
+# disk_util: fio's keys on every entry (fio may see no disk in a container).
+assert tl["disk_util"] and all(u["name"] for u in tl["disk_util"]), tl.get("disk_util")
+fio_keys = {"name", "read_ios", "write_ios", "read_merges", "write_merges", "read_ticks",
+            "write_ticks", "in_queue", "util"}
+for u in fio.get("disk_util", []):
+    assert fio_keys <= set(u), sorted(u)
+for u in tl["disk_util"]:
+    assert set(u) == fio_keys, sorted(u)
+    assert isinstance(u["util"], float) and 0 <= u["util"] <= 100, u
+print("disk_util keys: as fio")
+
+# terse v3: per job line, the same fields before the disks (121), of the
+# same kinds, and 9 per disk.
+def kind(f):
+    for k, r in (("pct=", r"\d+(\.\d+)?%=\d+"), ("pct", r"\d+\.\d+%"), ("int", r"\d+"),
+                 ("float", r"-?\d+\.\d+")):
+        if re.fullmatch(r, f):
+            return k
+    return "text"
+def terse(d, n_disks):
+    lines = open(f"{d}/out.terse").read().splitlines()
+    lines = [l for l in lines if l.startswith("3;")]
+    out = []
+    for l in lines:
+        f = l.split(";")
+        assert len(f) == 121 + 9 * n_disks, (d, len(f), n_disks)
+        out.append([kind(x) for x in f[:121]])
+    return out
+ft, tt = terse("fio-out", len(fio.get("disk_util", []))), terse("tierlab-out", len(tl["disk_util"]))
+assert len(ft) == len(tt) == 2, (len(ft), len(tt))
+for a, b in zip(ft, tt):
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y and i != 1]  # 1: version text
+    assert not diff, [(i, a[i], b[i]) for i in diff]
+print("terse v3 fields: as fio")
+
+# Logs: the same files; the same fields per line; averaged: entries per
+# direction within 1 of fio's; per I/O: an entry per I/O.
+names = lambda d: sorted(f for f in os.listdir(d) if f.endswith(".log"))
+assert names("fio-out") == names("tierlab-out"), (names("fio-out"), names("tierlab-out"))
+assert "m_bw.1.log" in names("tierlab-out") and "p_slat.2.log" in names("tierlab-out")
+def entries(d, f):
+    rows = [l.split(", ") for l in open(f"{d}/{f}").read().splitlines()]
+    for r in rows:
+        assert all(x.isdigit() for x in r), (d, f, r)
+    return rows
+for f in names("fio-out"):
+    a, b = entries("fio-out", f), entries("tierlab-out", f)
+    assert {len(r) for r in a} == {len(r) for r in b}, (f, a[:2], b[:2])
+    if f.startswith("m_"):
+        for ddir in ("0", "1"):
+            na = sum(r[2] == ddir for r in a)
+            nb = sum(r[2] == ddir for r in b)
+            assert abs(na - nb) <= 1, (f, ddir, na, nb)
+    else:
+        job = [j for j in tl["jobs"] if j["jobname"] == "perio"][0]
+        assert len(b) == job["read"]["total_ios"], (f, len(b))
+        assert all(int(r[4]) % 4096 == 0 and int(r[3]) == 4096 for r in b), f  # offsets, bs
+print("logs: as fio")
 PY
 echo "fio compare: ok"

@@ -429,3 +429,33 @@ TEST(FioJobFileSectionsTest, OnlyBlockIoEnginesAreAccepted) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// fio's log options: a NAME or none (the job's name), log_avg_msec in ms,
+// log_offset a flag; they survive the profile's JSON.
+TEST(FioJobFileTest, LogOptions) {
+  auto r = ParseFioJobFile(
+      "[a]\nwrite_bw_log=bw\nwrite_lat_log\nlog_avg_msec=250\nlog_offset\n[b]\n", "l.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Profile& a = r->at(0);
+  EXPECT_EQ(a.write_bw_log, std::optional<std::string>("bw"));
+  EXPECT_EQ(a.write_lat_log, std::optional<std::string>(""));
+  EXPECT_FALSE(a.write_iops_log.has_value());
+  EXPECT_EQ(a.log_avg_msec, 250u);
+  EXPECT_TRUE(a.log_offset);
+  auto back = ParseProfileJson(ToJson(a), "x");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, a);
+  const Profile& b = r->at(1);
+  EXPECT_FALSE(b.write_bw_log || b.write_lat_log || b.log_offset);
+  EXPECT_FALSE(ToJson(b).contains("log_avg_msec"));  // defaults add no key
+
+  auto bad = ParseFioJobFile("[a]\nlog_avg_msec=-1\n", "l.fio", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("l.fio:2: log_avg_msec:", 0), 0u) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab
