@@ -34,7 +34,8 @@ double OpStats::BandwidthBytesPerSec(Nanos window) const {
 OpStats OpMetrics::complete() const {
   OpStats c = read_;
   c.Merge(write_);
-  c.Merge(other_);
+  c.Merge(trim_);
+  c.Merge(sync_);
   return c;
 }
 
@@ -42,7 +43,8 @@ void OpMetrics::Merge(const OpMetrics& other) {
   const bool mine_empty = window() == 0, theirs_empty = other.window() == 0;
   read_.Merge(other.read_);
   write_.Merge(other.write_);
-  other_.Merge(other.other_);
+  trim_.Merge(other.trim_);
+  sync_.Merge(other.sync_);
   if (mine_empty) {
     start_ = other.start_, end_ = other.end_;
   } else if (!theirs_empty) {
@@ -54,7 +56,8 @@ void OpMetrics::Merge(const OpMetrics& other) {
 void OpMetrics::Reset() {
   read_ = OpStats{};
   write_ = OpStats{};
-  other_ = OpStats{};
+  trim_ = OpStats{};
+  sync_ = OpStats{};
   start_ = end_ = 0;
 }
 
@@ -156,6 +159,8 @@ nlohmann::json OpMetrics::ToJson() const {
   };
   return {{"read", one(read_)},
           {"write", one(write_)},
+          {"trim", one(trim_)},
+          {"sync", {{"total_ios", sync_.ops}, {"lat_ns", LatencyToFioJson(sync_.lat)}}},
           {"complete", one(complete())},
           {"window_ns", w}};
 }

@@ -52,8 +52,8 @@ struct OpStats {
 
 class OpMetrics {
  public:
-  // Reads and writes go to their own stats; complete() sums them with flush
-  // and discard. (Summed when asked, not recorded twice: one histogram update
+  // Reads, writes, trims (discard) and syncs (flush) go to their own stats;
+  // complete() sums them all. (Summed when asked, not recorded twice: one histogram update
   // per I/O is a measurable part of a simulated run.)
   // `now`: the completion's time, for the interval samples (-1: none).
   void Record(IoOp op, std::uint64_t length, Nanos latency, Nanos now = -1) {
@@ -76,6 +76,8 @@ class OpMetrics {
 
   const OpStats& read() const { return read_; }
   const OpStats& write() const { return write_; }
+  const OpStats& trim() const { return trim_; }
+  const OpStats& sync() const { return sync_; }
   OpStats complete() const;
 
   // Sums the stats; the window becomes the union [min start, max end], which
@@ -90,6 +92,7 @@ class OpMetrics {
   // (also with percentiles, which tierlab's own reports read), "bw_min",
   // "bw_max", "bw_agg", "bw_mean", "bw_dev", "bw_samples", "iops_min",
   // "iops_max", "iops_mean", "iops_stddev", "iops_samples"} plus "errors".
+  // "trim" has the same keys; "sync" is fio's {"total_ios", "lat_ns"} (flushes).
   // slat is 0: a submission costs no modelled time (simulated) or is inside
   // clat (real). bw_* and iops_* are over the full 500 ms intervals of the
   // window (one sample of the whole window when it is shorter).
@@ -97,10 +100,16 @@ class OpMetrics {
 
  private:
   OpStats& StatsFor(IoOp op) {
-    return op == IoOp::kRead ? read_ : op == IoOp::kWrite ? write_ : other_;
+    switch (op) {
+      case IoOp::kRead: return read_;
+      case IoOp::kWrite: return write_;
+      case IoOp::kDiscard: return trim_;
+      case IoOp::kFlush: return sync_;
+    }
+    return sync_;
   }
 
-  OpStats read_, write_, other_;  // other_: flush and discard
+  OpStats read_, write_, trim_, sync_;
   Nanos start_ = 0, end_ = 0;
   Nanos origin_ = 0;
 };

@@ -148,12 +148,13 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   }
   // tierlab's: issued I/Os by size per direction, ramp included.
   nlohmann::json by_size = nlohmann::json::object();
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < 3; ++d) {
     nlohmann::json m = nlohmann::json::object();
     for (const auto& [size, count] : r.issued_by_size[d]) m[std::to_string(size)] = count;
-    by_size[d == 0 ? "read" : "write"] = std::move(m);
+    by_size[d == 0 ? "read" : d == 1 ? "write" : "trim"] = std::move(m);
   }
   job["issued_by_size"] = std::move(by_size);
+  job["issued_syncs"] = r.issued_flushes;
   j["jobs"] = nlohmann::json::array({job});
   const DeviceWindow since_built(r.start);
   nlohmann::json figures = (meta.devices != nullptr ? *meta.devices : since_built).Json(v);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "bench/lab/VerifyOracle.h"
@@ -26,7 +27,9 @@ struct Slot {
   IoOp op = IoOp::kRead;
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
-  bool verify_read = false;  // a read of the job's verify phase
+  bool verify_read = false;     // a read of the job's verify phase
+  bool end_flush = false;       // end_fsync / fsync_on_close: not measured
+  Status status = Status::kOk;  // batched reaping: completed, not yet reaped
 };
 
 struct Job {
@@ -35,17 +38,22 @@ struct Job {
   // The next two requests, drawn ahead (the generator's sequence does not
   // depend on time), so the stack can be hinted about them (TakeNext).
   NextIo ahead[2];
-  std::vector<Slot*> idle;  // free slots
-  std::uint64_t issued = 0;
+  std::vector<Slot*> idle;   // free slots
+  std::uint64_t issued = 0;  // reads, writes and trims (fio's io_issues); flushes apart
   std::uint64_t bytes_issued = 0;
+  std::uint64_t write_bytes_issued = 0;
+  std::uint64_t flushes = 0;
+  std::uint64_t in_flight = 0;
+  bool last_was_flush = false;
+  bool end_flush_done = false;
   std::uint32_t passes_done = 0;  // wrapped sequential continuations taken
   // Issued I/Os per (direction, size): a few sizes, so a short scan.
   struct SizeCount {
     std::uint64_t size, count;
   };
-  std::vector<SizeCount> by_size[2];
+  std::vector<SizeCount> by_size[3];
   void CountSize(IoOp op, std::uint64_t len) {
-    auto& v = by_size[op == IoOp::kRead ? 0 : 1];
+    auto& v = by_size[op == IoOp::kRead ? 0 : op == IoOp::kWrite ? 1 : 2];
     for (SizeCount& c : v) {
       if (c.size == len) {
         ++c.count;
@@ -54,11 +62,29 @@ struct Job {
     }
     v.push_back({len, 1});
   }
-  // Open loop: arrivals t0 + k * interval; `arrivals_taken` have been issued.
+  // Open loop: arrivals t0 + k * interval (rate_iops), or, under `rate`, at
+  // t0 + the bytes issued before / rate_bps (fio's usec_for_io);
+  // `arrivals_taken` have been issued.
   Nanos interval = 0;
+  std::uint64_t rate_bps = 0;
+  std::uint64_t rate_bytes_taken = 0;
   Nanos t0 = 0;
   std::uint64_t arrivals_taken = 0;
   bool arrival_timer = false;
+  bool open_loop() const { return interval > 0 || rate_bps > 0; }
+  // fio's queueing (iodepth_low, iodepth_batch_complete_min/max): once the
+  // queue is full, completions wait in `done` until at least `reap_min` are
+  // there; slots come back `reap_max` at a time until the depth is down to
+  // iodepth_low, then the queue is refilled.
+  bool batched = false;
+  bool reaping = false;
+  std::uint32_t reap_min = 1;
+  std::vector<Slot*> done;
+  // rate_min / rate_iops_min (fio's check_min_rate), reads [0], writes and
+  // trims [1]: completed so far, and at the last check.
+  std::uint64_t done_bytes[2] = {0, 0}, done_ios[2] = {0, 0};
+  std::uint64_t check_bytes[2] = {0, 0}, check_ios[2] = {0, 0};
+  Nanos check_time[2] = {0, 0};
   // fio's verify phase: after its writes, the job reads back what it wrote.
   WrittenExtents written;
   bool verify_pending = false;  // writes verify and the phase has not begun
@@ -102,7 +128,9 @@ class Run {
       Job* jp = job.get();
       jp->verify_pending = r_.verify.enabled && p_.do_verify && p_.read_percent() < 100;
       jp->interval = jp->gen.rate_interval();
+      jp->rate_bps = p_.effective_rate();
       jp->t0 = begin_;
+      jp->batched = p_.batched_reaping();
       planned_ios_ += jp->gen.io_count_limit();
       Prime(jp);
       for (std::uint32_t d = 0; d < p_.iodepth; ++d) {
@@ -123,11 +151,14 @@ class Run {
   void Launch() {
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
-        if (job->interval > 0) {
+        if (job->open_loop()) {
           OnArrival(job.get());
+        } else if (job->batched) {
+          Fill(job.get());
         } else {
           while (!job->idle.empty() && MayIssue(*job)) Issue(job.get(), job->idle.back(), e_.Now());
         }
+        MaybeEndFlush(job.get());
       }
     };
     ++g_.running;
@@ -158,6 +189,7 @@ class Run {
 
   Expected<RunResult> Finish() {
     if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", ErrorKind::kIo);
+    if (!rate_failure_.empty()) return MakeError(rate_failure_, ErrorKind::kInconsistent);
     if (stalled_) {
       return MakeError(
           "profile '" + p_.name +
@@ -171,9 +203,10 @@ class Run {
     r_.end = std::max(r_.end, last_verify_);
     r_.metrics.SetWindow(r_.ramp_end, r_.end);
     for (const auto& j : jobs_) {
-      for (int d = 0; d < 2; ++d) {
+      for (int d = 0; d < 3; ++d) {
         for (const auto& c : j->by_size[d]) r_.issued_by_size[d][c.size] += c.count;
       }
+      r_.issued_flushes += j->flushes;
     }
     return std::move(r_);
   }
@@ -188,15 +221,17 @@ class Run {
   }
 
   // fio's end-of-job conditions (WorkloadGenerator.h): time, I/O count,
-  // bytes, and the end of the last pass; in the verify phase, the blocks
-  // left to read back.
+  // bytes, and the end of the last pass.
   bool MayIssue(const Job& j) const {
-    if (j.verifying) return j.verify_next < j.to_verify.size();
+    if (j.verifying) return j.verify_next < j.to_verify.size();  // the blocks left to read back
     if (e_.Now() >= stop_at_) return false;
     const std::uint64_t count = j.gen.io_count_limit();
     if (count != 0 && j.issued >= count) return false;
     const std::uint64_t limit = j.gen.io_bytes_limit();
     if (limit != 0 && j.bytes_issued >= limit) return false;
+    // fio's trimwrite: the job's bytes are its writes; the doubled limit
+    // above counts trims and writes together.
+    if (limit != 0 && p_.is_trimwrite() && j.write_bytes_issued >= limit / 2) return false;
     if (j.ahead[0].wrapped && j.gen.ends_at_pass() && j.passes_done + 1 >= j.gen.loops())
       return false;
     return true;
@@ -215,6 +250,10 @@ class Run {
   }
 
   void OnArrival(Job* j) {
+    if (j->rate_bps > 0) {
+      OnByteArrival(j);
+      return;
+    }
     const std::uint64_t due = DueArrivals(*j);
     while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j)) {
       const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
@@ -226,6 +265,81 @@ class Run {
       const Nanos next = j->t0 + static_cast<Nanos>(due) * j->interval;
       e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
     }
+  }
+
+  // `rate`: the next I/O arrives when the bytes issued before it are due.
+  static Nanos NextByteArrival(const Job& j) {
+    const unsigned __int128 t =
+        static_cast<unsigned __int128>(j.rate_bytes_taken) * kSecond / j.rate_bps;
+    return j.t0 + static_cast<Nanos>(t);
+  }
+
+  void OnByteArrival(Job* j) {
+    while (!j->idle.empty() && MayIssue(*j) && NextByteArrival(*j) <= e_.Now()) {
+      const Nanos arrival = NextByteArrival(*j);
+      ++j->arrivals_taken;
+      j->rate_bytes_taken += j->ahead[0].length;
+      Issue(j, j->idle.back(), arrival);
+    }
+    // A due arrival without a free slot is taken when one completes.
+    const Nanos next = NextByteArrival(*j);
+    if (MayIssue(*j) && !j->arrival_timer && next > e_.Now()) {
+      j->arrival_timer = true;
+      e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
+    }
+  }
+
+  // Batched reaping: fill the queue; once full, reap before refilling.
+  void Fill(Job* j) {
+    while (!j->idle.empty() && MayIssue(*j)) Issue(j, j->idle.back(), e_.Now());
+    if (j->idle.empty()) {
+      // fio's wait_for_completions: at least min(complete_min, depth), 1 if 0.
+      j->reaping = true;
+      j->reap_min = std::max<std::uint32_t>(1, std::min(p_.reap_min(), p_.iodepth));
+    }
+  }
+
+  void Reap(Job* j) {
+    const Nanos now = e_.Now();
+    while (j->reaping) {
+      const auto depth = static_cast<std::uint32_t>(p_.iodepth - j->idle.size());
+      // fio's io_u_queued_complete and td_io_getevents: min at most the
+      // depth; max at most the depth, at least min.
+      const std::uint32_t min = std::min(j->reap_min, depth);
+      if (j->done.size() < min) return;
+      const std::uint32_t max = std::max(min, std::min(p_.reap_max(), depth));
+      const std::size_t n = std::min<std::size_t>(j->done.size(), max);
+      for (std::size_t i = 0; i < n; ++i) {
+        Slot* s = j->done[i];
+        Measure(s, s->status, now);
+        j->idle.push_back(s);
+      }
+      j->done.erase(j->done.begin(), j->done.begin() + static_cast<std::ptrdiff_t>(n));
+      if (p_.iodepth - j->idle.size() <= p_.queue_low()) j->reaping = false;
+    }
+    Fill(j);
+    MaybeEndFlush(j);
+    StopIfDone();
+  }
+
+  // end_fsync / fsync_on_close: one flush once the job's I/O is done and
+  // reaped, unless its last request was a flush (fio's should_fsync).
+  void MaybeEndFlush(Job* j) {
+    if (!(p_.end_fsync || p_.fsync_on_close) || !p_.does(IoOp::kWrite)) return;
+    if (j->end_flush_done || j->in_flight != 0 || j->last_was_flush || MayIssue(*j)) return;
+    if (j->idle.empty()) return;
+    j->end_flush_done = true;
+    Slot* s = j->idle.back();
+    j->idle.pop_back();
+    s->start = s->issued = e_.Now();
+    s->op = IoOp::kFlush;
+    s->length = 0;
+    s->end_flush = true;
+    ++j->flushes;
+    ++j->in_flight;
+    ++in_flight_;
+    v_.Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
+              [this, s](Status st) { OnComplete(s, st); });
   }
 
   // The job's next request. Requests are drawn two ahead and the stack is
@@ -242,8 +356,9 @@ class Run {
     if (io.wrapped) ++j->passes_done;
     j->ahead[0] = j->ahead[1];
     j->ahead[1] = j->gen.Next();
-    v_.PrefetchHint(j->ahead[1].op, j->ahead[1].offset, 2);
-    v_.PrefetchHint(j->ahead[0].op, j->ahead[0].offset, 1);
+    // A flush has no block to hint about.
+    if (j->ahead[1].op != IoOp::kFlush) v_.PrefetchHint(j->ahead[1].op, j->ahead[1].offset, 2);
+    if (j->ahead[0].op != IoOp::kFlush) v_.PrefetchHint(j->ahead[0].op, j->ahead[0].offset, 1);
     return io;
   }
 
@@ -260,20 +375,29 @@ class Run {
     s->offset = io.offset;
     s->length = io.length;
     s->verify_read = false;
+    ++j->in_flight;
+    ++in_flight_;
+    j->last_was_flush = io.op == IoOp::kFlush;
+    if (io.op == IoOp::kFlush) {
+      ++j->flushes;
+      v_.Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
+                [this, s](Status st) { OnComplete(s, st); });
+      return;
+    }
     ++j->issued;
     j->bytes_issued += io.length;
+    if (io.op == IoOp::kWrite) j->write_bytes_issued += io.length;
     j->CountSize(io.op, io.length);
     ++r_.issued;
-    ++in_flight_;
-    if (io.op == IoOp::kWrite && (oracle_ != nullptr || j->verify_pending)) NoteWrite(j, s);
-    IoRequest q{io.op, 0, io.offset, io.length, s->buf};
+    if (io.op != IoOp::kRead && (oracle_ != nullptr || j->verify_pending)) NoteWrite(j, s);
+    IoRequest q{io.op, 0, io.offset, io.length, io.op == IoOp::kDiscard ? nullptr : s->buf};
     v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
   }
 
   // A write of a verifying job carries content the oracle can regenerate;
-  // any other write makes its blocks unknown to the oracle.
+  // any other write, and any trim, makes its blocks unknown to the oracle.
   void NoteWrite(Job* j, Slot* s) {
-    if (!r_.verify.enabled) {
+    if (!r_.verify.enabled || s->op == IoOp::kDiscard) {
       if (oracle_ != nullptr) oracle_->Forget(s->offset, s->length);
       return;
     }
@@ -301,6 +425,7 @@ class Run {
     j->CountSize(IoOp::kRead, length);
     ++r_.issued;
     ++r_.verify.reads;
+    ++j->in_flight;
     ++in_flight_;
     IoRequest q{IoOp::kRead, 0, offset, length, s->buf};
     v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
@@ -318,18 +443,21 @@ class Run {
       r_.verify.first_bad.push_back(*bad);
   }
 
-  void OnComplete(Slot* s, Status st) {
-    const Nanos now = e_.Now();
-    ++r_.completed;
-    --in_flight_;
-    if (now != last_now_) {
-      last_now_ = now;
-      same_instant_ = 0;
-    } else if (++same_instant_ > kMaxSameInstant && e_.IsSimulated() && p_.runtime > 0) {
-      stalled_ = true;  // zero-latency stack: simulated time would never reach the end
-      e_.Stop();
-      return;
+  // A verifying job's next step once a slot is free: begin the phase when
+  // the last write has completed, then keep iodepth reads in flight.
+  void ContinueVerify(Job* j) {
+    if (j->verify_pending) {
+      MaybeEndFlush(j);               // fio's end_fsync comes before its verify phase
+      if (j->in_flight != 0) return;  // writes (or that flush) still in flight
+      BeginVerify(j);
+    } else {
+      while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
     }
+    StopIfDone();
+  }
+
+  // Records a completion (or, batched, a reap) in the figures.
+  void Measure(Slot* s, Status st, Nanos now) {
     if (s->verify_read) last_verify_ = std::max(last_verify_, now);
     // As fio: a writing job checks the reads of its verify phase only (its
     // other reads may race its own writes); a reading job checks every read.
@@ -340,7 +468,7 @@ class Run {
     if (s->start >= r_.ramp_end && (now <= stop_at_ || s->verify_read)) {
       if (st == Status::kOk) {
         r_.metrics.Record(s->op, s->length, now - s->start, now);
-        if (s->job->interval > 0) r_.metrics.RecordClat(s->op, now - s->issued);
+        if (s->job->open_loop()) r_.metrics.RecordClat(s->op, now - s->issued);
         if (o_.logs != nullptr) {
           o_.logs->Add(s->op, now - r_.ramp_end, s->length, s->offset, now - s->start,
                        now - s->issued);
@@ -350,6 +478,73 @@ class Run {
       }
       last_completion_ = std::max(last_completion_, now);
     }
+  }
+
+  // fio's check_min_rate: after 2 s from the job's start and outside the
+  // ramp, each direction that has completed bytes must keep rate_min
+  // (bytes/s) or rate_iops_min over every second (ratecycle).
+  void CheckMinRate(Job* j, Slot* s, Status st, Nanos now) {
+    const bool any = p_.rate_min[0] != 0 || p_.rate_min[1] != 0 || p_.rate_iops_min[0] != 0 ||
+                     p_.rate_iops_min[1] != 0;
+    if (!any || s->op == IoOp::kFlush || st != Status::kOk) return;
+    const int d = s->op == IoOp::kRead ? 0 : 1;
+    j->done_bytes[d] += s->length;
+    ++j->done_ios[d];
+    if (now < r_.ramp_end || now - begin_ < 2 * kSecond) return;
+    for (int k = 0; k < 2; ++k) {
+      if (j->done_bytes[k] == 0 || (p_.rate_min[k] == 0 && p_.rate_iops_min[k] == 0)) continue;
+      if (j->check_bytes[k] != 0 || j->check_ios[k] != 0) {
+        const Nanos spent_ms = (now - j->check_time[k]) / kMilli;
+        if (spent_ms < 1000) continue;
+        const auto ms = static_cast<std::uint64_t>(spent_ms);
+        const std::string who = "profile '" + p_.name + "': ";
+        if (p_.rate_min[k] != 0) {
+          const std::uint64_t got = (j->done_bytes[k] - j->check_bytes[k]) * 1000 / ms;
+          if (got < p_.rate_min[k]) {
+            rate_failure_ = who + "rate_min=" + std::to_string(p_.rate_min[k]) +
+                            "B/s not met, got " + std::to_string(got) + "B/s";
+          }
+        } else {
+          const std::uint64_t got = (j->done_ios[k] - j->check_ios[k]) * 1000 / ms;
+          if (got < p_.rate_iops_min[k]) {
+            rate_failure_ = who + "rate_iops_min=" + std::to_string(p_.rate_iops_min[k]) +
+                            " not met, got " + std::to_string(got) + " IOPS";
+          }
+        }
+        if (!rate_failure_.empty()) {
+          e_.Stop();
+          return;
+        }
+      }
+      j->check_bytes[k] = j->done_bytes[k];
+      j->check_ios[k] = j->done_ios[k];
+      j->check_time[k] = now;
+    }
+  }
+
+  void OnComplete(Slot* s, Status st) {
+    const Nanos now = e_.Now();
+    ++r_.completed;
+    --in_flight_;
+    --s->job->in_flight;
+    if (s->end_flush) {
+      s->end_flush = false;
+      s->job->idle.push_back(s);
+      StopIfDone();
+      return;
+    }
+    if (now != last_now_) {
+      last_now_ = now;
+      same_instant_ = 0;
+    } else if (++same_instant_ > kMaxSameInstant && e_.IsSimulated() && p_.runtime > 0) {
+      stalled_ = true;  // zero-latency stack: simulated time would never reach the end
+      e_.Stop();
+      return;
+    }
+    Job* j = s->job;
+    if (!j->batched) Measure(s, st, now);
+    CheckMinRate(j, s, st, now);
+    if (!rate_failure_.empty()) return;
     if ((r_.completed & 4095) == 0 && o_.cancel != nullptr && e_.IsSimulated() &&
         o_.cancel->load(std::memory_order_relaxed)) {
       cancelled_ = true;
@@ -360,19 +555,34 @@ class Run {
       o_.progress(RunProgress{now - r_.start, p_.runtime > 0 ? p_.ramp_time + p_.runtime : 0,
                               r_.completed, planned_ios_});
     }
-    Job* j = s->job;
+    if (j->batched) {
+      if (!j->reaping) {
+        // The queue was not refilled (the job is done): fio reaps it all.
+        Measure(s, st, now);
+        j->idle.push_back(s);
+        MaybeEndFlush(j);
+        StopIfDone();
+        return;
+      }
+      s->status = st;
+      j->done.push_back(s);
+      Reap(j);
+      return;
+    }
     j->idle.push_back(s);
     if (j->verifying || (j->verify_pending && !MayIssue(*j))) {
       ContinueVerify(j);
       return;
     }
-    if (j->interval > 0) {
+    if (j->open_loop()) {
       // Backlogged arrivals take the slot at once.
       OnArrival(j);
+      MaybeEndFlush(j);
       StopIfDone();
       return;
     }
     if (!MayIssue(*j)) {
+      MaybeEndFlush(j);
       StopIfDone();
       return;
     }
@@ -381,24 +591,13 @@ class Run {
         if (!j->idle.empty() && MayIssue(*j)) {
           Issue(j, j->idle.back(), e_.Now());
         } else {
+          MaybeEndFlush(j);
           StopIfDone();  // the think time ran past the job's end
         }
       });
       return;
     }
     Issue(j, s, now);
-  }
-
-  // A verifying job's next step once a slot is free: begin the phase when
-  // the last write has completed, then keep iodepth reads in flight.
-  void ContinueVerify(Job* j) {
-    if (j->verify_pending) {
-      if (j->idle.size() < p_.iodepth) return;  // writes still in flight
-      BeginVerify(j);
-    } else {
-      while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
-    }
-    StopIfDone();
   }
 
   Engine& e_;
@@ -421,6 +620,7 @@ class Run {
   std::uint64_t same_instant_ = 0;
   bool stalled_ = false;
   bool cancelled_ = false;
+  std::string rate_failure_;  // rate_min / rate_iops_min not met
   std::vector<std::unique_ptr<Job>> jobs_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<AlignedBuffer> buffers_;

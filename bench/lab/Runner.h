@@ -83,9 +83,12 @@ struct RunResult {
   Nanos end = 0;             // end of the measured window
   std::uint64_t issued = 0;  // every I/O, ramp included
   std::uint64_t completed = 0;
-  // Issued I/Os by size, reads [0] and writes [1], ramp included: what fio's
-  // write_iolog of the same job would count.
-  std::map<std::uint64_t, std::uint64_t> issued_by_size[2];
+  // Issued I/Os by size, reads [0], writes [1] and trims [2], ramp
+  // included: what fio's write_iolog of the same job would count.
+  std::map<std::uint64_t, std::uint64_t> issued_by_size[3];
+  // Flushes issued (fsync, fdatasync, end_fsync, fsync_on_close): fio's
+  // iolog "sync" and "datasync" lines. Not in `issued`.
+  std::uint64_t issued_flushes = 0;
   VerifyResult verify;
 };
 

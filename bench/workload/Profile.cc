@@ -15,7 +15,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 54> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 46> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -49,20 +49,12 @@ constexpr std::array<std::string_view, 54> kIgnoredFioOptions = {
     "buffer_compress_percentage",
     "buffer_compress_chunk",
     "dedupe_percentage",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "iodepth_batch_complete",
-    "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max",
-    "iodepth_low",
     "cpus_allowed",
     "cpus_allowed_policy",
     "cpumask",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "allow_mounted_write",
-    "end_fsync",
-    "fsync_on_close",
     "fadvise_hint",
     "create_on_open",
     "overwrite",
@@ -327,15 +319,15 @@ Expected<bool> ParseBool(std::string_view text, bool has_value) {
 
 // fio's per-direction form of an option ("8k,32k", ",8k", "8k,32k,"): reads,
 // writes, trims; a value not ended by a comma applies to the directions after
-// it, an empty one is the default. Trims are parsed and dropped (tierlab
-// issues none).
+// it, an empty one is the default.
 struct Directions {
   std::uint64_t read = 0;
   std::uint64_t write = 0;
+  std::uint64_t trim = 0;
 };
 
-Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint64_t fallback,
-                                  bool allow_zero) {
+// The comma-separated parts, at most one per direction.
+Expected<std::vector<std::string_view>> SplitDirections(std::string_view text, const char* what) {
   std::vector<std::string_view> parts;
   std::string_view rest = Trim(text);
   while (true) {
@@ -345,9 +337,17 @@ Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint6
     rest = rest.substr(comma + 1);
   }
   if (parts.size() > 3) {
-    return Reason("at most three comma-separated values (reads, writes, trims), got " +
-                  Quote(Trim(text)));
+    return Reason(std::string("at most three comma-separated ") + what +
+                  " (reads, writes, trims), got " + Quote(Trim(text)));
   }
+  return parts;
+}
+
+Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint64_t fallback,
+                                  bool allow_zero) {
+  auto split = SplitDirections(text, "values");
+  if (!split) return split.error();
+  const std::vector<std::string_view>& parts = *split;
   std::uint64_t v[3] = {fallback, fallback, fallback};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (parts[i].empty()) {
@@ -363,7 +363,71 @@ Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint6
       for (std::size_t k = i + 1; k < 3; ++k) v[k] = *n;
     }
   }
-  return Directions{v[0], v[1]};
+  return Directions{v[0], v[1], v[2]};
+}
+
+// Options whose writes and trims share one value in tierlab (rate caps):
+// a separate trim value would be silently dropped, so it is refused.
+Expected<Directions> ReadWriteDirections(std::string_view text, int kb_base) {
+  auto dirs = PerDirection(text, kb_base, 0, /*allow_zero=*/true);
+  if (!dirs) return dirs.error();
+  if (dirs->trim != dirs->write) {
+    return Reason(
+        "a trim value (third) different from the write value is not supported: "
+        "trims and writes share one cap, got " +
+        Quote(Trim(text)));
+  }
+  return dirs;
+}
+
+// fio's bsrange form "1k-4k[,2k-8k[,1k-2k]]", per direction as PerDirection.
+Expected<void> ParseBsRange(std::string_view text, int kb_base, Profile& p) {
+  auto split = SplitDirections(text, "ranges");
+  if (!split) return split.error();
+  const std::vector<std::string_view>& parts = *split;
+  std::uint64_t lo[3] = {4096, 4096, 4096}, hi[3] = {4096, 4096, 4096};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].empty()) {
+      if (parts.size() == 1) return Reason("needs a value");
+      continue;
+    }
+    const std::size_t dash = parts[i].find('-');
+    if (dash == std::string_view::npos)
+      return Reason("expected MIN-MAX such as 4k-64k, got " + Quote(parts[i]));
+    auto a = ParseFioSize(parts[i].substr(0, dash), kb_base);
+    if (!a) return a.error();
+    auto b = ParseFioSize(parts[i].substr(dash + 1), kb_base);
+    if (!b) return b.error();
+    if (*a == 0 || *b == 0) return Reason("sizes must be > 0, got " + Quote(parts[i]));
+    // As fio, the two ends may come in either order.
+    lo[i] = std::min(*a, *b);
+    hi[i] = std::max(*a, *b);
+    if (i + 1 == parts.size()) {
+      for (std::size_t k = i + 1; k < 3; ++k) lo[k] = lo[i], hi[k] = hi[i];
+    }
+  }
+  p.bs = lo[0];
+  p.write_bs = lo[1] == lo[0] ? std::nullopt : std::optional(lo[1]);
+  p.trim_bs = lo[2] == lo[1] ? std::nullopt : std::optional(lo[2]);
+  for (int d = 0; d < 3; ++d) p.bs_max[d] = hi[d] > lo[d] ? hi[d] : 0;
+  return {};
+}
+
+std::string FormatBsRange(const Profile& p) {
+  std::string out;
+  const IoOp ops[3] = {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard};
+  for (int d = 0; d < 3; ++d) {
+    if (d > 0) out += ',';
+    out += FormatFioSize(p.bs_for(ops[d])) + "-" + FormatFioSize(p.max_bs_for(ops[d]));
+  }
+  return out;
+}
+
+// "a,b" of a read/write pair as written by ToJson (null when unset).
+nlohmann::json PairJson(std::uint64_t read, std::optional<std::uint64_t> write, bool sizes) {
+  auto f = [&](std::uint64_t v) { return sizes ? FormatFioSize(v) : std::to_string(v); };
+  if (!write) return sizes ? nlohmann::json(f(read)) : nlohmann::json(read);
+  return f(read) + "," + f(*write);
 }
 
 std::string RwString(const Profile& p) {
@@ -400,14 +464,18 @@ const std::vector<Option>& Options() {
   static const std::vector<Option> kOptions = [] {
     std::vector<Option> o;
     auto rw = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-      static constexpr std::array<std::pair<std::string_view, RwMode>, 7> kModes = {
+      static constexpr std::array<std::pair<std::string_view, RwMode>, 11> kModes = {
           {{"read", RwMode::kRead},
            {"write", RwMode::kWrite},
            {"randread", RwMode::kRandRead},
            {"randwrite", RwMode::kRandWrite},
            {"rw", RwMode::kReadWrite},
            {"readwrite", RwMode::kReadWrite},
-           {"randrw", RwMode::kRandRw}}};
+           {"randrw", RwMode::kRandRw},
+           {"trim", RwMode::kTrim},
+           {"randtrim", RwMode::kRandTrim},
+           {"trimwrite", RwMode::kTrimWrite},
+           {"randtrimwrite", RwMode::kRandTrimWrite}}};
       const std::string_view all = Trim(v);
       const std::size_t colon = all.find(':');
       const std::string_view t = Trim(all.substr(0, colon));
@@ -420,8 +488,9 @@ const std::vector<Option>& Options() {
       }
       if (!found) {
         return Reason("unknown value " + Quote(t) +
-                      " (valid: read, write, randread, randwrite, rw, readwrite, randrw, "
-                      "each with an optional :N offset modifier)");
+                      " (valid: read, write, randread, randwrite, rw, readwrite, randrw, trim, "
+                      "randtrim, trimwrite, randtrimwrite, each with an optional :N offset "
+                      "modifier)");
       }
       // As fio, every rw= resets the modifier.
       p.rw_seq_nr = 1;
@@ -442,9 +511,13 @@ const std::vector<Option>& Options() {
       p.rw_seq_add = negative ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
       return {};
     };
-    o.push_back({"rw", "read | write | randread | randwrite | rw | readwrite | randrw [:N]", "",
-                 "I/O pattern (rw and readwrite: mixed sequential); :N as fio: random modes "
-                 "take a new offset every N I/Os, sequential ones add N bytes to each offset",
+    o.push_back({"rw",
+                 "read | write | randread | randwrite | rw | readwrite | randrw | trim | "
+                 "randtrim | trimwrite | randtrimwrite [:N]",
+                 "",
+                 "I/O pattern (rw and readwrite: mixed sequential; trimwrite: trim a block, then "
+                 "write it); :N as fio: random modes take a new offset every N I/Os, sequential "
+                 "ones add N bytes to each offset",
                  rw, [](const Profile& p) -> nlohmann::json { return RwString(p); }});
     o.push_back({"readwrite", "as rw", "", "alias of rw", rw, nullptr});
     o.push_back({"rw_sequencer", "sequential | identical", "",
@@ -490,15 +563,45 @@ const std::vector<Option>& Options() {
       if (!dirs) return dirs.error();
       p.bs = dirs->read;
       p.write_bs = dirs->write == dirs->read ? std::nullopt : std::optional(dirs->write);
+      p.trim_bs = dirs->trim == dirs->write ? std::nullopt : std::optional(dirs->trim);
+      for (auto& m : p.bs_max) m = 0;  // as fio, bs sets both ends of the range
       return {};
     };
     o.push_back({"bs", "fio size, > 0 [,writes[,trims]]", "bytes",
-                 "block size of every I/O; \"8k,32k\": reads 8k, writes 32k (fio's form)", bs,
-                 [](const Profile& p) -> nlohmann::json {
-                   return p.write_bs ? FormatFioSize(p.bs) + "," + FormatFioSize(*p.write_bs)
-                                     : FormatFioSize(p.bs);
+                 "block size of every I/O; \"8k,32k,4k\": reads 8k, writes 32k, trims 4k "
+                 "(fio's form)",
+                 bs, [](const Profile& p) -> nlohmann::json {
+                   std::string s = FormatFioSize(p.bs);
+                   if (p.write_bs || p.trim_bs) s += "," + FormatFioSize(p.bs_for(IoOp::kWrite));
+                   if (p.trim_bs) s += "," + FormatFioSize(*p.trim_bs);
+                   return s;
                  }});
     o.push_back({"blocksize", "as bs", "bytes", "alias of bs", bs, nullptr});
+    auto bsrange = [](Profile& p, std::string_view v, int kb) { return ParseBsRange(v, kb, p); };
+    o.push_back({"bsrange", "MIN-MAX [,writes[,trims]]", "bytes",
+                 "I/O sizes per direction from MIN to MAX in multiples of MIN, as fio "
+                 "(sets bs to MIN)",
+                 bsrange, [](const Profile& p) -> nlohmann::json {
+                   const bool any = p.bs_max[0] != 0 || p.bs_max[1] != 0 || p.bs_max[2] != 0;
+                   return any ? nlohmann::json(FormatBsRange(p)) : nlohmann::json();
+                 }});
+    o.push_back({"blocksize_range", "as bsrange", "bytes", "alias of bsrange", bsrange, nullptr});
+    auto ba = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+      auto dirs = PerDirection(v, kb, 0, /*allow_zero=*/false);
+      if (!dirs) return dirs.error();
+      if (dirs->read != dirs->write || dirs->write != dirs->trim) {
+        return Reason("one alignment for all directions, got " + Quote(Trim(v)) +
+                      " (tierlab aligns the random offsets of every direction alike)");
+      }
+      p.ba = dirs->read;
+      return {};
+    };
+    o.push_back({"ba", "fio size, > 0", "bytes",
+                 "alignment of random offsets (default: the smallest block size)", ba,
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.ba != 0 ? nlohmann::json(FormatFioSize(p.ba)) : nlohmann::json();
+                 }});
+    o.push_back({"blockalign", "as ba", "bytes", "alias of ba", ba, nullptr});
     o.push_back(
         {"bssplit", "SIZE/PCT[:SIZE/PCT...]", "bytes, %",
          "sizes and shares of I/Os, adding up to 100; overrides bs",
@@ -663,7 +766,7 @@ const std::vector<Option>& Options() {
                  "per-job cap on I/Os per second, all directions together (0 = none); "
                  "\"a,b\": reads, writes (equal on a mixed job)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-                   auto dirs = PerDirection(v, kb, 0, /*allow_zero=*/true);
+                   auto dirs = ReadWriteDirections(v, kb);
                    if (!dirs) return dirs.error();
                    if (dirs->read > 1'000'000'000 || dirs->write > 1'000'000'000)
                      return Reason("must be at most 1000000000, got " + std::string(Trim(v)));
@@ -675,6 +778,116 @@ const std::vector<Option>& Options() {
                  [](const Profile& p) -> nlohmann::json {
                    if (!p.rate_iops_write) return p.rate_iops;
                    return std::to_string(p.rate_iops) + "," + std::to_string(*p.rate_iops_write);
+                 }});
+    o.push_back({"rate", "fio size 0.. [,writes[,trims]]", "bytes/s",
+                 "per-job cap on bandwidth, all directions together (0 = none; wins over "
+                 "rate_iops); \"a,b\": reads, writes (equal on a mixed job)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto dirs = ReadWriteDirections(v, kb);
+                   if (!dirs) return dirs.error();
+                   p.rate = dirs->read;
+                   p.rate_write =
+                       dirs->write == dirs->read ? std::nullopt : std::optional(dirs->write);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   if (p.rate == 0 && !p.rate_write) return nullptr;
+                   return PairJson(p.rate, p.rate_write, /*sizes=*/true);
+                 }});
+    auto min_pair = [](std::uint64_t(Profile::*field)[2], bool sizes) {
+      return [field, sizes](Profile& p, std::string_view v, int kb) -> Expected<void> {
+        auto dirs = ReadWriteDirections(v, sizes ? kb : 1000);
+        if (!dirs) return dirs.error();
+        (p.*field)[0] = dirs->read;
+        (p.*field)[1] = dirs->write;
+        return {};
+      };
+    };
+    o.push_back({"rate_min", "fio size 0.. [,writes[,trims]]", "bytes/s",
+                 "the run fails (exit 1) when a direction completes less than this over a "
+                 "second, after 2 s (fio's check)",
+                 min_pair(&Profile::rate_min, true), [](const Profile& p) -> nlohmann::json {
+                   if (p.rate_min[0] == 0 && p.rate_min[1] == 0) return nullptr;
+                   return PairJson(
+                       p.rate_min[0],
+                       p.rate_min[1] == p.rate_min[0] ? std::nullopt : std::optional(p.rate_min[1]),
+                       /*sizes=*/true);
+                 }});
+    o.push_back({"rate_iops_min", "integer 0.. [,writes[,trims]]", "IOPS",
+                 "as rate_min, in I/Os per second", min_pair(&Profile::rate_iops_min, false),
+                 [](const Profile& p) -> nlohmann::json {
+                   if (p.rate_iops_min[0] == 0 && p.rate_iops_min[1] == 0) return nullptr;
+                   return PairJson(p.rate_iops_min[0],
+                                   p.rate_iops_min[1] == p.rate_iops_min[0]
+                                       ? std::nullopt
+                                       : std::optional(p.rate_iops_min[1]),
+                                   /*sizes=*/false);
+                 }});
+    auto count = [](std::uint32_t Profile::*field, std::uint64_t hi) {
+      return [field, hi](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto n = ParseRange(v, 0, hi);
+        if (!n) return n.error();
+        p.*field = static_cast<std::uint32_t>(*n);
+        return {};
+      };
+    };
+    auto flag = [](bool Profile::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto b = ParseBool(v, true);
+        if (!b) return b.error();
+        p.*field = *b;
+        return {};
+      };
+    };
+    o.push_back({"fsync", "integer 0..1e9", "writes",
+                 "a flush in place of the next I/O after every N writes (0: none)",
+                 count(&Profile::fsync, 1'000'000'000), [](const Profile& p) -> nlohmann::json {
+                   return p.fsync != 0 ? nlohmann::json(p.fsync) : nlohmann::json();
+                 }});
+    o.push_back({"fdatasync", "integer 0..1e9", "writes", "as fsync (the volume has one flush)",
+                 count(&Profile::fdatasync, 1'000'000'000), [](const Profile& p) -> nlohmann::json {
+                   return p.fdatasync != 0 ? nlohmann::json(p.fdatasync) : nlohmann::json();
+                 }});
+    o.push_back({"end_fsync", "0 | 1 (true | false)", "",
+                 "a flush when a job that writes has done its I/O", flag(&Profile::end_fsync),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.end_fsync ? nlohmann::json(true) : nlohmann::json();
+                 }});
+    o.push_back({"fsync_on_close", "0 | 1 (true | false)", "",
+                 "a flush when a job that writes closes the volume (with end_fsync: one)",
+                 flag(&Profile::fsync_on_close), [](const Profile& p) -> nlohmann::json {
+                   return p.fsync_on_close ? nlohmann::json(true) : nlohmann::json();
+                 }});
+    auto batch = count(&Profile::iodepth_batch, kMaxIodepth);
+    o.push_back({"iodepth_batch", "integer 0..65536", "requests",
+                 "requests submitted together (0: iodepth; default 1)", batch,
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.iodepth_batch != 0 ? nlohmann::json(p.iodepth_batch) : nlohmann::json();
+                 }});
+    o.push_back({"iodepth_batch_submit", "as iodepth_batch", "requests", "alias of iodepth_batch",
+                 batch, nullptr});
+    auto reap_min = count(&Profile::iodepth_batch_complete_min, kMaxIodepth);
+    o.push_back({"iodepth_batch_complete_min", "integer 0..65536", "requests",
+                 "completions reaped at least when the queue is full (default 1)", reap_min,
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.iodepth_batch_complete_min != 1
+                              ? nlohmann::json(p.iodepth_batch_complete_min)
+                              : nlohmann::json();
+                 }});
+    o.push_back({"iodepth_batch_complete", "as iodepth_batch_complete_min", "requests",
+                 "alias of iodepth_batch_complete_min", reap_min, nullptr});
+    o.push_back({"iodepth_batch_complete_max", "integer 0..65536", "requests",
+                 "completions reaped at most at a time (default: iodepth_batch_complete_min)",
+                 count(&Profile::iodepth_batch_complete_max, kMaxIodepth),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.iodepth_batch_complete_max != 0
+                              ? nlohmann::json(p.iodepth_batch_complete_max)
+                              : nlohmann::json();
+                 }});
+    o.push_back({"iodepth_low", "integer 0..65536", "requests",
+                 "a full queue is refilled once it is down to this (default: iodepth)",
+                 count(&Profile::iodepth_low, kMaxIodepth), [](const Profile& p) -> nlohmann::json {
+                   return p.iodepth_low != 0 ? nlohmann::json(p.iodepth_low) : nlohmann::json();
                  }});
     o.push_back({"thinktime", "fio time", "us (bare number)",
                  "pause between a completion and the next issue",
@@ -855,8 +1068,12 @@ const std::vector<Option>& Options() {
 // Options whose value may contain ',': free text, and the per-direction
 // forms tierlab follows.
 bool AllowsComma(std::string_view key) {
-  return key == "name" || key == "bs" || key == "blocksize" || key == "rate_iops" ||
-         key == "filename" || key == "directory";
+  for (std::string_view k :
+       {"name", "bs", "blocksize", "rate_iops", "filename", "directory", "rate", "rate_min",
+        "rate_iops_min", "bsrange", "blocksize_range", "ba", "blockalign"}) {
+    if (key == k) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -872,10 +1089,28 @@ std::uint32_t Profile::read_percent() const {
   switch (rw) {
     case RwMode::kRead:
     case RwMode::kRandRead: return 100;
-    case RwMode::kWrite:
-    case RwMode::kRandWrite: return 0;
-    default: return rwmixread;
+    case RwMode::kReadWrite:
+    case RwMode::kRandRw: return rwmixread;
+    default: return 0;
   }
+}
+
+bool Profile::does(IoOp op) const {
+  switch (op) {
+    case IoOp::kRead: return read_percent() > 0;
+    case IoOp::kWrite:
+      return rw == RwMode::kWrite || rw == RwMode::kRandWrite || is_trimwrite() ||
+             (is_mixed() && rwmixread < 100);
+    case IoOp::kDiscard: return rw == RwMode::kTrim || rw == RwMode::kRandTrim || is_trimwrite();
+    case IoOp::kFlush: return false;
+  }
+  return false;
+}
+
+std::uint64_t Profile::max_bs_for(IoOp op) const {
+  const std::uint64_t lo = bs_for(op);
+  const std::uint64_t hi = bs_max[op == IoOp::kRead ? 0 : op == IoOp::kWrite ? 1 : 2];
+  return std::max(lo, hi);
 }
 
 namespace {
@@ -888,8 +1123,11 @@ std::pair<std::uint64_t, std::uint64_t> BsRange(const Profile& p) {
     for (const auto& e : p.bssplit) add(e.bs);
     return {lo, hi};
   }
-  if (p.read_percent() > 0) add(p.bs);
-  if (p.read_percent() < 100) add(p.bs_for(IoOp::kWrite));
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    if (!p.does(op)) continue;
+    add(p.bs_for(op));
+    add(p.max_bs_for(op));
+  }
   return {lo, hi};
 }
 
@@ -907,6 +1145,10 @@ std::uint64_t Profile::effective_rate_iops() const {
   return read_percent() == 0 ? rate_iops_write.value_or(rate_iops) : rate_iops;
 }
 
+std::uint64_t Profile::effective_rate() const {
+  return read_percent() == 0 ? rate_write.value_or(rate) : rate;
+}
+
 std::string_view ToString(RwMode rw) {
   switch (rw) {
     case RwMode::kRead: return "read";
@@ -915,6 +1157,10 @@ std::string_view ToString(RwMode rw) {
     case RwMode::kRandWrite: return "randwrite";
     case RwMode::kReadWrite: return "rw";
     case RwMode::kRandRw: return "randrw";
+    case RwMode::kTrim: return "trim";
+    case RwMode::kRandTrim: return "randtrim";
+    case RwMode::kTrimWrite: return "trimwrite";
+    case RwMode::kRandTrimWrite: return "randtrimwrite";
   }
   return "read";
 }
@@ -964,12 +1210,13 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
         key == "write_bw_log" || key == "write_iops_log" || key == "write_lat_log";
     if (!has_value && key != "random_scatter" && key != "time_based" && key != "stonewall" &&
         key != "wait_for_previous" && key != "do_verify" && key != "verify_fatal" &&
-        key != "log_offset" && !log_name)
+        key != "log_offset" && !log_name && key != "end_fsync" &&
+        key != "fsync_on_close")
       return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
-          Reason("per-direction values (reads,writes) are supported only for bs and rate_iops; "
-                 "give one value, got " +
+          Reason("per-direction values (reads,writes) are supported only for bs, bsrange, ba, "
+                 "rate, rate_min, rate_iops and rate_iops_min; give one value, got " +
                  Quote(Trim(value))));
     }
     auto r = o.set(p, has_value ? value : std::string_view(log_name ? "" : "1"), kb_base);
@@ -1006,7 +1253,21 @@ Expected<void> ValidateProfile(const Profile& p) {
   if (p.name.empty()) return fail("name: must not be empty");
   if (p.rwmixread > 100)
     return fail("rwmixread: must be 0..100, got " + std::to_string(p.rwmixread));
-  if (p.bs == 0 || (p.write_bs && *p.write_bs == 0)) return fail("bs: must be > 0, got 0");
+  if (p.bs == 0 || (p.write_bs && *p.write_bs == 0) || (p.trim_bs && *p.trim_bs == 0))
+    return fail("bs: must be > 0, got 0");
+  if (!p.bssplit.empty() && (p.bs_max[0] != 0 || p.bs_max[1] != 0 || p.bs_max[2] != 0))
+    return fail("bsrange: give bssplit or bsrange, not both");
+  if (p.is_mixed() && p.rate_write && *p.rate_write != p.rate) {
+    return fail("rate: separate caps for reads and writes (" + std::to_string(p.rate) + "," +
+                std::to_string(*p.rate_write) +
+                ") on a mixed job are not supported: tierlab caps all its I/Os together");
+  }
+  if (p.batched_reaping() &&
+      (p.effective_rate() != 0 || p.effective_rate_iops() != 0 || p.thinktime != 0)) {
+    return fail(
+        "iodepth_low: batched reaping (iodepth_low, iodepth_batch_complete_min/max) with rate, "
+        "rate_iops or thinktime is not supported: fio drains its queue there");
+  }
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
   if (p.is_mixed() && p.rate_iops_write && *p.rate_iops_write != p.rate_iops) {
     return fail("rate_iops: separate caps for reads and writes (" + std::to_string(p.rate_iops) +
@@ -1157,6 +1418,28 @@ Expected<Profile> ParseProfileJson(const nlohmann::json& j, std::string_view sou
                     });
       !r)
     return r.error();
+  if (auto r = both("bsrange", "blocksize_range",
+                    [](const Profile& x, const Profile& y) {
+                      return x.bs == y.bs && x.write_bs == y.write_bs && x.trim_bs == y.trim_bs &&
+                             std::equal(x.bs_max, x.bs_max + 3, y.bs_max);
+                    });
+      !r)
+    return r.error();
+  if (auto r =
+          both("ba", "blockalign", [](const Profile& x, const Profile& y) { return x.ba == y.ba; });
+      !r)
+    return r.error();
+  if (auto r = both(
+          "iodepth_batch", "iodepth_batch_submit",
+          [](const Profile& x, const Profile& y) { return x.iodepth_batch == y.iodepth_batch; });
+      !r)
+    return r.error();
+  if (auto r = both("iodepth_batch_complete_min", "iodepth_batch_complete",
+                    [](const Profile& x, const Profile& y) {
+                      return x.iodepth_batch_complete_min == y.iodepth_batch_complete_min;
+                    });
+      !r)
+    return r.error();
   if (auto r = both("runtime", "timeout",
                     [](const Profile& x, const Profile& y) { return x.runtime == y.runtime; });
       !r)
@@ -1195,6 +1478,15 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "verify_fatal") fallback = "false";
     if (o.name == "log_avg_msec") fallback = "0";
     if (o.name == "log_offset") fallback = "false";
+    if (o.name == "bsrange") fallback = "bs";
+    if (o.name == "ba") fallback = "smallest block size";
+    if (o.name == "rate" || o.name == "rate_min" || o.name == "rate_iops_min" ||
+        o.name == "fsync" || o.name == "fdatasync")
+      fallback = "0";
+    if (o.name == "end_fsync" || o.name == "fsync_on_close") fallback = "false";
+    if (o.name == "iodepth_batch" || o.name == "iodepth_batch_complete_min") fallback = "1";
+    if (o.name == "iodepth_batch_complete_max") fallback = "iodepth_batch_complete_min";
+    if (o.name == "iodepth_low") fallback = "iodepth";
     docs.push_back({std::string(o.name), std::string(o.type), fallback,
                     o.unit.empty() ? "-" : std::string(o.unit), std::string(o.meaning)});
   }
@@ -1209,20 +1501,28 @@ Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patc
   if (patch.is_object()) {
     // A patch naming one of two aliases replaces the other, so that
     // {"rwmixwrite": 30} over {"rwmixread": 50} is not a contradiction.
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases = {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kAliases = {
         {{"rwmixread", "rwmixwrite"},
          {"percentage_random", "percentage_sequential"},
          {"rw", "readwrite"},
          {"bs", "blocksize"},
          {"runtime", "timeout"},
          {"io_size", "io_limit"},
-         {"stonewall", "wait_for_previous"}}};
+         {"stonewall", "wait_for_previous"},
+         {"bsrange", "blocksize_range"},
+         {"ba", "blockalign"},
+         {"iodepth_batch", "iodepth_batch_submit"},
+         {"iodepth_batch_complete_min", "iodepth_batch_complete"}}};
     for (auto [a, b] : kAliases) {
       if (patch.contains(std::string(b)) && !patch.contains(std::string(a)))
         base.erase(std::string(a));
       if (patch.contains(std::string(a)) && !patch.contains(std::string(b)))
         base.erase(std::string(b));
     }
+    // bs sets both ends of a range, as in a job file where it comes later.
+    if ((patch.contains("bs") || patch.contains("blocksize")) && !patch.contains("bsrange") &&
+        !patch.contains("blocksize_range"))
+      base.erase("bsrange");
   }
   base.merge_patch(patch);
   return ParseProfileJson(base, source_name);

@@ -5,8 +5,12 @@
 //
 // Options (JSON keys and fio job-file options are the same names):
 //   name                 job name (fio: the section name or name=)
-//   rw / readwrite       read | write | randread | randwrite | rw | readwrite | randrw
-//                        ("rw" and "readwrite" are the same: mixed sequential).
+//   rw / readwrite       read | write | randread | randwrite | rw | readwrite | randrw |
+//                        trim | randtrim | trimwrite | randtrimwrite
+//                        ("rw" and "readwrite" are the same: mixed sequential;
+//                        trims are discards; trimwrite: a trim, then writes up
+//                        to where the next trim starts, fio's alternation;
+//                        randtrimwrite: each write covers the trim before it).
 //                        fio's offset modifier: "randread:8" takes a new random
 //                        offset every 8 I/Os (the 7 between continue
 //                        sequentially); "read:4k" / "read:-8k" adds 4k / -8k
@@ -16,9 +20,14 @@
 //                        repeat the offset).
 //   rwmixread            % of mixed I/Os that are reads, 0..100 (default 50)
 //   rwmixwrite           100 - rwmixread (sets rwmixread)
-//   bs / blocksize       block size, > 0, e.g. 4k (default 4k). "8k,32k": reads
-//                        8k, writes 32k, as fio ("bs=,8k": reads 4k); a third
-//                        value (trims) is read and unused.
+//   bs / blocksize       block size, > 0, e.g. 4k (default 4k). "8k,32k,4k": reads
+//                        8k, writes 32k, trims 4k, as fio ("bs=,8k": reads 4k,
+//                        writes and trims 8k).
+//   bsrange / blocksize_range  "4k-16k[,8k-64k[,...]]" per direction: sizes as
+//                        fio's get_next_buflen (min + uniform below max, down to
+//                        a multiple of min, capped at max). Sets bs to the mins.
+//   ba / blockalign      alignment of random offsets, one for all directions
+//                        (default: the smallest block size, fio's default)
 //   bssplit              "4k/50:8k/30:64k/20": sizes and % of I/Os; the %s must
 //                        add up to 100 (a size with an empty % gets the rest,
 //                        as in fio). Overrides bs when given.
@@ -56,6 +65,25 @@
 //                        together (fio applies one value to each direction).
 //                        "a,b" (reads, writes) as fio for a job that does one
 //                        direction; on a mixed job only equal values. 0 = no cap.
+//   rate                 per-job cap in bytes/s, directions together as rate_iops;
+//                        an I/O is due when the bytes before it are (fio's
+//                        usec_for_io). Wins over rate_iops, as fio.
+//   rate_min, rate_iops_min  fio's check: after 2 s, outside the ramp, each
+//                        direction must keep this over every second, else the
+//                        run fails (exit 1) with fio's message. "a,b" per
+//                        direction; trims share the write value.
+//   fsync, fdatasync     a flush in place of the next I/O after every N writes
+//                        (fio's get_rw_ddir: repeated after other I/O until the
+//                        next write). The volume has one flush for both.
+//   end_fsync, fsync_on_close  one flush when a job that writes is done
+//                        (not measured; skipped after a flush, as fio)
+//   iodepth_batch / iodepth_batch_submit  accepted (a refill reaches the volume
+//                        at one instant anyway)
+//   iodepth_low, iodepth_batch_complete_min / iodepth_batch_complete,
+//   iodepth_batch_complete_max  fio's reaping: once the queue is full, reap at
+//                        least min (at most max) until the depth is down to
+//                        iodepth_low, then refill; latency ends at the reap.
+//                        Not with rate, rate_iops or thinktime.
 //   thinktime            pause between an I/O's completion and the next issue
 //                        (fio time, bare number = microseconds)
 //   randseed             seed of every random stream of the job
@@ -113,7 +141,18 @@
 
 namespace tierlab {
 
-enum class RwMode : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandRw };
+enum class RwMode : std::uint8_t {
+  kRead,
+  kWrite,
+  kRandRead,
+  kRandWrite,
+  kReadWrite,
+  kRandRw,
+  kTrim,
+  kRandTrim,
+  kTrimWrite,      // each block trimmed, then written (fio's trimwrite)
+  kRandTrimWrite,  // a random block trimmed, then written with the trim's size
+};
 enum class RandomDistribution : std::uint8_t { kRandom, kZipf, kPareto, kNormal, kZoned };
 
 struct BsSplitEntry {
@@ -163,7 +202,12 @@ struct Profile {
   std::uint32_t rwmixread = 50;
   std::uint64_t bs = 4096;                // reads, and writes unless write_bs
   std::optional<std::uint64_t> write_bs;  // fio's second bs value ("bs=4k,64k")
-  std::vector<BsSplitEntry> bssplit;      // empty: every I/O is `bs` / write_bs
+  std::optional<std::uint64_t> trim_bs;   // fio's third bs value; unset: as writes
+  // bsrange: the largest size per direction (reads, writes, trims); 0: the
+  // direction's I/Os are all bs_for(op). The smallest is bs_for(op).
+  std::uint64_t bs_max[3] = {0, 0, 0};
+  std::uint64_t ba = 0;               // blockalign of random offsets; 0: min_bs()
+  std::vector<BsSplitEntry> bssplit;  // empty: every I/O is `bs` / write_bs
   // fio's rw offset modifier ("randread:8", "read:-8k"): random modes take a
   // new random offset every `rw_seq_nr` I/Os; sequential modes add
   // `rw_seq_add` bytes to each next offset.
@@ -192,6 +236,24 @@ struct Profile {
   std::uint32_t percentage_random = 100;
   std::uint64_t rate_iops = 0;                   // reads, and writes unless rate_iops_write
   std::optional<std::uint64_t> rate_iops_write;  // fio's second value ("rate_iops=,500")
+  std::uint64_t rate = 0;  // bytes/s, reads (and writes unless rate_write); 0: none
+  std::optional<std::uint64_t> rate_write;
+  // The run fails when a direction stays below these (fio's rate_min,
+  // rate_iops_min; per direction, reads and writes/trims).
+  std::uint64_t rate_min[2] = {0, 0};
+  std::uint64_t rate_iops_min[2] = {0, 0};
+  // Flushes: one in place of the next I/O after every N writes (0: none).
+  std::uint32_t fsync = 0;
+  std::uint32_t fdatasync = 0;
+  bool end_fsync = false;       // a flush when the job's I/O is done
+  bool fsync_on_close = false;  // the same, when the job closes the volume
+  // fio's queueing: submit in batches, reap at least complete_min (at most
+  // complete_max) when the queue is full, refill when it is down to
+  // iodepth_low. 0: fio's default (1, complete_min, iodepth).
+  std::uint32_t iodepth_batch = 0;
+  std::uint32_t iodepth_batch_complete_min = 1;
+  std::uint32_t iodepth_batch_complete_max = 0;
+  std::uint32_t iodepth_low = 0;
   Nanos thinktime = 0;
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
@@ -217,18 +279,41 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 
   bool is_random() const {
-    return rw == RwMode::kRandRead || rw == RwMode::kRandWrite || rw == RwMode::kRandRw;
+    return rw == RwMode::kRandRead || rw == RwMode::kRandWrite || rw == RwMode::kRandRw ||
+           rw == RwMode::kRandTrim || rw == RwMode::kRandTrimWrite;
   }
   bool is_mixed() const { return rw == RwMode::kReadWrite || rw == RwMode::kRandRw; }
-  // Share of reads in % (100 for read-only modes, 0 for write-only).
+  bool is_trimwrite() const { return rw == RwMode::kTrimWrite || rw == RwMode::kRandTrimWrite; }
+  // Whether the job issues I/Os of that kind (reads, writes, trims).
+  bool does(IoOp op) const;
+  // Share of reads in % among reads and writes (100 for read-only modes, 0
+  // for write-only and trim modes).
   std::uint32_t read_percent() const;
-  // Block size of a fixed-size I/O in that direction (bssplit aside).
-  std::uint64_t bs_for(IoOp op) const { return op == IoOp::kWrite && write_bs ? *write_bs : bs; }
+  // Block size of a fixed-size I/O in that direction (bssplit aside); the
+  // smallest of the direction's bsrange.
+  std::uint64_t bs_for(IoOp op) const {
+    if (op == IoOp::kDiscard && trim_bs) return *trim_bs;
+    return op != IoOp::kRead && write_bs ? *write_bs : bs;
+  }
+  // Largest I/O of that direction.
+  std::uint64_t max_bs_for(IoOp op) const;
   // Over the directions the job does.
   std::uint64_t min_bs() const;
   std::uint64_t max_bs() const;
-  // The rate cap that applies to the job (0 = none); mixed jobs have one.
+  // The rate caps that apply to the job (0 = none); mixed jobs have one.
   std::uint64_t effective_rate_iops() const;
+  std::uint64_t effective_rate() const;  // bytes/s
+  // fio's iodepth_* with its defaults resolved.
+  std::uint32_t queue_low() const {
+    return iodepth_low == 0 || iodepth_low > iodepth ? iodepth : iodepth_low;
+  }
+  std::uint32_t reap_min() const { return iodepth_batch_complete_min; }
+  std::uint32_t reap_max() const {
+    return iodepth_batch_complete_max < iodepth_batch_complete_min ? iodepth_batch_complete_min
+                                                                   : iodepth_batch_complete_max;
+  }
+  // Whether completions are reaped in batches (not one slot at a time).
+  bool batched_reaping() const { return queue_low() < iodepth || reap_min() > 1 || reap_max() > 1; }
 };
 
 std::string_view ToString(RwMode rw);

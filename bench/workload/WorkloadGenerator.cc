@@ -35,8 +35,13 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     return {};
   };
   if (profile.bssplit.empty()) {
-    if (auto r = check_bs(profile.bs, "bs"); !r) return r.error();
-    if (auto r = check_bs(profile.bs_for(IoOp::kWrite), "bs"); !r) return r.error();
+    for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+      if (auto r = check_bs(profile.bs_for(op), "bs"); !r) return r.error();
+      if (auto r = check_bs(profile.max_bs_for(op), "bsrange"); !r) return r.error();
+    }
+  }
+  if (profile.ba != 0) {
+    if (auto r = check_bs(profile.ba, "ba"); !r) return r.error();
   }
   const std::uint64_t add_mag = profile.rw_seq_add < 0
                                     ? -static_cast<std::uint64_t>(profile.rw_seq_add)
@@ -52,7 +57,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   WorkloadGenerator g;
   g.profile_ = profile;
   g.job_ = job_index;
-  g.ba_ = profile.min_bs();
+  g.ba_ = profile.ba != 0 ? profile.ba : profile.min_bs();
   const std::uint64_t max_bs = profile.max_bs();
 
   const std::uint64_t base = profile.offset.Resolve(volume_bytes, g.ba_);
@@ -85,8 +90,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   }
   g.end_ = g.begin_ + size;
   g.nblocks_ = std::max<std::uint64_t>(size / g.ba_, 1);
-  g.cursor_[0] = g.cursor_[1] = g.begin_;
-  g.last_start_[0] = g.last_start_[1] = g.begin_;
+  for (int d = 0; d < 3; ++d) g.cursor_[d] = g.last_start_[d] = g.begin_;
   if (add_mag >= size) {
     return fail("rw: offset modifier " + std::to_string(profile.rw_seq_add) +
                 " is not smaller than the region of " + std::to_string(size) + " bytes");
@@ -94,8 +98,16 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
 
   g.read_percent_ = profile.read_percent();
   g.random_percent_ = profile.is_random() ? profile.percentage_random : 0;
-  g.bs_[0] = profile.bs;
-  g.bs_[1] = profile.bs_for(IoOp::kWrite);
+  const IoOp ops[3] = {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard};
+  for (int d = 0; d < 3; ++d) {
+    g.bs_[d] = profile.bs_for(ops[d]);
+    g.bs_hi_[d] = profile.max_bs_for(ops[d]);
+  }
+  g.trims_ = profile.rw == RwMode::kTrim || profile.rw == RwMode::kRandTrim;
+  g.trimwrite_ = profile.rw == RwMode::kTrimWrite;
+  g.randtrimwrite_ = profile.rw == RwMode::kRandTrimWrite;
+  g.fsync_ = profile.does(IoOp::kWrite) ? profile.fsync : 0;
+  g.fdatasync_ = profile.does(IoOp::kWrite) ? profile.fdatasync : 0;
   g.seq_nr_ = profile.is_random() ? profile.rw_seq_nr : 1;
   g.seq_add_ = profile.is_random() ? 0 : profile.rw_seq_add;
   g.identical_ = profile.rw_sequencer_identical;
@@ -144,20 +156,63 @@ std::uint64_t WorkloadGenerator::PickBlock() {
   return scatter_enabled_ ? scatter_(rank) : rank;
 }
 
+bool WorkloadGenerator::SyncDue() const {
+  if (last_was_sync_ || writes_ == 0) return false;
+  return (fsync_ != 0 && writes_ % fsync_ == 0) || (fdatasync_ != 0 && writes_ % fdatasync_ == 0);
+}
+
+std::uint64_t WorkloadGenerator::PickLength(int dir) {
+  if (!bs_by_percent_.empty()) return bs_by_percent_[bs_rng_.Below(100)];
+  const std::uint64_t lo = bs_[dir], hi = bs_hi_[dir];
+  if (hi == lo) return lo;
+  // fio's get_next_buflen: min + a uniform draw below max, rounded down to a
+  // multiple of min, capped at max.
+  std::uint64_t len = lo + bs_rng_.Below(hi);
+  len -= len % lo;
+  return std::min(len, hi);
+}
+
 NextIo WorkloadGenerator::Next() {
   NextIo io;
-  if (read_percent_ >= 100) {
+  // fio's get_rw_ddir: after every fsync (fdatasync) writes, the next I/O
+  // is a flush; it is repeated after any other I/O as long as no write has
+  // been added since.
+  if (SyncDue()) {
+    last_was_sync_ = true;
+    io.op = IoOp::kFlush;
+    return io;
+  }
+  last_was_sync_ = false;
+  if (trims_) {
+    io.op = IoOp::kDiscard;
+  } else if (trimwrite_) {
+    // fio's set_rw_ddir: a trim when the last write started where the last
+    // trim did (or neither was issued), else a write.
+    io.op = tw_last_[0] == tw_last_[1] ? IoOp::kDiscard : IoOp::kWrite;
+  } else if (randtrimwrite_) {
+    io.op = tw_pending_write_ ? IoOp::kWrite : IoOp::kDiscard;
+  } else if (read_percent_ >= 100) {
     io.op = IoOp::kRead;
   } else if (read_percent_ == 0) {
     io.op = IoOp::kWrite;
   } else {
     io.op = op_rng_.Below(100) < read_percent_ ? IoOp::kRead : IoOp::kWrite;
   }
-  const int dir = io.op == IoOp::kRead ? 0 : 1;
-  io.length = bs_by_percent_.empty() ? bs_[dir] : bs_by_percent_[bs_rng_.Below(100)];
+  const int dir = io.op == IoOp::kRead ? 0 : io.op == IoOp::kWrite ? 1 : 2;
+  if (io.op == IoOp::kWrite) ++writes_;
   // fio's rw=rand*:N: the 1st, N+1th... I/O may take a random offset.
   const bool may_seek = seq_count_ == 0;
   if (++seq_count_ == seq_nr_) seq_count_ = 0;
+  if (randtrimwrite_ && io.op == IoOp::kWrite) {
+    // fio's randtrimwrite: the write covers what the trim before it did.
+    tw_pending_write_ = false;
+    io.offset = last_start_[2];
+    io.length = tw_trim_length_;
+    cursor_[1] = io.offset + io.length;
+    last_start_[1] = io.offset;
+    return io;
+  }
+  io.length = PickLength(dir);
   const bool random = may_seek && (random_percent_ >= 100 ||
                                    (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_));
   std::uint64_t off;
@@ -178,6 +233,10 @@ NextIo WorkloadGenerator::Next() {
       if (pos < 0 || pos >= size) pos = seq_add_ > 0 ? size : size + seq_add_;
       off = begin_ + static_cast<std::uint64_t>(pos);
     }
+    // bsrange as fio: while the smallest size fits before the region end,
+    // draw again until one does.
+    while (off + io.length > end_ && off + bs_[dir] <= end_ && bs_by_percent_.empty())
+      io.length = PickLength(dir);
     if (off + io.length > end_) {
       off = begin_;
       io.wrapped = true;
@@ -186,24 +245,32 @@ NextIo WorkloadGenerator::Next() {
   cursor_[dir] = off + io.length;
   last_start_[dir] = off;
   io.offset = off;
+  if (trimwrite_) tw_last_[dir == 2 ? 0 : 1] = off;
+  if (randtrimwrite_) {
+    tw_pending_write_ = true;
+    tw_trim_length_ = io.length;
+  }
   return io;
 }
 
 std::uint64_t WorkloadGenerator::io_bytes_limit() const {
   if (profile_.time_based) return 0;
   const std::uint64_t per_loop = profile_.has_io_size ? profile_.io_size : end_ - begin_;
-  const unsigned __int128 total = static_cast<unsigned __int128>(per_loop) * profile_.loops;
+  // fio's trimwrite trims every byte and writes it: twice the bytes.
+  const unsigned __int128 total =
+      static_cast<unsigned __int128>(per_loop) * profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
   return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 std::uint64_t WorkloadGenerator::io_count_limit() const {
   if (profile_.time_based) return 0;
-  const unsigned __int128 total =
-      static_cast<unsigned __int128>(profile_.number_ios) * profile_.loops;
+  const unsigned __int128 total = static_cast<unsigned __int128>(profile_.number_ios) *
+                                  profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
   return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 Nanos WorkloadGenerator::rate_interval() const {
+  if (profile_.effective_rate() != 0) return 0;  // rate wins, as fio
   const std::uint64_t rate = profile_.effective_rate_iops();
   return rate > 0 ? kSecond / static_cast<Nanos>(rate) : 0;
 }

@@ -15,8 +15,14 @@
 //   fio's default; random blocks are [0, region / ba). An I/O that would run
 //   past the region end is moved back to the last aligned offset that fits.
 // - Op: reads with probability rwmixread% for rw/randrw (per I/O, fio's
-//   rand_between(1,100) <= rwmixread).
-// - Length: bs (reads) / write_bs (writes), or a bssplit entry chosen by its %.
+//   rand_between(1,100) <= rwmixread); trims for trim modes; trimwrite
+//   trims when the last write started where the last trim did, else writes
+//   (fio's set_rw_ddir); randtrimwrite writes what each trim covered. After
+//   every fsync/fdatasync writes a flush (kFlush, no offset or length) takes
+//   the place of the next I/O, and again after every other I/O until the
+//   next write, as fio's get_rw_ddir.
+// - Length: bs_for(op), a bsrange draw (fio's get_next_buflen), or a bssplit
+//   entry chosen by its %.
 // - Offset: sequential modes continue after the previous I/O of the same
 //   direction (fio's last_pos per direction), plus rw_seq_add ("rw=read:4k"
 //   leaves 4k holes; a negative one goes backwards and wraps to the region
@@ -94,20 +100,34 @@ class WorkloadGenerator {
  private:
   WorkloadGenerator() = default;
   std::uint64_t PickBlock();
+  std::uint64_t PickLength(int dir);
+  bool SyncDue() const;
 
   Profile profile_;
   std::uint32_t job_ = 0;
   std::uint64_t begin_ = 0, end_ = 0, ba_ = 1, nblocks_ = 1;
   std::uint32_t read_percent_ = 100;
-  std::uint32_t random_percent_ = 0;    // 0 for sequential modes
-  std::uint64_t bs_[2] = {4096, 4096};  // read, write
-  std::uint32_t seq_nr_ = 1;            // rw=rand*:N
-  std::uint32_t seq_count_ = 0;         // I/Os since the last random pick, mod seq_nr_
-  std::int64_t seq_add_ = 0;            // rw=read:N
-  bool identical_ = false;              // rw_sequencer=identical
-  std::uint64_t last_start_[2] = {0, 0};
+  std::uint32_t random_percent_ = 0;             // 0 for sequential modes
+  std::uint64_t bs_[3] = {4096, 4096, 4096};     // read, write, trim (bsrange: smallest)
+  std::uint64_t bs_hi_[3] = {4096, 4096, 4096};  // bsrange: largest
+  std::uint32_t seq_nr_ = 1;                     // rw=rand*:N
+  std::uint32_t seq_count_ = 0;                  // I/Os since the last random pick, mod seq_nr_
+  std::int64_t seq_add_ = 0;                     // rw=read:N
+  bool identical_ = false;                       // rw_sequencer=identical
+  std::uint64_t last_start_[3] = {0, 0, 0};
+  bool trims_ = false;          // rw=trim, randtrim
+  bool trimwrite_ = false;      // rw=trimwrite
+  bool randtrimwrite_ = false;  // rw=randtrimwrite
+  // trimwrite: where the last trim [0] and write [1] started (fio's
+  // last_start; equal before either).
+  std::uint64_t tw_last_[2] = {UINT64_MAX, UINT64_MAX};
+  bool tw_pending_write_ = false;  // randtrimwrite: the next I/O writes the last trim
+  std::uint64_t tw_trim_length_ = 0;
+  std::uint32_t fsync_ = 0, fdatasync_ = 0;  // 0 for jobs that do not write
+  std::uint64_t writes_ = 0;                 // writes drawn so far
+  bool last_was_sync_ = false;
   std::vector<std::uint64_t> bs_by_percent_;  // 100 entries when bssplit is set
-  std::uint64_t cursor_[2] = {0, 0};          // next sequential offset: read, write
+  std::uint64_t cursor_[3] = {0, 0, 0};       // next sequential offset: read, write, trim
   Xoshiro256 op_rng_, bs_rng_, seq_rng_, block_rng_;
   RandomDistribution dist_ = RandomDistribution::kRandom;
   ZipfSampler zipf_;

@@ -136,7 +136,93 @@ size=128k
 verify=crc32c
 FIO
 
-python3 - "$bin" holes.fio sizes.fio include.fio files.fio <<'PY'
+# Trims, flushes and fio's queueing. fio's libaio cannot trim a regular
+# file (BLKDISCARD only), so fio runs this file on its null engine, which
+# issues the same I/O stream; tierlab ignores ioengine and trims its files.
+cat >trims.fio <<'FIO'
+[global]
+ioengine=null
+size=64k
+bs=4k,4k,8k
+[trimwrite]
+rw=trimwrite
+[randtrim]
+rw=randtrim
+[randtrimwrite]
+rw=randtrimwrite
+[trim]
+rw=trim
+bs=16k
+FIO
+cat >flush.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=64k
+rw=write
+[fsync]
+fsync=3
+end_fsync=1
+[fdatasync]
+fdatasync=2
+fsync_on_close=1
+bs=8k
+[both]
+fsync=4
+fdatasync=3
+size=128k
+[batched]
+rw=randread
+size=1m
+iodepth=8
+iodepth_low=2
+iodepth_batch=4
+iodepth_batch_complete_min=2
+iodepth_batch_complete_max=4
+[aligned]
+rw=randread
+size=1m
+ba=64k
+number_ios=50
+FIO
+
+# Rates: fio's and tierlab's bandwidth both hold the cap (sizes only here,
+# the bandwidth is checked below).
+cat >rate.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=256k
+[rate]
+rw=read
+rate=1m
+[ratew]
+rw=write
+rate=,2m
+bs=8k
+FIO
+
+# bsrange: fio's and tierlab's random streams differ, so the sizes are
+# compared as a distribution (same sizes, shares within 0.1), the count
+# exactly.
+cat >bsrange.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=16m
+number_ios=300
+[bsrange]
+rw=randread
+bsrange=4k-16k
+[ragged]
+rw=randwrite
+bsrange=4k-16k,8k-28k
+FIO
+
+python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio <<'PY'
 import collections, json, os, re, subprocess, sys
 
 bin, jobs = sys.argv[1], sys.argv[2:]
@@ -157,12 +243,16 @@ def fio_counts(job):
     doc = json.loads(r.stdout[r.stdout.index("{"):])
     sections = []
     for log in logs:
-        hist = {"read": collections.Counter(), "write": collections.Counter()}
+        hist = {d: collections.Counter() for d in ("read", "write", "trim")}
+        syncs = 0
         for rec in open(log):
             f = rec.split()  # version 3: time file action offset length
             if len(f) == 5 and f[2] in hist:
                 hist[f[2]][int(f[4])] += 1
+            elif len(f) == 5 and f[2] in ("sync", "datasync"):
+                syncs += 1  # tierlab's volume has one flush for both
         sections.append({d: dict(sorted(c.items())) for d, c in hist.items()})
+        sections[-1]["syncs"] = syncs
     return sections, doc
 
 def tierlab_counts(job):
@@ -173,13 +263,25 @@ def tierlab_counts(job):
     sections = []
     for j in doc["jobs"]:
         sections.append({d: {int(k): v for k, v in sorted(j["issued_by_size"][d].items())}
-                         for d in ("read", "write")})
+                         for d in ("read", "write", "trim")})
+        sections[-1]["syncs"] = j["issued_syncs"]
         if "verify" in j:  # tierlab --real compares what it read back
             assert j["verify"]["checked"] and j["verify"]["mismatches"] == 0, j["verify"]
             assert j["verify"]["bytes_checked"] == j["write"]["io_bytes"], j["verify"]
-        for d in ("read", "write"):  # nothing issued went unmeasured (no ramp here)
+        for d in ("read", "write", "trim"):  # nothing issued went unmeasured (no ramp here)
             assert j[d]["total_ios"] == sum(sections[-1][d].values()), (job, j["jobname"], d)
     return sections, doc
+
+def same_distribution(w, g):
+    # Same count and sizes per direction; each size's share within 0.1.
+    for d in ("read", "write", "trim"):
+        nw, ng = sum(w[d].values()), sum(g[d].values())
+        assert nw == ng and set(w[d]) == set(g[d]), (d, w[d], g[d])
+        for size in w[d]:
+            assert abs(w[d][size] / nw - g[d][size] / ng) <= 0.1, (d, size, w[d], g[d])
+    return w["syncs"] == g["syncs"]
+
+rate_caps = {"rate": ("read", 1 << 20), "ratew": ("write", 2 << 20)}
 
 fio_doc = None
 for job in jobs:
@@ -191,8 +293,21 @@ for job in jobs:
     groups = [j["groupid"] for j in fio_doc["jobs"]]
     assert [j["groupid"] for j in doc["jobs"]] == groups, (job, groups)
     for name, w, g in zip(names, want, got):
-        assert w == g, f"{job} [{name}]: fio issued {w}, tierlab {g}"
+        if job == "bsrange.fio":
+            assert same_distribution(w, g), f"{job} [{name}]: fio issued {w}, tierlab {g}"
+        else:
+            assert w == g, f"{job} [{name}]: fio issued {w}, tierlab {g}"
         print(f"{job} [{name}]: {w}")
+    for fj, tj in zip(fio_doc["jobs"], doc["jobs"]):
+        if fj["jobname"] in rate_caps:  # both hold the cap, within 10 %
+            d, cap = rate_caps[fj["jobname"]]
+            for side, j in (("fio", fj), ("tierlab", tj)):
+                assert abs(j[d]["bw_bytes"] - cap) <= 0.1 * cap, (side, d, j[d]["bw_bytes"], cap)
+        if job == "trims.fio":  # fio's trim keys, with the trims in them
+            assert not set(fj["trim"]) - set(tj["trim"]), sorted(set(fj["trim"]) - set(tj["trim"]))
+            assert tj["trim"]["total_ios"] == fj["trim"]["total_ios"], fj["jobname"]
+        if job == "flush.fio":  # fio's sync keys; its total_ios leaves out the end flush
+            assert set(fj["sync"]) <= set(tj["sync"]), sorted(tj["sync"])
 
 # The keys tierlab takes from fio are fio's, with fio's units.
 f, t = fio_doc["jobs"][0], doc["jobs"][0]

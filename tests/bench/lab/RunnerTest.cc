@@ -310,5 +310,185 @@ TEST(RunnerTest, CancelStopsASimulatedRun) {
   EXPECT_NE(r.error().message.find("cancelled"), std::string::npos);
 }
 
+// Completes each request after a latency that varies with its offset (no
+// two alike in a row), recording what was submitted and how many requests
+// were outstanding just before.
+class DelayDevice final : public BlockDevice {
+ public:
+  explicit DelayDevice(Engine& e) : BlockDevice(e, "delay"), e_(e) {}
+  std::uint64_t Size() const override { return 1ull << 30; }
+  std::uint32_t BlockSize() const override { return 512; }
+  std::string Kind() const override { return "delay"; }
+  struct Submitted {
+    Nanos at;
+    IoOp op;
+    std::uint64_t outstanding;
+  };
+  std::vector<Submitted> log;
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override {
+    log.push_back({e_.Now(), req.op, outstanding_});
+    ++outstanding_;
+    const Nanos lat = 10 * kMicro + static_cast<Nanos>((req.offset / 4096) % 97) * kMicro + n_++;
+    e_.ScheduleAfter(lat, [this, d = std::move(done)]() mutable {
+      --outstanding_;
+      d(Status::kOk);
+    });
+  }
+
+ private:
+  Engine& e_;
+  std::uint64_t outstanding_ = 0;
+  Nanos n_ = 0;
+};
+
+// Submissions grouped by instant: (outstanding before the group, size).
+std::vector<std::pair<std::uint64_t, std::size_t>> Refills(const DelayDevice& d) {
+  std::vector<std::pair<std::uint64_t, std::size_t>> out;
+  for (std::size_t i = 0; i < d.log.size(); ++i) {
+    if (i == 0 || d.log[i].at != d.log[i - 1].at) {
+      out.push_back({d.log[i].outstanding, 1});
+    } else {
+      ++out.back().second;
+    }
+  }
+  return out;
+}
+
+TEST(RunnerTest, IodepthLowRefillsTheQueueOnlyOnceItIsDownToTheMark) {
+  const nlohmann::json base = {{"iodepth", 8}, {"runtime", "0"}, {"number_ios", 800}};
+  SimEngine e1;
+  DelayDevice plain(e1);
+  MustRun(e1, plain, MakeProfile(base));
+  ASSERT_EQ(plain.log.size(), 800u);
+  const auto one_by_one = Refills(plain);
+  EXPECT_GT(one_by_one.size(), 700u);  // a slot is refilled as it completes
+
+  SimEngine e2;
+  DelayDevice low(e2);
+  nlohmann::json p = base;
+  p["iodepth_low"] = 2;
+  const RunResult r = MustRun(e2, low, MakeProfile(p));
+  ASSERT_EQ(low.log.size(), 800u);  // the same I/Os
+  EXPECT_EQ(r.metrics.read().ops, 800u);
+  const auto groups = Refills(low);
+  ASSERT_GT(groups.size(), 2u);
+  EXPECT_EQ(groups[0], std::make_pair(std::uint64_t{0}, std::size_t{8}));
+  // fio's wait_for_completions: one at a time down to iodepth_low, then 6.
+  for (std::size_t i = 1; i + 1 < groups.size(); ++i)
+    EXPECT_EQ(groups[i], std::make_pair(std::uint64_t{2}, std::size_t{6})) << i;
+
+  // iodepth_batch_complete_min=4: nothing is refilled until 4 completed.
+  SimEngine e3;
+  DelayDevice batch(e3);
+  p = base;
+  p["iodepth"] = 4;
+  p["iodepth_batch_complete_min"] = 4;
+  MustRun(e3, batch, MakeProfile(p));
+  ASSERT_EQ(batch.log.size(), 800u);
+  for (const auto& g : Refills(batch))
+    EXPECT_EQ(g, std::make_pair(std::uint64_t{0}, std::size_t{4}));
+}
+
+TEST(RunnerTest, BatchedReapingIsRefusedWithRateOrThinktime) {
+  for (const auto& extra : {nlohmann::json{{"rate_iops", 100}}, nlohmann::json{{"rate", "1m"}},
+                            nlohmann::json{{"thinktime", "10"}}}) {
+    nlohmann::json j = {{"rw", "read"}, {"iodepth", 4}, {"iodepth_low", 1}};
+    j.merge_patch(extra);
+    auto p = ParseProfileJson(j, "t.json");
+    ASSERT_FALSE(p.ok()) << extra.dump();
+    EXPECT_NE(p.error().message.find("t.json: iodepth_low:"), std::string::npos);
+  }
+}
+
+TEST(RunnerTest, FlushesAfterEveryNWritesAndAtTheEnd) {
+  SimEngine e;
+  DelayDevice d(e);
+  const RunResult r = MustRun(e, d,
+                              MakeProfile({{"rw", "write"},
+                                           {"runtime", "0"},
+                                           {"size", "64k"},
+                                           {"iodepth", 4},
+                                           {"fsync", 3},
+                                           {"end_fsync", 1}}));
+  std::string ops;
+  for (const auto& s : d.log) ops += s.op == IoOp::kFlush ? 'F' : 'W';
+  // fio's iolog of the same job: 16 writes, a sync after every third, and
+  // end_fsync's after all have completed.
+  EXPECT_EQ(ops, "WWWFWWWFWWWFWWWFWWWFWF");
+  EXPECT_EQ(d.log.back().outstanding, 0u);
+  EXPECT_EQ(r.issued, 16u);
+  EXPECT_EQ(r.issued_flushes, 6u);
+  EXPECT_EQ(r.metrics.sync().ops, 5u);  // as fio's sync.total_ios: not the end flush
+  EXPECT_EQ(r.metrics.write().ops, 16u);
+  const nlohmann::json j = r.metrics.ToJson();
+  EXPECT_EQ(j["sync"]["total_ios"], 5);
+  EXPECT_EQ(j["sync"]["lat_ns"]["N"], 5);
+}
+
+TEST(RunnerTest, TrimsAreDiscardsCountedAsFioTrim) {
+  SimEngine e;
+  DelayDevice d(e);
+  const RunResult r = MustRun(
+      e, d,
+      MakeProfile({{"rw", "trimwrite"}, {"runtime", "0"}, {"size", "64k"}, {"bs", "4k,4k,8k"}}));
+  EXPECT_EQ(r.issued_by_size[2], (std::map<std::uint64_t, std::uint64_t>{{8192, 8}}));
+  EXPECT_EQ(r.issued_by_size[1], (std::map<std::uint64_t, std::uint64_t>{{4096, 15}}));
+  EXPECT_EQ(r.metrics.trim().ops, 8u);
+  EXPECT_EQ(r.metrics.trim().bytes, 64u * 1024);
+  EXPECT_EQ(r.metrics.ToJson()["trim"]["total_ios"], 8);
+  EXPECT_EQ(std::count_if(d.log.begin(), d.log.end(),
+                          [](const auto& s) { return s.op == IoOp::kDiscard; }),
+            8);
+}
+
+TEST(RunnerTest, RateHoldsTheBandwidth) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v.ok());
+  const RunResult r = MustRun(
+      e, v->top(), MakeProfile({{"rate", "4m"}, {"bs", "8k"}, {"iodepth", 8}, {"time_based", 1}}));
+  EXPECT_NEAR(r.metrics.read().BandwidthBytesPerSec(r.metrics.window()), 4 << 20, 0.01 * (4 << 20));
+  // bssplit: the cap is on bytes, so the IOPS follow the mean size.
+  SimEngine e2;
+  auto v2 = BuildVolume(e2, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v2.ok());
+  const RunResult s = MustRun(
+      e2, v2->top(),
+      MakeProfile(
+          {{"rate", "4m"}, {"bssplit", "4k/50:60k/50"}, {"iodepth", 8}, {"time_based", 1}}));
+  EXPECT_NEAR(s.metrics.read().BandwidthBytesPerSec(s.metrics.window()), 4 << 20, 0.03 * (4 << 20));
+}
+
+TEST(RunnerTest, RateMinFailsTheRunWithFiosMessage) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v.ok());
+  auto r = RunWorkload(
+      e, v->top(),
+      MakeProfile({{"rate", "1m"}, {"rate_min", "2m"}, {"runtime", "5s"}, {"time_based", 1}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::kInconsistent);
+  EXPECT_NE(r.error().message.find("profile 't': rate_min=2097152B/s not met, got 10"),
+            std::string::npos)
+      << r.error().message;
+  SimEngine e2;
+  auto v2 = BuildVolume(e2, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v2.ok());
+  auto iops = RunWorkload(
+      e2, v2->top(),
+      MakeProfile(
+          {{"rate_iops", 100}, {"rate_iops_min", 200}, {"runtime", "5s"}, {"time_based", 1}}));
+  ASSERT_FALSE(iops.ok());
+  EXPECT_NE(iops.error().message.find("rate_iops_min=200 not met, got 100 IOPS"), std::string::npos)
+      << iops.error().message;
+  // Met: the run ends normally.
+  SimEngine e3;
+  auto v3 = BuildVolume(e3, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v3.ok());
+  MustRun(e3, v3->top(),
+          MakeProfile({{"rate", "4m"}, {"rate_min", "2m"}, {"runtime", "5s"}, {"time_based", 1}}));
+}
 }  // namespace
 }  // namespace tierlab

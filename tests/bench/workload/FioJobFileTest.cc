@@ -339,6 +339,50 @@ TEST_F(FioIncludeTest, CyclesAndDepthAreErrors) {
       << r.error().message;
 }
 
+TEST(FioJobFileTest, TrimFlushQueueingRateAndRangeOptions) {
+  auto r = ParseFioJobFile(
+      "[global]\nbs=4k,4k,8k\n[t]\nrw=trimwrite\nfsync=3\nfdatasync=5\nend_fsync\n"
+      "fsync_on_close=1\niodepth=8\niodepth_batch_submit=4\niodepth_batch_complete=2\n"
+      "iodepth_batch_complete_max=6\niodepth_low=3\n"
+      "[b]\nrw=randwrite\nblocksize_range=1k-4k,16k-4k\nblockalign=64k\nrate=,2m\n"
+      "rate_min=,1m\nrate_iops_min=10\n",
+      "t.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const Profile& t = (*r)[0];
+  EXPECT_EQ(t.rw, RwMode::kTrimWrite);
+  EXPECT_EQ(t.bs_for(IoOp::kDiscard), 8192u);
+  EXPECT_EQ(t.fsync, 3u);
+  EXPECT_EQ(t.fdatasync, 5u);
+  EXPECT_TRUE(t.end_fsync);
+  EXPECT_TRUE(t.fsync_on_close);
+  EXPECT_EQ(t.iodepth_batch, 4u);
+  EXPECT_EQ(t.reap_min(), 2u);
+  EXPECT_EQ(t.reap_max(), 6u);
+  EXPECT_EQ(t.queue_low(), 3u);
+  const Profile& b = (*r)[1];
+  EXPECT_EQ(b.bs_for(IoOp::kWrite), 4096u);  // "16k-4k": either order, as fio
+  EXPECT_EQ(b.max_bs_for(IoOp::kWrite), 16384u);
+  EXPECT_EQ(b.max_bs_for(IoOp::kRead), 4096u);
+  EXPECT_EQ(b.ba, 65536u);
+  EXPECT_EQ(b.effective_rate(), 2u << 20);
+  EXPECT_EQ(b.rate_min[1], 1u << 20);
+  EXPECT_EQ(b.rate_iops_min[0], 10u);
+  for (const char* bad : {"bsrange=4k", "rw=trimread", "fsync=-1", "iodepth_low=x"}) {
+    auto e = ParseFioJobFile(std::string("[j]\n") + bad + "\n", "x.fio", false);
+    ASSERT_FALSE(e.ok()) << bad;
+    const std::string key(bad, std::string_view(bad).find('='));
+    EXPECT_NE(e.error().message.find("x.fio:2: " + key + ": "), std::string::npos)
+        << e.error().message;
+  }
+  // Still refused, with the reason on the line.
+  for (const char* no : {"flow=1", "blocksize_unaligned=1", "rate_process=poisson"}) {
+    auto e = ParseFioJobFile(std::string("[j]\n") + no + "\n", "x.fio", false);
+    ASSERT_FALSE(e.ok()) << no;
+    EXPECT_NE(e.error().message.find("x.fio:2: unknown option"), std::string::npos)
+        << e.error().message;
+  }
+}
+
 TEST(FioJobFileTest, IgnoredOptionsAreListedOnce) {
   std::vector<std::string> ignored;
   FioParseOptions o;

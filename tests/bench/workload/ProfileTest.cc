@@ -122,7 +122,8 @@ TEST(ProfileTest, PreciseErrors) {
   EXPECT_EQ(ErrorOf({{"rwmixread", 150}}), "job.json: rwmixread: must be 0..100, got 150");
   EXPECT_EQ(ErrorOf({{"rw", "random"}}),
             "job.json: rw: unknown value 'random' (valid: read, write, randread, randwrite, rw, "
-            "readwrite, randrw, each with an optional :N offset modifier)");
+            "readwrite, randrw, trim, randtrim, trimwrite, randtrimwrite, each with an optional "
+            ":N offset modifier)");
   EXPECT_EQ(ErrorOf({{"bs", 0}}), "job.json: bs: must be > 0, got 0");
   EXPECT_EQ(ErrorOf({{"bs", "0k"}}), "job.json: bs: must be > 0, got 0");
   EXPECT_NE(ErrorOf({{"iodepth", "4,8"}}).find("job.json: iodepth: per-direction values"),
@@ -191,6 +192,66 @@ TEST(ProfileTest, ToJsonRoundTrips) {
     EXPECT_EQ(*r, *q) << dist;
     EXPECT_EQ(RandomDistributionString(*r), dist);
   }
+}
+
+TEST(ProfileTest, ToJsonRoundTripsTheQueueingFlushAndRateFields) {
+  Profile p;
+  p.rw = RwMode::kTrimWrite;
+  p.bs = 4096;
+  p.write_bs = 8192;
+  p.trim_bs = 16384;
+  p.bs_max[1] = 32768;
+  p.bs_max[2] = 65536;
+  p.ba = 65536;
+  p.rate_min[0] = 1 << 20;
+  p.rate_min[1] = 2 << 20;
+  p.rate_iops_min[1] = 50;
+  p.fsync = 3;
+  p.fdatasync = 5;
+  p.end_fsync = true;
+  p.fsync_on_close = true;
+  p.iodepth = 16;
+  p.iodepth_batch = 4;
+  p.iodepth_batch_complete_min = 2;
+  p.iodepth_batch_complete_max = 8;
+  p.iodepth_low = 4;
+  auto back = ParseProfileJson(ToJson(p), "roundtrip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, p) << ToJson(p).dump();
+  Profile q;  // rate is not for batched reaping
+  q.rw = RwMode::kRandRw;
+  q.rate = 3 << 20;
+  auto q_back = ParseProfileJson(ToJson(q), "roundtrip");
+  ASSERT_TRUE(q_back.ok()) << q_back.error().message;
+  EXPECT_EQ(*q_back, q) << ToJson(q).dump();
+  // Defaults write nothing new, so existing profiles read as before.
+  const json d = ToJson(Profile{});
+  for (const char* k : {"bsrange", "ba", "rate", "rate_min", "rate_iops_min", "fsync", "fdatasync",
+                        "end_fsync", "fsync_on_close", "iodepth_batch",
+                        "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low"})
+    EXPECT_FALSE(d.contains(k)) << k;
+  // bs in a patch replaces a range, as a later bs= line does in fio.
+  auto patched = ApplyProfilePatch(p, json{{"bs", "8k"}}, "m.json");
+  ASSERT_TRUE(patched.ok()) << patched.error().message;
+  EXPECT_EQ(patched->max_bs(), 8192u);
+}
+
+TEST(ProfileTest, PerDirectionRatesRefuseWhatTheyCannotFollow) {
+  Profile p;
+  auto r = SetProfileOption(p, "rate", "1m,2m,3m", true, 1024);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("rate: a trim value (third) different"), std::string::npos);
+  r = SetProfileOption(p, "rate_iops", "10,20,30", true, 1024);
+  ASSERT_FALSE(r.ok());  // was silently dropped before trims existed
+  r = SetProfileOption(p, "ba", "4k,8k", true, 1024);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("ba: one alignment for all directions"), std::string::npos);
+  auto m = ParseProfileJson(json{{"rw", "randrw"}, {"rate", "1m,2m"}}, "j.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("j.json: rate: separate caps"), std::string::npos);
+  auto w = ParseProfileJson(json{{"rw", "write"}, {"rate", ",2m"}}, "j.json");
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->effective_rate(), 2u << 20);
 }
 
 TEST(ProfileTest, PatchAndSetFieldRevalidate) {

@@ -416,5 +416,127 @@ TEST(WorkloadGeneratorModifierTest, PerDirectionBlockSizes) {
   EXPECT_EQ(p.min_bs(), 32768u);
 }
 
+// A profile from its fio options, parsed as a job file would be.
+Profile FromOptions(const std::vector<std::pair<const char*, const char*>>& options) {
+  Profile p;
+  for (const auto& [k, v] : options) {
+    auto r = SetProfileOption(p, k, v, true, 1024);
+    EXPECT_TRUE(r.ok() && *r == OptionResult::kApplied) << k;
+  }
+  auto ok = ValidateProfile(p);
+  EXPECT_TRUE(ok.ok()) << (ok.ok() ? "" : ok.error().message);
+  return p;
+}
+
+std::string Trace(WorkloadGenerator& g, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    const NextIo io = g.Next();
+    const char* op = io.op == IoOp::kRead    ? "R"
+                     : io.op == IoOp::kWrite ? "W"
+                     : io.op == IoOp::kFlush ? "F"
+                                             : "T";
+    out += op;
+    if (io.op != IoOp::kFlush)
+      out += std::to_string(io.offset / 1024) + "/" + std::to_string(io.length / 1024);
+    out += " ";
+  }
+  return out;
+}
+
+TEST(WorkloadGeneratorTest, TrimwriteAlternatesAsFio) {
+  // fio 3.33's write_iolog of rw=trimwrite, bs=4k,4k,8k, size=64k: each 8k
+  // trim is followed by the writes up to where the next trim starts.
+  auto g = Make(FromOptions({{"rw", "trimwrite"}, {"bs", "4k,4k,8k"}, {"size", "64k"}}));
+  EXPECT_EQ(Trace(g, 8), "T0/8 W0/4 T8/8 W4/4 W8/4 T16/8 W12/4 W16/4 ");
+  // fio's job bytes: every byte trimmed and written.
+  EXPECT_EQ(g.io_bytes_limit(), 2u * 64 * 1024);
+}
+
+TEST(WorkloadGeneratorTest, RandTrimWriteWritesWhatEachTrimCovered) {
+  auto g = Make(FromOptions({{"rw", "randtrimwrite"}, {"bs", "4k,4k,8k"}, {"size", "1m"}}));
+  for (int i = 0; i < 100; ++i) {
+    const NextIo t = g.Next(), w = g.Next();
+    ASSERT_EQ(t.op, IoOp::kDiscard);
+    ASSERT_EQ(w.op, IoOp::kWrite);
+    EXPECT_EQ(w.offset, t.offset);
+    EXPECT_EQ(w.length, 8192u);
+    EXPECT_EQ(t.offset % 4096, 0u);
+  }
+}
+
+TEST(WorkloadGeneratorTest, TrimModesTrimWithTheThirdBlockSize) {
+  auto g = Make(FromOptions({{"rw", "trim"}, {"bs", "4k,8k,16k"}, {"size", "64k"}}));
+  EXPECT_EQ(Trace(g, 5), "T0/16 T16/16 T32/16 T48/16 T0/16 ");
+  auto r = Make(FromOptions({{"rw", "randtrim"}, {"bs", "4k,,2k"}}));
+  for (int i = 0; i < 1000; ++i) {
+    const NextIo io = r.Next();
+    ASSERT_EQ(io.op, IoOp::kDiscard);
+    ASSERT_EQ(io.length, 2048u);
+  }
+}
+
+TEST(WorkloadGeneratorTest, FsyncTakesThePlaceOfTheNextIoAsFio) {
+  // fio's iolog of rw=write, fsync=3: a sync after every third write.
+  auto g = Make(FromOptions({{"rw", "write"}, {"fsync", "3"}, {"size", "64k"}}));
+  EXPECT_EQ(Trace(g, 9), "W0/4 W4/4 W8/4 F W12/4 W16/4 W20/4 F W24/4 ");
+  // Mixed: after the Nth write fio syncs again after every read until the
+  // next write (last_was_sync is reset by any I/O).
+  auto m = Make(FromOptions({{"rw", "randrw"}, {"fdatasync", "2"}}));
+  std::uint64_t writes = 0;
+  bool last_flush = false;
+  int flushes = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const NextIo io = m.Next();
+    const bool due = !last_flush && writes > 0 && writes % 2 == 0;
+    ASSERT_EQ(io.op == IoOp::kFlush, due) << i;
+    flushes += io.op == IoOp::kFlush;
+    writes += io.op == IoOp::kWrite;
+    last_flush = io.op == IoOp::kFlush;
+  }
+  EXPECT_GT(flushes, 2000);
+  // A job without writes never flushes (fio's should_fsync).
+  auto r = Make(FromOptions({{"rw", "read"}, {"fsync", "1"}}));
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(r.Next().op, IoOp::kRead);
+}
+
+TEST(WorkloadGeneratorTest, BsrangeDrawsAsFioGetNextBuflen) {
+  // 8k-28k: 8k + uniform below 28k, down to a multiple of 8k, capped at 28k:
+  // 8k, 16k, 24k with 2/7 each, 28k with 1/7.
+  auto g = Make(FromOptions({{"rw", "randwrite"}, {"bsrange", "1k-2k,8k-28k"}}));
+  std::map<std::uint64_t, int> n;
+  const int total = 70000;
+  for (int i = 0; i < total; ++i) {
+    const NextIo io = g.Next();
+    ++n[io.length];
+    ASSERT_EQ(io.offset % 8192, 0u);  // aligned to the smallest size of the job
+  }
+  ASSERT_EQ(n.size(), 4u);
+  for (std::uint64_t k : {8u, 16u, 24u}) EXPECT_NEAR(n[k * 1024] / double(total), 2 / 7.0, 0.01);
+  EXPECT_NEAR(n[28 * 1024] / double(total), 1 / 7.0, 0.01);
+  // Sequential: while the smallest size fits, a size that does not is
+  // drawn again, so a pass covers the region exactly.
+  auto s = Make(FromOptions({{"rw", "read"}, {"bsrange", "4k-16k"}, {"size", "64k"}}));
+  std::uint64_t next = 0;
+  while (true) {
+    const NextIo io = s.Next();
+    if (io.wrapped) break;
+    ASSERT_EQ(io.offset, next);
+    next += io.length;
+  }
+  EXPECT_EQ(next, 64u * 1024);
+}
+
+TEST(WorkloadGeneratorTest, BlockalignAlignsRandomOffsets) {
+  auto g = Make(FromOptions({{"rw", "randread"}, {"bs", "4k"}, {"ba", "64k"}}));
+  std::set<std::uint64_t> low;
+  for (int i = 0; i < 10000; ++i) {
+    const NextIo io = g.Next();
+    ASSERT_EQ(io.offset % 65536, 0u);
+  }
+  auto plain = Make(FromOptions({{"rw", "randread"}, {"bs", "4k"}}));
+  for (int i = 0; i < 1000; ++i) low.insert(plain.Next().offset % 65536);
+  EXPECT_GT(low.size(), 8u);  // without ba the offsets are 4k-aligned only
+}
 }  // namespace
 }  // namespace tierlab
