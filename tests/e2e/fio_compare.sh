@@ -222,7 +222,7 @@ rw=randwrite
 bsrange=4k-16k,8k-28k
 FIO
 
-python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio <<'PY'
+python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio <<'PY'
 import collections, json, os, re, subprocess, sys
 
 bin, jobs = sys.argv[1], sys.argv[2:]
