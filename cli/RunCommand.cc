@@ -280,20 +280,24 @@ int RunOne(RunArgs a) {
       index += p.numjobs;
     }
   }
-  std::size_t started = 0;            // profiles started so far: RunCell runs them in order
-  std::unique_ptr<RunStatus> status;  // the one for the profile or replay running now
-  settings.run_options = [&a, &status, &logs, &started](const std::string& label) {
-    status = std::make_unique<RunStatus>(a.quiet, a.status_interval_s, label);
+  std::size_t started = 0;  // profiles started so far: RunCell runs them in order
+  // One per section or replay, alive until the run ends: sections that
+  // start together report progress side by side (replacing one status per
+  // section left the earlier sections' callbacks on a freed one).
+  std::vector<std::unique_ptr<RunStatus>> statuses;
+  settings.run_options = [&a, &statuses, &logs, &started](const std::string& label) {
+    statuses.push_back(std::make_unique<RunStatus>(a.quiet, a.status_interval_s, label));
+    RunStatus* status = statuses.back().get();
     RunOptions ro;
     if (started < logs.size()) ro.logs = logs[started].get();
     ++started;
-    ro.progress = [s = status.get()](const RunProgress& pr) { s->Update(pr); };
+    ro.progress = [status](const RunProgress& pr) { status->Update(pr); };
     ro.progress_every = RunStatus::Every(a.real);
     return ro;
   };
   const Workload workload = replay ? Workload{std::move(*replay)} : Workload{std::move(*profiles)};
   auto runs = RunCell(*layout, workload, settings);
-  status.reset();
+  statuses.clear();
   if (!made_dir.empty() && !a.keep) {
     std::error_code ec;
     std::filesystem::remove_all(made_dir, ec);
