@@ -15,8 +15,8 @@ set -euo pipefail
 dir=$1
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build="${2:-${TIERLAB_BUILD_DIR:-$repo/build}}"
-bin="$build/tierlab"
-[ -x "$bin" ] || { echo "$bin not built (ninja -C $build tierlab)" >&2; exit 2; }
+[ -x "$build/tierlab" ] || { echo "$build/tierlab not built (ninja -C $build tierlab)" >&2; exit 2; }
+bin="$(cd "$build" && pwd)/tierlab"  # absolute: each file is read from its folder
 [ -d "$dir" ] || { echo "$dir: not a directory" >&2; exit 2; }
 
 runs=0 refused=0
@@ -26,7 +26,7 @@ for f in "$dir"/*.fio; do
   name=$(basename "$f")
   # Job files name fio's environment variables; give them values as a user
   # running the example would.
-  if out=$(cd "$dir" && FILENAME=/dev/null SIZE=1g RUNTIME=10 DIR=. "$bin" profiles show "$name" \
+  if out=$(cd "$dir" && FILENAME=/dev/null SIZE=1g RUNTIME=10 DIR=. FIO_BS=4k "$bin" profiles show "$name" \
              2>&1 >/dev/null); then
     runs=$((runs + 1))
     echo "| $name | runs |"

@@ -34,10 +34,23 @@ class CellRunner {
                     [](const Profile& p) { return !p.verify.empty(); })) {
       oracle = std::make_unique<VerifyOracle>(volume_.top().BlockSize());
     }
+    // fio's flow and exitall span the run: every job joins its flow before
+    // any starts, and one job's exitall holds for all.
+    FlowControl flows;
+    bool exitall = false;
+    for (const Profile& p : profiles) {
+      for (std::uint32_t j = 0; j < p.numjobs && p.flow != 0; ++j) flows.Join(p.flow_id, p.flow);
+      exitall = exitall || p.exitall;
+    }
+    // fio's groupid: stonewall and new_group start a reporting group.
+    std::vector<int> groupids(profiles.size(), 0);
+    for (std::size_t i = 1; i < profiles.size(); ++i) {
+      groupids[i] = groupids[i - 1] + (profiles[i].stonewall || profiles[i].new_group ? 1 : 0);
+    }
     DeviceWindow whole;
     whole.Begin(volume_);
-    int group = 0;
-    for (std::size_t first = 0; first < profiles.size(); ++group) {
+    bool ended_run = false;  // exit_what=all: the later sections do nothing
+    for (std::size_t first = 0; first < profiles.size();) {
       std::size_t end = first + 1;
       while (end < profiles.size() && !profiles[end].stonewall) ++end;
       std::vector<SectionWork> work;
@@ -46,6 +59,10 @@ class CellRunner {
         for (std::uint32_t j = 0; j < profiles[i].numjobs && files->uses_files; ++j) {
           w.files.push_back(files->RegionsOf(i, j));
         }
+        w.flows = &flows;
+        w.groupid = groupids[i];
+        w.exitall = exitall;
+        w.terminated = ended_run;
         work.push_back(std::move(w));
       }
       whole.KeepPeaks(volume_);
@@ -60,7 +77,8 @@ class CellRunner {
         c.run = std::move((*r)[i - first]);
         c.json = MakeRunJson(c.run, profiles[i], volume_, meta);
         nlohmann::json& job = c.json["jobs"][0];
-        job["groupid"] = group;
+        job["groupid"] = groupids[i];
+        ended_run = ended_run || c.run.ended_run;
         if (files->uses_files) job["files"] = FilesJson(*files, i);
         c.profile = std::move(profiles[i]);
         runs_.push_back(std::move(c));

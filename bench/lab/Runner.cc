@@ -1,6 +1,7 @@
 #include "bench/lab/Runner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -70,6 +71,11 @@ struct Job {
   std::uint64_t rate_bytes_taken = 0;
   Nanos t0 = 0;
   std::uint64_t arrivals_taken = 0;
+  // rate_process=poisson: the next arrival, and exponential gaps of `mean`.
+  bool poisson = false;
+  Nanos next_arrival = 0;
+  Nanos poisson_mean = 0;
+  Xoshiro256 poisson_rng;
   bool arrival_timer = false;
   bool open_loop() const { return interval > 0 || rate_bps > 0; }
   // fio's queueing (iodepth_low, iodepth_batch_complete_min/max): once the
@@ -91,28 +97,42 @@ struct Job {
   bool verifying = false;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> to_verify;  // (offset, length)
   std::size_t verify_next = 0;
+  // fio's flow (FlowControl.h) and exitall.
+  std::uint64_t flow_count = 0;  // I/Os the flow has let through
+  bool flow_held = false;        // held back: waiting, or draining and sleeping
+  std::uint64_t hold_gen = 0;    // wake-ups of an older hold are stale
+  bool stop_timer = false;       // a wake-up at the stop time is scheduled
+  bool started = false;
+  bool ended = false;
+  bool terminated = false;  // exitall: another job's end stopped this one
 };
 
 // The sections running together: the engine stops when the last has ended
 // (or one is cancelled or stalls).
 struct Group {
   std::size_t running = 0;
+  std::vector<Run*> runs;
+  bool ended_run = false;  // exit_what=all
 };
 
 class Run {
  public:
   Run(Engine& e, BlockDevice& v, const SectionWork& w, Group& g)
-      : e_(e), v_(v), p_(*w.profile), files_(w.files), o_(w.options), g_(g), oracle_(w.oracle) {}
+      : e_(e),
+        v_(v),
+        p_(*w.profile),
+        files_(w.files),
+        o_(w.options),
+        g_(g),
+        oracle_(w.oracle),
+        flows_(p_.flow != 0 ? w.flows : nullptr),
+        groupid_(w.groupid),
+        exitall_(w.exitall),
+        terminated_(w.terminated) {}
 
   // Creates the jobs (the only step that can fail); then Launch starts them
   // (at startdelay), the caller runs the engine, then calls Finish.
   Expected<void> Prepare() {
-    r_.start = e_.Now();
-    // startdelay: the jobs start late; ramp and runtime count from there.
-    begin_ = r_.start + p_.startdelay;
-    r_.ramp_end = begin_ + p_.ramp_time;
-    r_.metrics.SetSampleOrigin(r_.ramp_end);
-    stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
     const bool data = v_.RequiresData();
     static const std::vector<FileRegion> kWholeVolume;
     for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
@@ -129,8 +149,20 @@ class Run {
       jp->verify_pending = r_.verify.enabled && p_.do_verify && p_.read_percent() < 100;
       jp->interval = jp->gen.rate_interval();
       jp->rate_bps = p_.effective_rate();
-      jp->t0 = begin_;
+      if (p_.rate_poisson && jp->open_loop()) {
+        // fio's usec_for_io: iops from the rate (bytes over the smallest
+        // block), a mean gap of 1000000 / iops whole microseconds.
+        const std::uint64_t iops =
+            jp->rate_bps > 0 ? jp->rate_bps / p_.min_bs() : p_.effective_rate_iops();
+        jp->poisson = true;
+        jp->poisson_mean = static_cast<Nanos>(1'000'000 / iops) * kMicro;
+        jp->poisson_rng.Seed(DeriveSeed(p_.randseed, 0x9015, &job - jobs_.data()));
+        jp->rate_bps = 0;
+        jp->interval = jp->poisson_mean;
+      }
       jp->batched = p_.batched_reaping();
+      jp->terminated = terminated_;
+      if (flows_ != nullptr) flows_->Schedule(p_.flow_id);
       planned_ios_ += jp->gen.io_count_limit();
       Prime(jp);
       for (std::uint32_t d = 0; d < p_.iodepth; ++d) {
@@ -148,20 +180,25 @@ class Run {
     return {};
   }
 
+  // The section's clock starts here: at once, or when the section it
+  // waits for (wait_for) has ended.
   void Launch() {
+    r_.start = e_.Now();
+    // startdelay: the jobs start late; ramp and runtime count from there.
+    begin_ = r_.start + p_.startdelay;
+    r_.ramp_end = begin_ + p_.ramp_time;
+    r_.metrics.SetSampleOrigin(r_.ramp_end);
+    stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
+    for (auto& job : jobs_) job->t0 = job->next_arrival = begin_;
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
-        if (job->open_loop()) {
-          OnArrival(job.get());
-        } else if (job->batched) {
-          Fill(job.get());
-        } else {
-          while (!job->idle.empty() && MayIssue(*job)) Issue(job.get(), job->idle.back(), e_.Now());
-        }
-        MaybeEndFlush(job.get());
+        job->started = true;
+        if (flows_ != nullptr) flows_->Start(p_.flow_id);
       }
+      for (auto& job : jobs_) Resume(job.get());
     };
     ++g_.running;
+    launched_ = true;
     if (p_.startdelay > 0) {
       e_.ScheduleAt(begin_, [this, start_jobs] {
         start_jobs();
@@ -175,20 +212,39 @@ class Run {
   // Background work (destage, migration timers) may keep the engine busy
   // forever; the run ends when the last section's workload does.
   void StopIfDone() {
-    if (done_ || in_flight_ != 0) return;
+    if (done_ || !launched_) return;
+    if (flows_ != nullptr || exitall_) {
+      for (const auto& j : jobs_) MaybeEnd(j.get());
+      if (done_) return;  // a job's end terminated this section (exitall)
+    }
+    if (in_flight_ != 0) return;
     for (const auto& j : jobs_) {
       if (MayIssue(*j)) return;
-      if (j->verify_pending) {  // its writes have ended with nothing in flight
+      if (j->verify_pending && !j->terminated) {  // its writes have ended, nothing in flight
         ContinueVerify(j.get());
         return;
       }
     }
     done_ = true;
+    // The sections waiting for this one start before it stops counting.
+    for (Run* r : g_.runs) {
+      if (r->waitee_ == this) {
+        r->Launch();
+        r->StopIfDone();
+      }
+    }
     if (--g_.running == 0) e_.Stop();
   }
 
+  // wait_for: the section of the group this one waits for (null: none, or
+  // it ran in an earlier group).
+  void WaitFor(const Run* waitee) { waitee_ = waitee; }
+  bool waits() const { return waitee_ != nullptr; }
+  const std::string& name() const { return p_.name; }
+
   Expected<RunResult> Finish() {
     if (cancelled_) return MakeError("profile '" + p_.name + "': cancelled", ErrorKind::kIo);
+    if (!flow_failure_.empty()) return MakeError(flow_failure_);
     if (!rate_failure_.empty()) return MakeError(rate_failure_, ErrorKind::kInconsistent);
     if (stalled_) {
       return MakeError(
@@ -208,7 +264,23 @@ class Run {
       }
       r_.issued_flushes += j->flushes;
     }
+    r_.ended_run = g_.ended_run;
     return std::move(r_);
+  }
+
+  // exitall: a job of another section has ended; terminate this section's
+  // jobs as its exit_what says (fio's fio_terminate_threads).
+  void Terminate(ExitWhat what, int groupid) {
+    const bool hit = what == ExitWhat::kAll || what == ExitWhat::kStonewall ||
+                     (what == ExitWhat::kGroup && groupid == groupid_);
+    if (!hit) return;
+    for (auto& j : jobs_) {
+      // exit_what=stonewall stops the jobs that are running; one waiting
+      // for its startdelay still runs (fio's runstate >= TD_RUNNING).
+      if (what == ExitWhat::kStonewall && !j->started) continue;
+      j->terminated = true;
+    }
+    if (launched_) StopIfDone();
   }
 
  private:
@@ -223,6 +295,7 @@ class Run {
   // fio's end-of-job conditions (WorkloadGenerator.h): time, I/O count,
   // bytes, and the end of the last pass.
   bool MayIssue(const Job& j) const {
+    if (j.terminated) return false;
     if (j.verifying) return j.verify_next < j.to_verify.size();  // the blocks left to read back
     if (e_.Now() >= stop_at_) return false;
     const std::uint64_t count = j.gen.io_count_limit();
@@ -254,8 +327,12 @@ class Run {
       OnByteArrival(j);
       return;
     }
+    if (j->poisson) {
+      OnPoissonArrival(j);
+      return;
+    }
     const std::uint64_t due = DueArrivals(*j);
-    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j)) {
+    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j) && FlowAllows(j)) {
       const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
       ++j->arrivals_taken;
       Issue(j, j->idle.back(), arrival);
@@ -275,7 +352,7 @@ class Run {
   }
 
   void OnByteArrival(Job* j) {
-    while (!j->idle.empty() && MayIssue(*j) && NextByteArrival(*j) <= e_.Now()) {
+    while (!j->idle.empty() && MayIssue(*j) && NextByteArrival(*j) <= e_.Now() && FlowAllows(j)) {
       const Nanos arrival = NextByteArrival(*j);
       ++j->arrivals_taken;
       j->rate_bytes_taken += j->ahead[0].length;
@@ -289,9 +366,25 @@ class Run {
     }
   }
 
+  // rate_process=poisson: the first I/O at the start, each next one an
+  // exponential gap later (fio's -log(u) x mean).
+  void OnPoissonArrival(Job* j) {
+    while (!j->idle.empty() && MayIssue(*j) && j->next_arrival <= e_.Now() && FlowAllows(j)) {
+      const Nanos arrival = j->next_arrival;
+      ++j->arrivals_taken;
+      j->next_arrival += static_cast<Nanos>(-std::log(j->poisson_rng.NextDoubleOpenZero()) *
+                                            static_cast<double>(j->poisson_mean));
+      Issue(j, j->idle.back(), arrival);
+    }
+    if (MayIssue(*j) && !j->arrival_timer && j->next_arrival > e_.Now()) {
+      j->arrival_timer = true;
+      e_.ScheduleAt(j->next_arrival, [this, j] { OnArrivalTimer(j); });
+    }
+  }
+
   // Batched reaping: fill the queue; once full, reap before refilling.
   void Fill(Job* j) {
-    while (!j->idle.empty() && MayIssue(*j)) Issue(j, j->idle.back(), e_.Now());
+    while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) Issue(j, j->idle.back(), e_.Now());
     if (j->idle.empty()) {
       // fio's wait_for_completions: at least min(complete_min, depth), 1 if 0.
       j->reaping = true;
@@ -411,7 +504,7 @@ class Run {
     j->verifying = true;
     j->to_verify = j->written.Pieces(p_.max_bs());
     j->written = WrittenExtents{};
-    while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
+    while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) IssueVerify(j, j->idle.back());
   }
 
   void IssueVerify(Job* j, Slot* s) {
@@ -451,7 +544,7 @@ class Run {
       if (j->in_flight != 0) return;  // writes (or that flush) still in flight
       BeginVerify(j);
     } else {
-      while (!j->idle.empty() && MayIssue(*j)) IssueVerify(j, j->idle.back());
+      while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) IssueVerify(j, j->idle.back());
     }
     StopIfDone();
   }
@@ -570,7 +663,12 @@ class Run {
       return;
     }
     j->idle.push_back(s);
-    if (j->verifying || (j->verify_pending && !MayIssue(*j))) {
+    if (j->flow_held) {
+      MaybeSleepHeld(j);
+      StopIfDone();
+      return;
+    }
+    if (j->verifying || (j->verify_pending && !MayIssue(*j) && !j->terminated)) {
       ContinueVerify(j);
       return;
     }
@@ -589,7 +687,7 @@ class Run {
     if (p_.thinktime > 0) {
       e_.ScheduleAfter(p_.thinktime, [this, j] {
         if (!j->idle.empty() && MayIssue(*j)) {
-          Issue(j, j->idle.back(), e_.Now());
+          if (FlowAllows(j)) Issue(j, j->idle.back(), e_.Now());
         } else {
           MaybeEndFlush(j);
           StopIfDone();  // the think time ran past the job's end
@@ -597,7 +695,107 @@ class Run {
       });
       return;
     }
-    Issue(j, s, now);
+    if (FlowAllows(j)) Issue(j, s, now);
+  }
+
+  // What a job does when it may issue: at its start, and when flow lets it
+  // go again.
+  void Resume(Job* j) {
+    if (j->verifying || (j->verify_pending && !MayIssue(*j) && !j->terminated)) {
+      ContinueVerify(j);
+      return;
+    }
+    if (j->open_loop()) {
+      OnArrival(j);
+    } else if (j->batched) {
+      Fill(j);
+    } else {
+      while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) {
+        Issue(j, j->idle.back(), e_.Now());
+      }
+    }
+    MaybeEndFlush(j);
+  }
+
+  // fio's flow_threshold_exceeded: true (the I/O counted) when the job is
+  // within its share, else the job is held back.
+  bool FlowAllows(Job* j) {
+    if (flows_ == nullptr) return true;
+    if (j->flow_held) return false;
+    if (flows_->TryIssue(p_.flow_id, p_.flow, j->flow_count)) {
+      WakeFlow();
+      return true;
+    }
+    HoldBack(j);
+    return false;
+  }
+
+  // The jobs held back on the flow try again, once the caller is done.
+  void WakeFlow() {
+    if (flows_->waiting(p_.flow_id) == 0) return;
+    for (auto& w : flows_->TakeWaiting(p_.flow_id)) e_.ScheduleAt(e_.Now(), std::move(w));
+  }
+
+  void HoldBack(Job* j) {
+    j->flow_held = true;
+    const std::uint64_t gen = ++j->hold_gen;
+    const bool timed = stop_at_ != std::numeric_limits<Nanos>::max();
+    if (!timed) flows_->Hold(p_.flow_id);
+    if (timed && !j->stop_timer) {
+      // A held job still ends at its runtime (fio checks it first).
+      j->stop_timer = true;
+      e_.ScheduleAt(stop_at_, [this, j] { Release(j, j->hold_gen); });
+    }
+    if (p_.flow_sleep > 0) {
+      MaybeSleepHeld(j);  // fio drains the queue, then sleeps
+    } else {
+      flows_->Wait(p_.flow_id, [this, j, gen] { Release(j, gen); });
+    }
+    if (!timed && flows_->Stuck(p_.flow_id)) {
+      flow_failure_ = "profile '" + p_.name + "': flow_id " + std::to_string(p_.flow_id) +
+                      ": every running job is held back for jobs that start in a later "
+                      "section (fio would wait forever); give those their own flow_id";
+      e_.Stop();
+    }
+  }
+
+  // flow_sleep: once nothing of the held job is in flight, it sleeps.
+  void MaybeSleepHeld(Job* j) {
+    if (p_.flow_sleep == 0 || j->in_flight != 0) return;
+    const std::uint64_t gen = j->hold_gen;
+    e_.ScheduleAfter(p_.flow_sleep, [this, j, gen] { Release(j, gen); });
+  }
+
+  void Release(Job* j, std::uint64_t gen) {
+    if (!j->flow_held || gen != j->hold_gen) return;  // released already
+    j->flow_held = false;
+    if (stop_at_ == std::numeric_limits<Nanos>::max()) flows_->Release(p_.flow_id);
+    Resume(j);
+    StopIfDone();
+  }
+
+  // A job ends when it may issue no more and nothing of it is in flight:
+  // it leaves its flow, and under exitall terminates others.
+  void MaybeEnd(Job* j) {
+    if (j->ended || !j->started || j->in_flight != 0 || j->flow_held || MayIssue(*j)) return;
+    if (j->verify_pending && !j->terminated) return;
+    if ((p_.end_fsync || p_.fsync_on_close) && p_.does(IoOp::kWrite) && !j->end_flush_done &&
+        !j->last_was_flush)
+      return;  // its end flush comes first (a terminated job's too, as fio's)
+    j->ended = true;
+    if (flows_ != nullptr) {
+      flows_->End(p_.flow_id);
+      flows_->Leave(p_.flow_id, p_.flow, j->flow_count);
+      j->flow_count = 0;
+      WakeFlow();
+    }
+    if (exitall_) {
+      if (p_.exit_what == ExitWhat::kAll) g_.ended_run = true;
+      for (Run* r : g_.runs) {
+        if (r != this) r->Terminate(p_.exit_what, groupid_);
+      }
+      Terminate(p_.exit_what, groupid_);
+    }
   }
 
   Engine& e_;
@@ -607,6 +805,13 @@ class Run {
   const RunOptions& o_;
   Group& g_;
   VerifyOracle* oracle_ = nullptr;
+  FlowControl* flows_ = nullptr;  // null: the section has no flow
+  int groupid_ = 0;
+  bool exitall_ = false;
+  bool terminated_ = false;
+  bool launched_ = false;
+  const Run* waitee_ = nullptr;
+  std::string flow_failure_;
   Nanos last_verify_ = 0;
   bool done_ = false;
   RunResult r_;
@@ -655,15 +860,37 @@ Expected<std::vector<RunResult>> RunSections(Engine& engine, BlockDevice& volume
       if (w.oracle == nullptr) w.oracle = own_oracle.get();
     }
   }
+  // Flow: every job of these sections joins, unless the run's jobs have.
+  std::unique_ptr<FlowControl> own_flows;
+  for (SectionWork& w : work) {
+    if (w.profile->flow == 0 || w.flows != nullptr) continue;
+    if (own_flows == nullptr) own_flows = std::make_unique<FlowControl>();
+    for (std::uint32_t j = 0; j < w.profile->numjobs; ++j)
+      own_flows->Join(w.profile->flow_id, w.profile->flow);
+    w.flows = own_flows.get();
+  }
   Group group;
   std::vector<std::unique_ptr<Run>> runs;
   for (const SectionWork& w : work) {
     runs.push_back(std::make_unique<Run>(engine, volume, w, group));
+    group.runs.push_back(runs.back().get());
   }
   for (auto& r : runs) {
     if (auto ok = r->Prepare(); !ok.ok()) return ok.error();
   }
-  for (auto& r : runs) r->Launch();
+  // wait_for: a section waits for the last of that name before it.
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::string& waitee = work[i].profile->wait_for;
+    for (std::size_t k = i; k-- > 0 && !waitee.empty();) {
+      if (runs[k]->name() == waitee) {
+        runs[i]->WaitFor(runs[k].get());
+        break;
+      }
+    }
+  }
+  for (auto& r : runs) {
+    if (!r->waits()) r->Launch();
+  }
   // A section may be done at once (nothing to issue): it must not hold the
   // others' engine open, nor stop it early.
   for (auto& r : runs) r->StopIfDone();

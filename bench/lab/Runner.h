@@ -20,6 +20,10 @@
 // one has ended. Each job's I/O stream is a JobStream over its files
 // (JobFiles.h), or over the whole volume.
 //
+// Flow and exitall: jobs of one flow_id issue in the ratio of their weights
+// (FlowControl.h); with exitall, a job that ends terminates other jobs of
+// its groupid, every running job, or every job, as its exit_what says.
+//
 // Verify (fio's, VerifyOracle.h): a job with verify that writes reads back
 // each block it wrote once its writes have completed (its verify phase,
 // past runtime, counted as reads); reads are checked against what the
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "bench/lab/FioLogs.h"
+#include "bench/lab/FlowControl.h"
 #include "bench/lab/OpMetrics.h"
 #include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
@@ -90,6 +95,9 @@ struct RunResult {
   // iolog "sync" and "datasync" lines. Not in `issued`.
   std::uint64_t issued_flushes = 0;
   VerifyResult verify;
+  // A job's end with exitall and exit_what=all terminated every job, so the
+  // sections after this one's group do nothing.
+  bool ended_run = false;
 };
 
 // Runs the profile to completion (calls engine.Run()). Errors: a profile
@@ -109,6 +117,13 @@ struct SectionWork {
   // verifies (null: RunSections makes one for its sections when one of
   // them verifies).
   VerifyOracle* oracle = nullptr;
+  // fio's flow control, shared by every section of the run, each of whose
+  // jobs has joined it (null: RunSections makes one for its sections when
+  // one of them has flow).
+  FlowControl* flows = nullptr;
+  int groupid = 0;          // fio's reporting group, for exit_what=group
+  bool exitall = false;     // a job of the run has exitall (fio's is global)
+  bool terminated = false;  // exit_what=all ended the run before: no I/O
 };
 
 // Starts every section at once and runs until all have ended; results in

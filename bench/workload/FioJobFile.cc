@@ -241,6 +241,20 @@ class Parser {
       if (auto v = ValidateProfile(p); !v) {
         return MakeError(At(*job.file, job.line) + "[" + job.name + "]: " + v.error().message);
       }
+      // fio's wait_for_ok: the waitee is one section defined before this one.
+      if (!p.wait_for.empty()) {
+        const auto waitees = std::count_if(out.begin(), out.end(),
+                                           [&](const Profile& q) { return q.name == p.wait_for; });
+        const std::string at = At(*job.file, job.line) + "[" + job.name + "]: wait_for: ";
+        if (p.wait_for == p.name) return MakeError(at + "a section cannot wait for itself");
+        if (waitees == 0) {
+          return MakeError(at + "no section named " + Quote(p.wait_for) + " before this one");
+        }
+        if (waitees > 1) {
+          return MakeError(at + "several sections are named " + Quote(p.wait_for) +
+                           "; wait_for needs one");
+        }
+      }
       out.push_back(std::move(p));
     }
     return out;

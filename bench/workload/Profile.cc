@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "bench/workload/FioUnits.h"
@@ -15,7 +16,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 46> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 45> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -26,10 +27,8 @@ constexpr std::array<std::string_view, 46> kIgnoredFioOptions = {
     "allrandrepeat",
     "norandommap",
     "random_generator",
-    "new_group",
     "description",
     "invalidate",
-    "exitall",
     "gtod_reduce",
     "clocksource",
     "clat_percentiles",
@@ -62,6 +61,9 @@ constexpr std::array<std::string_view, 46> kIgnoredFioOptions = {
     "fallocate",
     "userspace_reap",
     "hugepage-size",
+    // An option of fio's tiobench profile (profile=tiobench), which fio
+    // accepts in any job file and ignores without that profile.
+    "threads",
 };
 
 // fio's engines whose jobs are block I/O on a device or file: what a
@@ -452,6 +454,8 @@ struct Option {
   std::string_view meaning;
   Setter set;
   Writer write;  // null for aliases, which are only read
+  // May be given without a value, meaning 1 (fio's FIO_OPT_STR_SET).
+  bool bare = false;
 };
 
 // A log option's JSON: its NAME ("" for the job's), null when unset.
@@ -679,7 +683,8 @@ const std::vector<Option>& Options() {
                  [](const Profile& p) -> nlohmann::json {
                    // Written only when set, so that other profiles read as before.
                    return p.time_based ? nlohmann::json(true) : nlohmann::json();
-                 }});
+                 },
+                 /*bare=*/true});
     o.push_back({"loops", "integer 1..1e6", "passes",
                  "do the job's bytes (and number_ios) this many times (not with time_based)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -813,6 +818,21 @@ const std::vector<Option>& Options() {
                        p.rate_min[1] == p.rate_min[0] ? std::nullopt : std::optional(p.rate_min[1]),
                        /*sizes=*/true);
                  }});
+    o.push_back({"rate_process", "linear | poisson", "",
+                 "arrivals under rate or rate_iops: evenly spaced, or with exponential gaps of "
+                 "the rate's mean",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "linear" && t != "poisson")
+                     return Reason("unknown value " + Quote(t) + " (valid: linear, poisson)");
+                   p.rate_poisson = t == "poisson";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.rate_poisson ? nlohmann::json("poisson") : nlohmann::json();
+                 }});
+    o.push_back({"ratemin", "as rate_min", "bytes/s", "alias of rate_min",
+                 min_pair(&Profile::rate_min, true), nullptr});
     o.push_back({"rate_iops_min", "integer 0.. [,writes[,trims]]", "IOPS",
                  "as rate_min, in I/Os per second", min_pair(&Profile::rate_iops_min, false),
                  [](const Profile& p) -> nlohmann::json {
@@ -852,12 +872,15 @@ const std::vector<Option>& Options() {
                  "a flush when a job that writes has done its I/O", flag(&Profile::end_fsync),
                  [](const Profile& p) -> nlohmann::json {
                    return p.end_fsync ? nlohmann::json(true) : nlohmann::json();
-                 }});
+                 },
+                 /*bare=*/true});
     o.push_back({"fsync_on_close", "0 | 1 (true | false)", "",
                  "a flush when a job that writes closes the volume (with end_fsync: one)",
-                 flag(&Profile::fsync_on_close), [](const Profile& p) -> nlohmann::json {
+                 flag(&Profile::fsync_on_close),
+                 [](const Profile& p) -> nlohmann::json {
                    return p.fsync_on_close ? nlohmann::json(true) : nlohmann::json();
-                 }});
+                 },
+                 /*bare=*/true});
     auto batch = count(&Profile::iodepth_batch, kMaxIodepth);
     o.push_back({"iodepth_batch", "integer 0..65536", "requests",
                  "requests submitted together (0: iodepth; default 1)", batch,
@@ -915,11 +938,98 @@ const std::vector<Option>& Options() {
     o.push_back({"stonewall", "0 | 1 (true | false)", "",
                  "start this section when every section before it has ended (without it, "
                  "sections start together)",
-                 stonewall, [](const Profile& p) -> nlohmann::json {
+                 stonewall,
+                 [](const Profile& p) -> nlohmann::json {
                    return p.stonewall ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    o.push_back({"wait_for_previous", "as stonewall", "", "alias of stonewall", stonewall, nullptr,
+                 /*bare=*/true});
+    o.push_back({"wait_for", "section name", "",
+                 "start when the section of that name, one before this one, has ended",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t.empty()) return Reason("must not be empty");
+                   p.wait_for = std::string(t);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.wait_for.empty() ? nlohmann::json() : nlohmann::json(p.wait_for);
                  }});
-    o.push_back(
-        {"wait_for_previous", "as stonewall", "", "alias of stonewall", stonewall, nullptr});
+    o.push_back({"new_group", "0 | 1 (true | false)", "",
+                 "start a new reporting group (groupid) without waiting, as fio",
+                 flag(&Profile::new_group),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.new_group ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    o.push_back({"exitall", "0 | 1 (true | false)", "",
+                 "once any job has it: a job that ends terminates others, as exit_what says",
+                 flag(&Profile::exitall),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.exitall ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    o.push_back({"exit_what", "group | stonewall | all", "",
+                 "under exitall, a job's end terminates the jobs of its groupid, every running "
+                 "job, or every job (later sections too)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t == "group") {
+                     p.exit_what = ExitWhat::kGroup;
+                   } else if (t == "stonewall") {
+                     p.exit_what = ExitWhat::kStonewall;
+                   } else if (t == "all") {
+                     p.exit_what = ExitWhat::kAll;
+                   } else {
+                     return Reason("unknown value " + Quote(t) + " (valid: group, stonewall, all)");
+                   }
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   switch (p.exit_what) {
+                     case ExitWhat::kStonewall: return "stonewall";
+                     case ExitWhat::kAll: return "all";
+                     case ExitWhat::kGroup: break;
+                   }
+                   return nullptr;
+                 }});
+    o.push_back({"flow", "integer 0..1000", "",
+                 "fio's flow weight: the jobs of one flow_id issue in the ratio of their "
+                 "weights (0: no flow control)",
+                 count(&Profile::flow, kMaxFlowWeight), [](const Profile& p) -> nlohmann::json {
+                   return p.flow != 0 ? nlohmann::json(p.flow) : nlohmann::json();
+                 }});
+    o.push_back({"flow_id", "integer 0..", "", "the flow a job's weight counts in",
+                 count(&Profile::flow_id, std::numeric_limits<std::uint32_t>::max()),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.flow_id != 0 ? nlohmann::json(p.flow_id) : nlohmann::json();
+                 }});
+    o.push_back({"flow_sleep", "fio time", "us (bare number)",
+                 "a job held back by flow drains its queue and sleeps this long (0: it waits "
+                 "for the other jobs to issue)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto t = ParseFioTime(v, kMicro);
+                   if (!t) return t.error();
+                   p.flow_sleep = *t;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.flow_sleep != 0 ? nlohmann::json(FormatFioTime(p.flow_sleep))
+                                            : nlohmann::json();
+                 }});
+    o.push_back({"io_submit_mode", "inline | offload", "",
+                 "fio's submission by the job or by other threads: the same I/Os either way",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "inline" && t != "offload")
+                     return Reason("unknown value " + Quote(t) + " (valid: inline, offload)");
+                   p.io_submit_offload = t == "offload";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.io_submit_offload ? nlohmann::json("offload") : nlohmann::json();
+                 }});
     o.push_back({"filename", "NAME[:NAME...]", "",
                  "the job's files, each its own region of the volume; one without a size is "
                  "the whole volume (JobFiles.h)",
@@ -1000,7 +1110,8 @@ const std::vector<Option>& Options() {
                  },
                  [](const Profile& p) -> nlohmann::json {
                    return p.do_verify ? nlohmann::json() : nlohmann::json(false);
-                 }});
+                 },
+                 /*bare=*/true});
     o.push_back({"verify_fatal", "0 | 1 (true | false)", "",
                  "with verify: stop checking the job at its first mismatch",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1011,7 +1122,8 @@ const std::vector<Option>& Options() {
                  },
                  [](const Profile& p) -> nlohmann::json {
                    return p.verify_fatal ? nlohmann::json(true) : nlohmann::json();
-                 }});
+                 },
+                 /*bare=*/true});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1020,7 +1132,8 @@ const std::vector<Option>& Options() {
                    p.random_scatter = *b;
                    return {};
                  },
-                 [](const Profile& p) -> nlohmann::json { return p.random_scatter; }});
+                 [](const Profile& p) -> nlohmann::json { return p.random_scatter; },
+                 /*bare=*/true});
     // fio's logs (bench/lab/FioLogs.h): NAME, or the job's name without one.
     auto log = [](std::optional<std::string> Profile::*field) {
       return [field](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1030,14 +1143,14 @@ const std::vector<Option>& Options() {
     };
     o.push_back({"write_bw_log", "file name prefix", "",
                  "write NAME_bw.N.log, fio's bandwidth log (no NAME: the job's name)",
-                 log(&Profile::write_bw_log), &LogName<&Profile::write_bw_log>});
+                 log(&Profile::write_bw_log), &LogName<&Profile::write_bw_log>, /*bare=*/true});
     o.push_back({"write_iops_log", "file name prefix", "",
                  "write NAME_iops.N.log, fio's IOPS log (no NAME: the job's name)",
-                 log(&Profile::write_iops_log), &LogName<&Profile::write_iops_log>});
+                 log(&Profile::write_iops_log), &LogName<&Profile::write_iops_log>, /*bare=*/true});
     o.push_back({"write_lat_log", "file name prefix", "",
                  "write NAME_lat.N.log, NAME_clat.N.log and NAME_slat.N.log, fio's latency "
                  "logs (no NAME: the job's name)",
-                 log(&Profile::write_lat_log), &LogName<&Profile::write_lat_log>});
+                 log(&Profile::write_lat_log), &LogName<&Profile::write_lat_log>, /*bare=*/true});
     o.push_back({"log_avg_msec", "integer 0..1e9", "ms",
                  "logs: one entry per direction per this many ms, averaged (0: one per I/O)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1059,7 +1172,8 @@ const std::vector<Option>& Options() {
                  },
                  [](const Profile& p) -> nlohmann::json {
                    return p.log_offset ? nlohmann::json(true) : nlohmann::json();
-                 }});
+                 },
+                 /*bare=*/true});
     return o;
   }();
   return kOptions;
@@ -1070,7 +1184,7 @@ const std::vector<Option>& Options() {
 bool AllowsComma(std::string_view key) {
   for (std::string_view k :
        {"name", "bs", "blocksize", "rate_iops", "filename", "directory", "rate", "rate_min",
-        "rate_iops_min", "bsrange", "blocksize_range", "ba", "blockalign"}) {
+        "ratemin", "rate_iops_min", "bsrange", "blocksize_range", "ba", "blockalign"}) {
     if (key == k) return true;
   }
   return false;
@@ -1208,11 +1322,7 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
     if (o.name != key) continue;
     const bool log_name =
         key == "write_bw_log" || key == "write_iops_log" || key == "write_lat_log";
-    if (!has_value && key != "random_scatter" && key != "time_based" && key != "stonewall" &&
-        key != "wait_for_previous" && key != "do_verify" && key != "verify_fatal" &&
-        key != "log_offset" && !log_name && key != "end_fsync" &&
-        key != "fsync_on_close")
-      return prefix(Reason("needs a value"));
+    if (!has_value && !o.bare) return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
           Reason("per-direction values (reads,writes) are supported only for bs, bsrange, ba, "
@@ -1269,6 +1379,11 @@ Expected<void> ValidateProfile(const Profile& p) {
         "rate_iops or thinktime is not supported: fio drains its queue there");
   }
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
+  if (p.rate_poisson && p.effective_rate() != 0 && p.effective_rate() < p.min_bs()) {
+    return fail("rate_process: poisson needs a rate of at least one I/O per second (rate " +
+                std::to_string(p.effective_rate()) + " B/s, I/Os of " + std::to_string(p.min_bs()) +
+                " bytes)");
+  }
   if (p.is_mixed() && p.rate_iops_write && *p.rate_iops_write != p.rate_iops) {
     return fail("rate_iops: separate caps for reads and writes (" + std::to_string(p.rate_iops) +
                 "," + std::to_string(*p.rate_iops_write) +
@@ -1484,6 +1599,11 @@ std::vector<FieldDoc> ProfileFieldDocs() {
         o.name == "fsync" || o.name == "fdatasync")
       fallback = "0";
     if (o.name == "end_fsync" || o.name == "fsync_on_close") fallback = "false";
+    if (o.name == "new_group" || o.name == "exitall") fallback = "false";
+    if (o.name == "exit_what") fallback = "group";
+    if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
+    if (o.name == "io_submit_mode") fallback = "inline";
+    if (o.name == "rate_process") fallback = "linear";
     if (o.name == "iodepth_batch" || o.name == "iodepth_batch_complete_min") fallback = "1";
     if (o.name == "iodepth_batch_complete_max") fallback = "iodepth_batch_complete_min";
     if (o.name == "iodepth_low") fallback = "iodepth";

@@ -68,6 +68,8 @@
 //   rate                 per-job cap in bytes/s, directions together as rate_iops;
 //                        an I/O is due when the bytes before it are (fio's
 //                        usec_for_io). Wins over rate_iops, as fio.
+//   rate_process         linear (even gaps) | poisson (exponential gaps with
+//                        the rate's mean, fio's usec_for_io)
 //   rate_min, rate_iops_min  fio's check: after 2 s, outside the ramp, each
 //                        direction must keep this over every second, else the
 //                        run fails (exit 1) with fio's message. "a,b" per
@@ -110,6 +112,19 @@
 //                        data models); otherwise the reads are issued, and
 //                        the results say nothing was checked.
 //   do_verify, verify_fatal  as fio (verify_fatal: stop at the first mismatch)
+//   new_group            start a new reporting group (fio's groupid), as
+//                        stonewall does, without waiting
+//   wait_for             start when the section of that name (one before
+//                        this one) has ended, as fio
+//   exitall, exit_what   fio's: once any job of the run has exitall, a job
+//                        that ends terminates the jobs of its groupid (group,
+//                        the default), every running job (stonewall), or
+//                        every job, later sections included (all)
+//   flow, flow_id, flow_sleep  fio's flow control: the jobs of one flow_id
+//                        issue in the ratio of their weights (flow 1..1000);
+//                        a job ahead of its share waits for the others, or
+//                        with flow_sleep drains its queue and sleeps
+//   io_submit_mode       inline | offload: the same I/Os either way
 //   write_bw_log, write_iops_log, write_lat_log
 //                        fio's per-interval logs, NAME_bw.N.log... in the
 //                        current directory (bench/lab/FioLogs.h); no value:
@@ -140,6 +155,13 @@
 #include "tiering/core/IoRequest.h"
 
 namespace tierlab {
+
+// fio's exit_what: what a job's end terminates under exitall.
+enum class ExitWhat : std::uint8_t {
+  kGroup,      // the jobs of its groupid
+  kStonewall,  // every running job; later sections still run
+  kAll,        // everything, later sections included
+};
 
 enum class RwMode : std::uint8_t {
   kRead,
@@ -185,6 +207,8 @@ inline constexpr std::uint32_t kMaxNumjobs = 4096;
 // Files per job (nrfiles, or names in filename): each is a generator of its
 // own in the runner (a few hundred bytes, more with zipf tables).
 inline constexpr std::uint32_t kMaxNrfiles = 1024;
+// fio's FLOW_MAX_WEIGHT.
+inline constexpr std::uint32_t kMaxFlowWeight = 1000;
 
 // Requests one run keeps outstanding at most: numjobs x iodepth for a
 // profile (a trace replay's iodepth is at most kMaxIodepth). Each holds a
@@ -241,6 +265,9 @@ struct Profile {
   // The run fails when a direction stays below these (fio's rate_min,
   // rate_iops_min; per direction, reads and writes/trims).
   std::uint64_t rate_min[2] = {0, 0};
+  // fio's rate_process=poisson: under rate or rate_iops, exponential gaps
+  // between arrivals with the rate's mean (linear: even gaps).
+  bool rate_poisson = false;
   std::uint64_t rate_iops_min[2] = {0, 0};
   // Flushes: one in place of the next I/O after every N writes (0: none).
   std::uint32_t fsync = 0;
@@ -270,6 +297,21 @@ struct Profile {
   std::string verify;
   bool do_verify = true;      // a writing job reads back what it wrote
   bool verify_fatal = false;  // stop checking at the first mismatch
+  // fio's reporting groups: new_group (as stonewall) starts a groupid.
+  bool new_group = false;
+  // fio's wait_for: the section starts when the one of this name, before
+  // it, has ended ("": no wait).
+  std::string wait_for;
+  // fio's exitall (set by any job, it holds for the whole run, as in fio)
+  // and what a job's end then terminates.
+  bool exitall = false;
+  ExitWhat exit_what = ExitWhat::kGroup;
+  // fio's flow (bench/lab/FlowControl.h): weight 0 (none) .. 1000.
+  std::uint32_t flow = 0;
+  std::uint32_t flow_id = 0;
+  Nanos flow_sleep = 0;
+  // fio's io_submit_mode=offload: submission by other threads, same I/Os.
+  bool io_submit_offload = false;
   // fio's logs (bench/lab/FioLogs.h): the NAME prefix, "" for the job's
   // name; unset: no log. Output only: they change nothing the volume sees.
   std::optional<std::string> write_bw_log, write_iops_log, write_lat_log;

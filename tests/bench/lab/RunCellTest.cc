@@ -175,6 +175,103 @@ TEST(RunCellTest, SectionsWithoutStonewallRunTogetherAndAStonewallWaitsForThem) 
   EXPECT_EQ((*runs)[2].json["jobs"][0]["groupid"], 1);
 }
 
+Profile With(Profile p, const nlohmann::json& patch) {
+  auto r = ApplyProfilePatch(p, patch, "test");
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return *r;
+}
+
+// fio's flow: two time-based sections of one flow_id issue 1:3 by weight,
+// where without flow their depths (1 and 8) decide.
+TEST(RunCellTest, FlowSharesTheIssuesByWeight) {
+  const nlohmann::json timed = {{"number_ios", 0}, {"time_based", true}, {"runtime", "200ms"}};
+  Profile a = With(MakeProfile("a", "randread"), timed);
+  Profile b = With(MakeProfile("b", "randread"), timed);
+  a.iodepth = 1;
+  b.iodepth = 8;
+  auto free_runs = RunCell(OneNvme(), Workload{std::vector<Profile>{a, b}}, RunSettings{});
+  ASSERT_TRUE(free_runs.ok()) << free_runs.error().message;
+  const double free_ratio = static_cast<double>((*free_runs)[1].run.issued) /
+                            static_cast<double>((*free_runs)[0].run.issued);
+  EXPECT_GT(free_ratio, 5.0);
+  a.flow = 1;
+  b.flow = 3;
+  auto runs = RunCell(OneNvme(), Workload{std::vector<Profile>{a, b}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const double ratio =
+      static_cast<double>((*runs)[1].run.issued) / static_cast<double>((*runs)[0].run.issued);
+  EXPECT_NEAR(ratio, 3.0, 0.01);
+  EXPECT_GT((*runs)[0].run.issued, 1000u);
+  // Another flow_id is apart: b then runs at its own pace.
+  b.flow_id = 1;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{a, b}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_GT(static_cast<double>((*runs)[1].run.issued) / static_cast<double>((*runs)[0].run.issued),
+            5.0);
+}
+
+// A job whose flow partner ends runs free; one whose partner starts in a
+// later section would wait forever in fio, and is refused.
+TEST(RunCellTest, FlowPartnersThatEndFreeTheOthersAndLaterOnesAreAnError) {
+  Profile a = MakeProfile("a", "randread");
+  Profile b = MakeProfile("b", "randread");
+  a.flow = b.flow = 1;
+  b.number_ios = 500;
+  auto runs = RunCell(OneNvme(), Workload{std::vector<Profile>{a, b}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ((*runs)[0].run.completed, 5000u);
+  EXPECT_EQ((*runs)[1].run.completed, 500u);
+  auto stuck = RunCell(OneNvme(), Workload{std::vector<Profile>{a, Stonewalled(b)}}, RunSettings{});
+  ASSERT_FALSE(stuck.ok());
+  EXPECT_NE(stuck.error().message.find("flow_id 0: every running job is held back"),
+            std::string::npos)
+      << stuck.error().message;
+}
+
+// fio's exitall: the first job to end terminates the others as its
+// exit_what says; new_group gives a section its own groupid.
+TEST(RunCellTest, ExitallTerminatesAsExitWhatSays) {
+  Profile shortp = MakeProfile("short", "randread");
+  shortp.number_ios = 200;
+  shortp.exitall = true;
+  const Profile longp = With(MakeProfile("long", "randwrite"),
+                             {{"number_ios", 0}, {"time_based", true}, {"runtime", "10s"}});
+  const Profile later = Stonewalled(MakeProfile("later", "randread"));
+  auto runs =
+      RunCell(OneNvme(), Workload{std::vector<Profile>{shortp, longp, later}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const RunResult& s = (*runs)[0].run;
+  const RunResult& l = (*runs)[1].run;
+  EXPECT_EQ(s.completed, 200u);
+  EXPECT_LT(l.end - l.start, 10 * kMilli);     // not its 10 s
+  EXPECT_EQ((*runs)[2].run.completed, 5000u);  // group: the next group still runs
+  // exit_what=all: the later group does nothing.
+  shortp.exit_what = ExitWhat::kAll;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{shortp, longp, later}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_LT((*runs)[1].run.end - (*runs)[1].run.start, 10 * kMilli);
+  EXPECT_EQ((*runs)[2].run.completed, 0u);
+  // In its own reporting group (new_group), group does not reach it; stonewall does.
+  Profile grouped = longp;
+  grouped.new_group = true;
+  grouped.runtime = 50 * kMilli;
+  shortp.exit_what = ExitWhat::kGroup;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{shortp, grouped}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_GE((*runs)[1].run.end - (*runs)[1].run.start, 50 * kMilli);
+  EXPECT_EQ((*runs)[0].json["jobs"][0]["groupid"], 0);
+  EXPECT_EQ((*runs)[1].json["jobs"][0]["groupid"], 1);
+  shortp.exit_what = ExitWhat::kStonewall;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{shortp, grouped}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_LT((*runs)[1].run.end - (*runs)[1].run.start, 10 * kMilli);
+  // Without exitall, nothing is terminated.
+  shortp.exitall = false;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{shortp, longp}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_GE((*runs)[1].run.end - (*runs)[1].run.start, 10 * kSecond);
+}
+
 // Each file of a job file is its own region of the volume, and the results
 // say where.
 TEST(RunCellTest, AJobFilesFilesAreRegionsOfTheVolumeAndReported) {

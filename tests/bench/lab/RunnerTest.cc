@@ -181,6 +181,29 @@ TEST(RunnerTest, OpenLoopHoldsTheRate) {
   EXPECT_LT(r.metrics.read().lat.Percentile(99), 3 * FindPreset("ssd-hk4e")->read_latency);
 }
 
+// fio's rate_process=poisson: the same mean rate, but exponential gaps, so
+// at QD1 some arrivals find the previous I/O still in service and wait
+// (with even gaps none does).
+TEST(RunnerTest, PoissonArrivalsKeepTheMeanRateAndSometimesQueue) {
+  const nlohmann::json base = {
+      {"rate_iops", 1000}, {"time_based", true}, {"runtime", "20s"}, {"iodepth", 1}};
+  Nanos p99[2] = {0, 0};
+  for (const bool poisson : {false, true}) {
+    SimEngine e;
+    auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
+    ASSERT_TRUE(v.ok());
+    nlohmann::json patch = base;
+    if (poisson) patch["rate_process"] = "poisson";
+    const RunResult r = MustRun(e, v->top(), MakeProfile(patch));
+    // 20,000 arrivals; a Poisson count's sd is sqrt(20,000) = 141.
+    EXPECT_NEAR(static_cast<double>(r.metrics.complete().ops), 20000, poisson ? 600 : 2);
+    p99[poisson] = r.metrics.read().lat.Percentile(99);
+  }
+  const Nanos service = FindPreset("ssd-hk4e")->read_latency;
+  EXPECT_LT(p99[0], service + service / 10);
+  EXPECT_GT(p99[1], service + service / 3);
+}
+
 TEST(RunnerTest, RejectsAProfileThatDoesNotFitTheVolume) {
   SimEngine e;
   auto v = BuildVolume(e, OneDevice("nvme-pm1725", "64m"), {});

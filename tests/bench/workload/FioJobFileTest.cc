@@ -375,7 +375,7 @@ TEST(FioJobFileTest, TrimFlushQueueingRateAndRangeOptions) {
         << e.error().message;
   }
   // Still refused, with the reason on the line.
-  for (const char* no : {"flow=1", "blocksize_unaligned=1", "rate_process=poisson"}) {
+  for (const char* no : {"verify_backlog=1", "blocksize_unaligned=1", "thinktime_blocks=2"}) {
     auto e = ParseFioJobFile(std::string("[j]\n") + no + "\n", "x.fio", false);
     ASSERT_FALSE(e.ok()) << no;
     EXPECT_NE(e.error().message.find("x.fio:2: unknown option"), std::string::npos)
@@ -499,6 +499,46 @@ TEST(FioJobFileTest, LogOptions) {
   auto bad = ParseFioJobFile("[a]\nlog_avg_msec=-1\n", "l.fio", false);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message.rfind("l.fio:2: log_avg_msec:", 0), 0u) << bad.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+TEST(FioJobFileGroupsTest, WaitForFlowAndExitOptionsParseAndBadOnesNameTheLine) {
+  auto p = ParseFioJobFile(
+      "[a]\nflow=3\nflow_id=2\nflow_sleep=100\nexitall\nexit_what=stonewall\n"
+      "[b]\nwait_for=a\nnew_group\nio_submit_mode=offload\nratemin=1m\nthreads=1\n",
+      "g.fio", false);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ((*p)[0].flow, 3u);
+  EXPECT_EQ((*p)[0].flow_id, 2u);
+  EXPECT_EQ((*p)[0].flow_sleep, 100 * kMicro);
+  EXPECT_TRUE((*p)[0].exitall);
+  EXPECT_EQ((*p)[0].exit_what, ExitWhat::kStonewall);
+  EXPECT_EQ((*p)[1].wait_for, "a");
+  EXPECT_TRUE((*p)[1].new_group);
+  EXPECT_TRUE((*p)[1].io_submit_offload);
+  EXPECT_EQ((*p)[1].rate_min[0], 1u << 20);
+  struct Bad {
+    const char* text;
+    const char* error;
+  };
+  for (const Bad& b : {
+           Bad{"[a]\n[b]\nwait_for=c\n", "g.fio:2: [b]: wait_for: no section named 'c' before"},
+           Bad{"[b]\nwait_for=b\n", "g.fio:1: [b]: wait_for: a section cannot wait for itself"},
+           Bad{"[a]\n[a]\n[b]\nwait_for=a\n", "g.fio:3: [b]: wait_for: several sections"},
+           Bad{"[b]\nwait_for=a\n[a]\n", "g.fio:1: [b]: wait_for: no section named 'a'"},
+           Bad{"[a]\nexit_what=some\n", "g.fio:2: exit_what: unknown value 'some'"},
+           Bad{"[a]\nflow=1001\n", "g.fio:2: flow: "},
+           Bad{"[a]\nio_submit_mode=fast\n", "g.fio:2: io_submit_mode: unknown value 'fast'"},
+       }) {
+    auto e = ParseFioJobFile(b.text, "g.fio", false);
+    ASSERT_FALSE(e.ok()) << b.text;
+    EXPECT_EQ(e.error().message.rfind(b.error, 0), 0u) << e.error().message;
+  }
 }
 
 }  // namespace
