@@ -136,6 +136,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   job["job_runtime_ns"] = r.end - r.ramp_end;
   job["ramp_ns"] = r.ramp_end - r.start;
   job["issued_ios"] = r.issued;
+  if (r.steadystate) job["steadystate"] = r.steadystate->Json();
   if (r.verify.enabled) {
     // tierlab's: fio reports a verify failure as the job's error only.
     job["verify"] = {{"method", p.verify},

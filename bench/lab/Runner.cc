@@ -190,6 +190,10 @@ class Run {
     r_.metrics.SetSampleOrigin(r_.ramp_end);
     stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
     for (auto& job : jobs_) job->t0 = job->next_arrival = begin_;
+    if (p_.ss.dur != 0) {
+      r_.steadystate.emplace(p_.ss);
+      At(begin_ + p_.ss.interval, [this] { CheckSteadyState(); });
+    }
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
         job->started = true;
@@ -200,7 +204,7 @@ class Run {
     ++g_.running;
     launched_ = true;
     if (p_.startdelay > 0) {
-      e_.ScheduleAt(begin_, [this, start_jobs] {
+      At(begin_, [this, start_jobs] {
         start_jobs();
         StopIfDone();
       });
@@ -268,6 +272,16 @@ class Run {
     return std::move(r_);
   }
 
+  // Every timer of the section goes through here. The engine runs on after
+  // RunSections returns (the next group, background work), so a timer still
+  // pending when the section is gone must do nothing.
+  template <class F>
+  void At(Nanos at, F f) {
+    e_.ScheduleAt(at, [alive = std::weak_ptr<const bool>(alive_), f = std::move(f)]() mutable {
+      if (!alive.expired()) f();
+    });
+  }
+
   // exitall: a job of another section has ended; terminate this section's
   // jobs as its exit_what says (fio's fio_terminate_threads).
   void Terminate(ExitWhat what, int groupid) {
@@ -278,7 +292,7 @@ class Run {
       // exit_what=stonewall stops the jobs that are running; one waiting
       // for its startdelay still runs (fio's runstate >= TD_RUNNING).
       if (what == ExitWhat::kStonewall && !j->started) continue;
-      j->terminated = true;
+      TerminateJob(j.get());
     }
     if (launched_) StopIfDone();
   }
@@ -340,7 +354,7 @@ class Run {
     if (MayIssue(*j) && !j->arrival_timer) {
       j->arrival_timer = true;
       const Nanos next = j->t0 + static_cast<Nanos>(due) * j->interval;
-      e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
+      At(next, [this, j] { OnArrivalTimer(j); });
     }
   }
 
@@ -362,7 +376,7 @@ class Run {
     const Nanos next = NextByteArrival(*j);
     if (MayIssue(*j) && !j->arrival_timer && next > e_.Now()) {
       j->arrival_timer = true;
-      e_.ScheduleAt(next, [this, j] { OnArrivalTimer(j); });
+      At(next, [this, j] { OnArrivalTimer(j); });
     }
   }
 
@@ -378,7 +392,7 @@ class Run {
     }
     if (MayIssue(*j) && !j->arrival_timer && j->next_arrival > e_.Now()) {
       j->arrival_timer = true;
-      e_.ScheduleAt(j->next_arrival, [this, j] { OnArrivalTimer(j); });
+      At(j->next_arrival, [this, j] { OnArrivalTimer(j); });
     }
   }
 
@@ -549,8 +563,39 @@ class Run {
     StopIfDone();
   }
 
+  // fio's steadystate_check, every ss_interval: the section's IOPS,
+  // bytes/s and mean completion latency over the interval, recorded from
+  // one interval after ss_ramp; once attained, the section's jobs stop.
+  void CheckSteadyState() {
+    if (done_) return;
+    const Nanos now = e_.Now();
+    const Nanos interval = p_.ss.interval;
+    if (p_.ss.ramp == 0 || now - begin_ >= p_.ss.ramp + interval) {
+      const auto per_second = [&](std::uint64_t delta) {
+        return static_cast<std::uint64_t>(static_cast<unsigned __int128>(delta) * kSecond /
+                                          static_cast<std::uint64_t>(interval));
+      };
+      const std::uint64_t lats = ss_now_.lats - ss_prev_.lats;
+      const std::uint64_t lat = lats > 0 ? (ss_now_.lat_sum - ss_prev_.lat_sum) / lats : 0;
+      if (r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
+                              per_second(ss_now_.bytes - ss_prev_.bytes), lat)) {
+        for (auto& j : jobs_) TerminateJob(j.get());
+        StopIfDone();
+        return;
+      }
+    }
+    ss_prev_ = ss_now_;
+    At(e_.Now() + interval, [this] { CheckSteadyState(); });
+  }
+
   // Records a completion (or, batched, a reap) in the figures.
   void Measure(Slot* s, Status st, Nanos now) {
+    if (r_.steadystate && st == Status::kOk && s->op != IoOp::kFlush) {
+      ++ss_now_.ios;
+      ss_now_.bytes += s->length;
+      ss_now_.lat_sum += static_cast<std::uint64_t>(now - s->issued);
+      ++ss_now_.lats;
+    }
     if (s->verify_read) last_verify_ = std::max(last_verify_, now);
     // As fio: a writing job checks the reads of its verify phase only (its
     // other reads may race its own writes); a reading job checks every read.
@@ -685,7 +730,7 @@ class Run {
       return;
     }
     if (p_.thinktime > 0) {
-      e_.ScheduleAfter(p_.thinktime, [this, j] {
+      At(e_.Now() + p_.thinktime, [this, j] {
         if (!j->idle.empty() && MayIssue(*j)) {
           if (FlowAllows(j)) Issue(j, j->idle.back(), e_.Now());
         } else {
@@ -717,6 +762,16 @@ class Run {
     MaybeEndFlush(j);
   }
 
+  // The job issues no more; a hold of flow ends with it (its wake-ups are
+  // stale then).
+  void TerminateJob(Job* j) {
+    j->terminated = true;
+    if (!j->flow_held) return;
+    j->flow_held = false;
+    ++j->hold_gen;
+    if (stop_at_ == std::numeric_limits<Nanos>::max()) flows_->Release(p_.flow_id);
+  }
+
   // fio's flow_threshold_exceeded: true (the I/O counted) when the job is
   // within its share, else the job is held back.
   bool FlowAllows(Job* j) {
@@ -744,12 +799,14 @@ class Run {
     if (timed && !j->stop_timer) {
       // A held job still ends at its runtime (fio checks it first).
       j->stop_timer = true;
-      e_.ScheduleAt(stop_at_, [this, j] { Release(j, j->hold_gen); });
+      At(stop_at_, [this, j] { Release(j, j->hold_gen); });
     }
     if (p_.flow_sleep > 0) {
       MaybeSleepHeld(j);  // fio drains the queue, then sleeps
     } else {
-      flows_->Wait(p_.flow_id, [this, j, gen] { Release(j, gen); });
+      flows_->Wait(p_.flow_id, [alive = std::weak_ptr<const bool>(alive_), this, j, gen] {
+        if (!alive.expired()) Release(j, gen);
+      });
     }
     if (!timed && flows_->Stuck(p_.flow_id)) {
       flow_failure_ = "profile '" + p_.name + "': flow_id " + std::to_string(p_.flow_id) +
@@ -763,7 +820,7 @@ class Run {
   void MaybeSleepHeld(Job* j) {
     if (p_.flow_sleep == 0 || j->in_flight != 0) return;
     const std::uint64_t gen = j->hold_gen;
-    e_.ScheduleAfter(p_.flow_sleep, [this, j, gen] { Release(j, gen); });
+    At(e_.Now() + p_.flow_sleep, [this, j, gen] { Release(j, gen); });
   }
 
   void Release(Job* j, std::uint64_t gen) {
@@ -810,6 +867,12 @@ class Run {
   bool exitall_ = false;
   bool terminated_ = false;
   bool launched_ = false;
+  std::shared_ptr<const bool> alive_ = std::make_shared<const bool>(true);  // for At()
+  // Steady state: completions so far, and at the last check.
+  struct SsCounts {
+    std::uint64_t ios = 0, bytes = 0, lat_sum = 0, lats = 0;
+  };
+  SsCounts ss_now_, ss_prev_;
   const Run* waitee_ = nullptr;
   std::string flow_failure_;
   Nanos last_verify_ = 0;

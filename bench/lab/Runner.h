@@ -36,11 +36,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "bench/lab/FioLogs.h"
 #include "bench/lab/FlowControl.h"
 #include "bench/lab/OpMetrics.h"
+#include "bench/lab/SteadyState.h"
 #include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
 #include "bench/workload/Profile.h"
@@ -98,6 +100,8 @@ struct RunResult {
   // A job's end with exitall and exit_what=all terminated every job, so the
   // sections after this one's group do nothing.
   bool ended_run = false;
+  // fio's steady state, when the profile has ss_dur.
+  std::optional<SteadyState> steadystate;
 };
 
 // Runs the profile to completion (calls engine.Run()). Errors: a profile

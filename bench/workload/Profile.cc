@@ -6,6 +6,8 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
 
 #include "bench/workload/FioUnits.h"
 
@@ -1018,6 +1020,94 @@ const std::vector<Option>& Options() {
                    return p.flow_sleep != 0 ? nlohmann::json(FormatFioTime(p.flow_sleep))
                                             : nlohmann::json();
                  }});
+    auto ss = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+      using M = SteadyStateSpec::Metric;
+      static constexpr std::array<std::tuple<std::string_view, M, bool>, 6> kKinds = {
+          {{"iops", M::kIops, false},
+           {"iops_slope", M::kIops, true},
+           {"bw", M::kBw, false},
+           {"bw_slope", M::kBw, true},
+           {"lat", M::kLat, false},
+           {"lat_slope", M::kLat, true}}};
+      const std::string_view t = Trim(v);
+      const std::size_t colon = t.find(':');
+      const std::string_view kind = Trim(t.substr(0, colon));
+      SteadyStateSpec& s = p.ss;
+      bool found = false;
+      for (auto [name, metric, slope] : kKinds) {
+        if (kind == name) {
+          s.metric = metric;
+          s.slope = slope;
+          found = true;
+        }
+      }
+      if (!found) {
+        return Reason("unknown criterion " + Quote(kind) +
+                      " (valid: iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT)");
+      }
+      if (colon == std::string_view::npos) {
+        return Reason("needs a limit after the criterion, as fio: " + std::string(kind) +
+                      ":LIMIT or :N%");
+      }
+      std::string_view limit = Trim(t.substr(colon + 1));
+      s.percent = !limit.empty() && limit.back() == '%';
+      if (s.percent || s.metric == M::kIops) {
+        if (s.percent) limit = Trim(limit.substr(0, limit.size() - 1));
+        auto d = ParseDouble(limit);
+        if (!d || *d < 0) return Reason("limit: not a number >= 0, got " + Quote(limit));
+        s.limit = *d;
+      } else if (s.metric == M::kLat) {
+        auto ns = ParseFioTime(limit, kMicro);
+        if (!ns) return Reason("limit: " + ns.error().message);
+        s.limit = static_cast<double>(*ns);
+      } else {
+        auto bytes = ParseFioSize(limit, kb);
+        if (!bytes) return Reason("limit: " + bytes.error().message);
+        s.limit = static_cast<double>(*bytes);
+      }
+      return {};
+    };
+    o.push_back({"steadystate", "iops | iops_slope | bw | bw_slope | lat | lat_slope :LIMIT[%]",
+                 "IOPS, bytes/s or time (or % of the mean)",
+                 "fio's steady-state criterion, checked when ss_dur is set: the section stops "
+                 "once the last ss_dur of samples meet it",
+                 ss, [](const Profile& p) -> nlohmann::json {
+                   if (p.ss == SteadyStateSpec{}) return nullptr;
+                   return SteadyStateCriterion(p.ss);
+                 }});
+    o.push_back({"ss", "as steadystate", "", "alias of steadystate", ss, nullptr});
+    auto ss_time = [](Nanos SteadyStateSpec::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto t = ParseFioTime(v, kSecond);
+        if (!t) return t.error();
+        p.ss.*field = *t;
+        return {};
+      };
+    };
+    o.push_back({"ss_dur", "fio time", "s (bare number)",
+                 "steady state: the window of samples the criterion is checked over (0: none)",
+                 ss_time(&SteadyStateSpec::dur), [](const Profile& p) -> nlohmann::json {
+                   return p.ss.dur != 0 ? nlohmann::json(FormatFioTime(p.ss.dur))
+                                        : nlohmann::json();
+                 }});
+    o.push_back({"steadystate_duration", "as ss_dur", "s (bare number)", "alias of ss_dur",
+                 ss_time(&SteadyStateSpec::dur), nullptr});
+    o.push_back({"ss_ramp", "fio time", "s (bare number)",
+                 "steady state: samples start one interval after this time from the start",
+                 ss_time(&SteadyStateSpec::ramp), [](const Profile& p) -> nlohmann::json {
+                   return p.ss.ramp != 0 ? nlohmann::json(FormatFioTime(p.ss.ramp))
+                                         : nlohmann::json();
+                 }});
+    o.push_back({"steadystate_ramp_time", "as ss_ramp", "s (bare number)", "alias of ss_ramp",
+                 ss_time(&SteadyStateSpec::ramp), nullptr});
+    o.push_back({"ss_interval", "fio time, whole seconds", "s (bare number)",
+                 "steady state: one sample per this interval", ss_time(&SteadyStateSpec::interval),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.ss.interval != kSecond ? nlohmann::json(FormatFioTime(p.ss.interval))
+                                                   : nlohmann::json();
+                 }});
+    o.push_back({"steadystate_check_interval", "as ss_interval", "s (bare number)",
+                 "alias of ss_interval", ss_time(&SteadyStateSpec::interval), nullptr});
     o.push_back({"io_submit_mode", "inline | offload", "",
                  "fio's submission by the job or by other threads: the same I/Os either way",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1263,6 +1353,24 @@ std::uint64_t Profile::effective_rate() const {
   return read_percent() == 0 ? rate_write.value_or(rate) : rate;
 }
 
+std::string SteadyStateCriterion(const SteadyStateSpec& s) {
+  using M = SteadyStateSpec::Metric;
+  std::string out = s.metric == M::kIops ? "iops" : s.metric == M::kBw ? "bw" : "lat";
+  if (s.slope) out += "_slope";
+  out += ':';
+  if (s.percent || s.metric == M::kIops) {
+    std::ostringstream v;
+    v << s.limit;  // shortest form that reads back
+    out += v.str();
+    if (s.percent) out += '%';
+  } else if (s.metric == M::kLat) {
+    out += FormatFioTime(static_cast<Nanos>(s.limit));
+  } else {
+    out += FormatFioSize(static_cast<std::uint64_t>(s.limit));
+  }
+  return out;
+}
+
 std::string_view ToString(RwMode rw) {
   switch (rw) {
     case RwMode::kRead: return "read";
@@ -1379,6 +1487,17 @@ Expected<void> ValidateProfile(const Profile& p) {
         "rate_iops or thinktime is not supported: fio drains its queue there");
   }
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
+  if (p.ss.dur != 0) {
+    // fio counts the window in whole seconds of whole-second intervals.
+    if (p.ss.interval < kSecond || p.ss.interval % kSecond != 0) {
+      return fail("ss_interval: must be a whole number of seconds, got " +
+                  FormatFioTime(p.ss.interval));
+    }
+    if (p.ss.dur / kSecond / (p.ss.interval / kSecond) < 2) {
+      return fail("ss_dur: must hold at least two ss_interval samples, got " +
+                  FormatFioTime(p.ss.dur) + " of " + FormatFioTime(p.ss.interval));
+    }
+  }
   if (p.rate_poisson && p.effective_rate() != 0 && p.effective_rate() < p.min_bs()) {
     return fail("rate_process: poisson needs a rate of at least one I/O per second (rate " +
                 std::to_string(p.effective_rate()) + " B/s, I/Os of " + std::to_string(p.min_bs()) +
@@ -1604,6 +1723,9 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
     if (o.name == "io_submit_mode") fallback = "inline";
     if (o.name == "rate_process") fallback = "linear";
+    if (o.name == "steadystate") fallback = "\"iops_slope:0.01%\"";
+    if (o.name == "ss_dur" || o.name == "ss_ramp") fallback = "\"0s\"";
+    if (o.name == "ss_interval") fallback = "\"1s\"";
     if (o.name == "iodepth_batch" || o.name == "iodepth_batch_complete_min") fallback = "1";
     if (o.name == "iodepth_batch_complete_max") fallback = "iodepth_batch_complete_min";
     if (o.name == "iodepth_low") fallback = "iodepth";

@@ -125,6 +125,10 @@
 //                        a job ahead of its share waits for the others, or
 //                        with flow_sleep drains its queue and sleeps
 //   io_submit_mode       inline | offload: the same I/Os either way
+//   steadystate / ss, ss_dur, ss_ramp, ss_interval  fio's steady state:
+//                        the section stops when the criterion holds over
+//                        the last ss_dur of ss_interval samples
+//                        (bench/lab/SteadyState.h)
 //   write_bw_log, write_iops_log, write_lat_log
 //                        fio's per-interval logs, NAME_bw.N.log... in the
 //                        current directory (bench/lab/FioLogs.h); no value:
@@ -155,6 +159,20 @@
 #include "tiering/core/IoRequest.h"
 
 namespace tierlab {
+
+// fio's steady-state criterion (bench/lab/SteadyState.h): `ss`, `ss_dur`,
+// `ss_ramp`, `ss_interval`.
+struct SteadyStateSpec {
+  enum class Metric : std::uint8_t { kIops, kBw, kLat };
+  Metric metric = Metric::kIops;  // fio's default: iops_slope:0.01%
+  bool slope = true;
+  bool percent = true;
+  double limit = 0.01;  // IOPS, bytes/s or ns; or % of the window's mean
+  Nanos dur = 0;        // the window; 0: no steady-state check
+  Nanos ramp = 0;       // samples start one interval after this
+  Nanos interval = kSecond;
+  bool operator==(const SteadyStateSpec&) const = default;
+};
 
 // fio's exit_what: what a job's end terminates under exitall.
 enum class ExitWhat : std::uint8_t {
@@ -310,6 +328,8 @@ struct Profile {
   std::uint32_t flow = 0;
   std::uint32_t flow_id = 0;
   Nanos flow_sleep = 0;
+  // fio's steady state: the section stops once it is attained.
+  SteadyStateSpec ss;
   // fio's io_submit_mode=offload: submission by other threads, same I/Os.
   bool io_submit_offload = false;
   // fio's logs (bench/lab/FioLogs.h): the NAME prefix, "" for the job's
@@ -359,6 +379,9 @@ struct Profile {
 };
 
 std::string_view ToString(RwMode rw);
+// "iops_slope:0.01%", "lat:500us", "bw:10M": the criterion as the option
+// reads it back.
+std::string SteadyStateCriterion(const SteadyStateSpec& s);
 // "random", "zipf:1.2", "zoned:60/10:40/90"...
 std::string RandomDistributionString(const Profile& p);
 

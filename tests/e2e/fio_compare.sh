@@ -224,8 +224,9 @@ FIO
 
 # Groups (wait_for, new_group), flow and exitall. With flow the jobs of a
 # flow take turns (the counts stay the sizes'); exitall is global in fio,
-# so it has a file of its own: quick's end terminates slow after its first
-# I/O (the next is due at 500 ms) and, with exit_what=all, the later group.
+# so it has a file of its own: quick starts at 200 ms (so that slow has
+# issued its first I/O in fio too) and its end terminates slow before its
+# second (due at 500 ms) and, with exit_what=all, the later group.
 cat >groups.fio <<'FIO'
 [global]
 ioengine=libaio
@@ -262,6 +263,7 @@ size=1m
 [quick]
 rw=randread
 number_ios=10
+startdelay=200ms
 exitall
 exit_what=all
 [slow]
@@ -500,5 +502,43 @@ for f in names("fio-out"):
         assert len(b) == job["read"]["total_ios"], (f, len(b))
         assert all(int(r[4]) % 4096 == 0 and int(r[3]) == 4096 for r in b), f  # offsets, bs
 print("logs: as fio")
+PY
+
+# fio's steady state: a job held at 2000 IOPS attains iops:1% over a 3 s
+# window after a 1 s ss_ramp, and stops long before its 30 s; both print
+# fio's steadystate object. fio's checks run on its own clock, so its stop
+# comes about an interval later than tierlab's (at 4 s exactly), or later
+# when the machine's load makes a sample stray.
+cat >ss.fio <<'FIO'
+[ss]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=${SIZE}
+rw=randread
+bs=4k
+rate_iops=2000
+time_based
+runtime=30
+ss=iops:1%
+ss_dur=3s
+ss_ramp=1s
+FIO
+fio --output-format=json ss.fio >ss-fio.json || fail "fio ss.fio"
+"$bin" run --real -q -l layout.json -p ss.fio --dir . -f json >ss-tierlab.json || fail "tierlab ss.fio"
+python3 - <<'PY'
+import json
+f = json.load(open("ss-fio.json"))["jobs"][0]
+t = json.load(open("ss-tierlab.json"))["jobs"][0]
+fs, ts = f["steadystate"], t["steadystate"]
+assert set(fs) == set(ts) and set(fs["data"]) == set(ts["data"]), (sorted(fs), sorted(ts))
+for k in ("ss", "duration", "attained"):
+    assert fs[k] == ts[k], (k, fs[k], ts[k])
+assert ts["attained"] == 1 and len(ts["data"]["iops"]) == 3
+assert all(abs(x - 2000) <= 20 for x in fs["data"]["iops"] + ts["data"]["iops"])
+# fio's samples jitter with the machine's load, which can delay its window.
+assert 3900 <= t["job_runtime"] <= 4100 and t["job_runtime"] <= f["job_runtime"] <= 15000, (
+    t["job_runtime"], f["job_runtime"])
+print("steadystate: as fio; stopped after", t["job_runtime"], "ms (fio", f["job_runtime"], "ms)")
 PY
 echo "fio compare: ok"

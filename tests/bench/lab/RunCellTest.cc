@@ -272,6 +272,26 @@ TEST(RunCellTest, ExitallTerminatesAsExitWhatSays) {
   EXPECT_GE((*runs)[1].run.end - (*runs)[1].run.start, 10 * kSecond);
 }
 
+// The engine runs on after a group ends, so a timer its sections left
+// pending (here the steady-state check due at 1 s, after the section ended
+// at its 200 ms arrival) fires during the next group, after the section is
+// gone: it must do nothing (ASan sees it otherwise).
+TEST(RunCellTest, TimersOfAnEndedGroupDoNothingInTheNext) {
+  Profile capped = With(MakeProfile("capped", "randread"), {{"number_ios", 0},
+                                                            {"rate_iops", 10},
+                                                            {"time_based", true},
+                                                            {"runtime", "150ms"},
+                                                            {"steadystate", "iops:1%"},
+                                                            {"ss_dur", "5s"}});
+  const Profile next = Stonewalled(
+      With(MakeProfile("next", "randread"),
+           {{"number_ios", 0}, {"time_based", true}, {"runtime", "2s"}, {"iodepth", 1}}));
+  auto runs = RunCell(OneNvme(), Workload{std::vector<Profile>{capped, next}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ((*runs)[0].run.issued, 2u);  // arrivals at 0 and 100 ms
+  EXPECT_EQ((*runs)[1].run.issued, (*runs)[1].run.completed);
+}
+
 // Each file of a job file is its own region of the volume, and the results
 // say where.
 TEST(RunCellTest, AJobFilesFilesAreRegionsOfTheVolumeAndReported) {

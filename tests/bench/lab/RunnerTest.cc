@@ -204,6 +204,34 @@ TEST(RunnerTest, PoissonArrivalsKeepTheMeanRateAndSometimesQueue) {
   EXPECT_GT(p99[1], service + service / 3);
 }
 
+// fio's steadystate: a time-based job at a steady rate stops once a window
+// of ss_dur is within the limit, and says so; an impossible limit runs on.
+TEST(RunnerTest, SteadyStateStopsTheJobOnceAttained) {
+  for (const bool reachable : {true, false}) {
+    SimEngine e;
+    auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
+    ASSERT_TRUE(v.ok());
+    const RunResult r =
+        MustRun(e, v->top(),
+                MakeProfile({{"rate_iops", 2000},
+                             {"time_based", true},
+                             {"runtime", "30s"},
+                             {"steadystate", reachable ? "iops:1%" : "iops_slope:0%"},
+                             {"ss_dur", "5s"},
+                             {"ss_ramp", "2s"}}));
+    ASSERT_TRUE(r.steadystate.has_value());
+    EXPECT_EQ(r.steadystate->attained(), reachable);
+    const Nanos ran = r.end - r.ramp_end;
+    if (reachable) {
+      // Samples from 3 s (one interval after ss_ramp), five of them: 7 s.
+      EXPECT_NEAR(static_cast<double>(ran), 7e9, 0.01e9);
+      EXPECT_EQ(r.steadystate->Json()["data"]["iops"][0], 2000);
+    } else {
+      EXPECT_NEAR(static_cast<double>(ran), 30e9, 0.01e9);
+    }
+  }
+}
+
 TEST(RunnerTest, RejectsAProfileThatDoesNotFitTheVolume) {
   SimEngine e;
   auto v = BuildVolume(e, OneDevice("nvme-pm1725", "64m"), {});
