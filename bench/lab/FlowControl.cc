@@ -16,6 +16,7 @@ bool FlowControl::TryIssue(std::uint32_t id, std::uint32_t weight, std::uint64_t
   if (count_ratio > weight_ratio) return false;
   ++f.counter;
   ++job_count;
+  f.Moved();
   return true;
 }
 
@@ -23,14 +24,36 @@ void FlowControl::Leave(std::uint32_t id, std::uint32_t weight, std::uint64_t jo
   Flow& f = flows_[id];
   f.counter -= job_count;
   f.total_weight -= weight;
+  f.Moved();
 }
 
-void FlowControl::Wait(std::uint32_t id, WakeUp w) {
-  flows_[id].waiting.push_back(std::move(w));
+std::uint64_t FlowControl::Wait(std::uint32_t id, WakeUp w, bool held) {
+  Flow& f = flows_[id];
+  f.waiting.push_back({++next_ticket_, std::move(w), held});
+  if (held) ++f.held;
+  return next_ticket_;
+}
+
+void FlowControl::Unwait(std::uint32_t id, std::uint64_t ticket) {
+  Flow& f = flows_[id];
+  for (auto it = f.waiting.begin(); it != f.waiting.end(); ++it) {
+    if (it->ticket != ticket) continue;
+    if (it->held) --f.held;
+    f.waiting.erase(it);
+    return;
+  }
 }
 
 std::vector<FlowControl::WakeUp> FlowControl::TakeWaiting(std::uint32_t id) {
-  return std::exchange(flows_[id].waiting, {});
+  Flow& f = flows_[id];
+  std::vector<WakeUp> out;
+  out.reserve(f.waiting.size());
+  for (Flow::Waiter& w : f.waiting) {
+    if (w.held) --f.held;  // on its way: no longer stuck
+    out.push_back(std::move(w.wake));
+  }
+  f.waiting.clear();
+  return out;
 }
 
 std::size_t FlowControl::waiting(std::uint32_t id) const {
@@ -42,13 +65,25 @@ void FlowControl::Start(std::uint32_t id) {
   Flow& f = flows_[id];
   --f.scheduled;
   ++f.running;
+  f.Moved();
+}
+
+std::uint64_t FlowControl::Sleep(std::uint32_t id) {
+  Flow& f = flows_[id];
+  ++f.sleepers_since;
+  return f.version;
+}
+
+void FlowControl::Wake(std::uint32_t id, std::uint64_t version) {
+  Flow& f = flows_[id];
+  if (version == f.version) --f.sleepers_since;
 }
 
 bool FlowControl::Stuck(std::uint32_t id) const {
   const auto it = flows_.find(id);
   if (it == flows_.end()) return false;
   const Flow& f = it->second;
-  return f.running > 0 && f.held == f.running && f.scheduled == 0;
+  return f.running > 0 && f.held + f.sleepers_since == f.running && f.scheduled == 0;
 }
 
 }  // namespace tierlab

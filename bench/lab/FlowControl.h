@@ -37,30 +37,48 @@ class FlowControl {
   // The job has ended: its count and weight leave the flow.
   void Leave(std::uint32_t id, std::uint32_t weight, std::uint64_t job_count);
 
-  // Parks a wake-up; TakeWaiting hands the flow's parked wake-ups back.
-  void Wait(std::uint32_t id, WakeUp w);
+  // Parks a wake-up (`held`: the job has no end time of its own, so it
+  // counts for Stuck until its wake-up is taken); TakeWaiting hands the
+  // flow's parked wake-ups back; Unwait drops one not taken yet.
+  std::uint64_t Wait(std::uint32_t id, WakeUp w, bool held);
+  void Unwait(std::uint32_t id, std::uint64_t ticket);
   std::vector<WakeUp> TakeWaiting(std::uint32_t id);
   std::size_t waiting(std::uint32_t id) const;
 
   // Which jobs can still move the counter, to tell a wait that can never
   // end (a job whose partners start in a later section, where fio would
   // spin forever): jobs scheduled to start, running (started, not ended),
-  // and, of those, held back with no end time of their own.
+  // and, of those, held back with no end time of their own and no wake-up
+  // on its way (parked, or sleeping under flow_sleep: Hold/Release).
+  // A sleeper counts only while nothing has moved since it fell asleep:
+  // after an issue, a start or an end its next try may succeed.
   void Schedule(std::uint32_t id) { ++flows_[id].scheduled; }
   void Start(std::uint32_t id);
   void End(std::uint32_t id) { --flows_[id].running; }
-  void Hold(std::uint32_t id) { ++flows_[id].held; }
-  void Release(std::uint32_t id) { --flows_[id].held; }
+  std::uint64_t Sleep(std::uint32_t id);  // returns the flow's version
+  void Wake(std::uint32_t id, std::uint64_t version);
   bool Stuck(std::uint32_t id) const;
 
  private:
   struct Flow {
     std::uint64_t counter = 1;
     std::uint64_t total_weight = 0;
-    std::vector<WakeUp> waiting;
+    struct Waiter {
+      std::uint64_t ticket;
+      WakeUp wake;
+      bool held;
+    };
+    std::vector<Waiter> waiting;
     std::uint32_t scheduled = 0, running = 0, held = 0;
+    std::uint64_t version = 0;         // moves with every issue, start and end
+    std::uint32_t sleepers_since = 0;  // asleep since the current version
+    void Moved() {
+      ++version;
+      sleepers_since = 0;
+    }
   };
   std::map<std::uint32_t, Flow> flows_;
+  std::uint64_t next_ticket_ = 0;
 };
 
 }  // namespace tierlab

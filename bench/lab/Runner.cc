@@ -98,10 +98,13 @@ struct Job {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> to_verify;  // (offset, length)
   std::size_t verify_next = 0;
   // fio's flow (FlowControl.h) and exitall.
-  std::uint64_t flow_count = 0;  // I/Os the flow has let through
-  bool flow_held = false;        // held back: waiting, or draining and sleeping
-  std::uint64_t hold_gen = 0;    // wake-ups of an older hold are stale
-  bool stop_timer = false;       // a wake-up at the stop time is scheduled
+  std::uint64_t flow_count = 0;     // I/Os the flow has let through
+  bool flow_held = false;           // held back: waiting, or draining and sleeping
+  bool flow_sleeping = false;       // held under flow_sleep (else parked)
+  std::uint64_t wait_ticket = 0;    // the parked wake-up (FlowControl::Unwait)
+  std::uint64_t sleep_version = 0;  // the flow's version when it fell asleep
+  std::uint64_t hold_gen = 0;       // wake-ups of an older hold are stale
+  bool stop_timer = false;          // a wake-up at the stop time is scheduled
   bool started = false;
   bool ended = false;
   bool terminated = false;  // exitall: another job's end stopped this one
@@ -766,10 +769,7 @@ class Run {
   // stale then).
   void TerminateJob(Job* j) {
     j->terminated = true;
-    if (!j->flow_held) return;
-    j->flow_held = false;
-    ++j->hold_gen;
-    if (stop_at_ == std::numeric_limits<Nanos>::max()) flows_->Release(p_.flow_id);
+    if (j->flow_held) EndHold(j);
   }
 
   // fio's flow_threshold_exceeded: true (the I/O counted) when the job is
@@ -795,18 +795,22 @@ class Run {
     j->flow_held = true;
     const std::uint64_t gen = ++j->hold_gen;
     const bool timed = stop_at_ != std::numeric_limits<Nanos>::max();
-    if (!timed) flows_->Hold(p_.flow_id);
     if (timed && !j->stop_timer) {
       // A held job still ends at its runtime (fio checks it first).
       j->stop_timer = true;
       At(stop_at_, [this, j] { Release(j, j->hold_gen); });
     }
     if (p_.flow_sleep > 0) {
+      j->flow_sleeping = true;
+      if (!timed) j->sleep_version = flows_->Sleep(p_.flow_id);
       MaybeSleepHeld(j);  // fio drains the queue, then sleeps
     } else {
-      flows_->Wait(p_.flow_id, [alive = std::weak_ptr<const bool>(alive_), this, j, gen] {
-        if (!alive.expired()) Release(j, gen);
-      });
+      j->wait_ticket = flows_->Wait(
+          p_.flow_id,
+          [alive = std::weak_ptr<const bool>(alive_), this, j, gen] {
+            if (!alive.expired()) Release(j, gen);
+          },
+          /*held=*/!timed);
     }
     if (!timed && flows_->Stuck(p_.flow_id)) {
       flow_failure_ = "profile '" + p_.name + "': flow_id " + std::to_string(p_.flow_id) +
@@ -825,10 +829,22 @@ class Run {
 
   void Release(Job* j, std::uint64_t gen) {
     if (!j->flow_held || gen != j->hold_gen) return;  // released already
-    j->flow_held = false;
-    if (stop_at_ == std::numeric_limits<Nanos>::max()) flows_->Release(p_.flow_id);
+    EndHold(j);
     Resume(j);
     StopIfDone();
+  }
+
+  // The hold's bookkeeping in the flow: a sleeper's count, or the parked
+  // wake-up if it is still there (the stop time came first).
+  void EndHold(Job* j) {
+    j->flow_held = false;
+    ++j->hold_gen;
+    if (j->flow_sleeping) {
+      j->flow_sleeping = false;
+      if (stop_at_ == std::numeric_limits<Nanos>::max()) flows_->Wake(p_.flow_id, j->sleep_version);
+    } else {
+      flows_->Unwait(p_.flow_id, j->wait_ticket);
+    }
   }
 
   // A job ends when it may issue no more and nothing of it is in flight:

@@ -43,7 +43,11 @@ TEST(FlowControlTest, APartnerThatLeavesFreesTheOthersAndFlowsAreApart) {
   EXPECT_EQ(a, 2u);
   for (int i = 0; i < 100; ++i) EXPECT_TRUE(f.TryIssue(2, 5, c));  // alone in flow 2
   int woken = 0;
-  f.Wait(1, [&] { ++woken; });
+  f.Wait(
+      1, [&] { ++woken; }, /*held=*/true);
+  const std::uint64_t dropped = f.Wait(
+      1, [&] { woken += 100; }, /*held=*/true);
+  f.Unwait(1, dropped);
   EXPECT_EQ(f.waiting(1), 1u);
   f.Leave(1, 1, b);  // b ends without issuing
   for (auto& w : f.TakeWaiting(1)) w();
@@ -58,13 +62,34 @@ TEST(FlowControlTest, StuckWhenEveryRunningJobIsHeldAndNoneIsToStart) {
   f.Join(0, 1);
   f.Schedule(0);
   f.Start(0);
-  f.Hold(0);
-  EXPECT_TRUE(f.Stuck(0));  // the other job is in a later section
-  f.Schedule(0);            // ... or due to start later in this one
+  std::uint64_t v = f.Sleep(0);  // a sleeper (flow_sleep)
+  EXPECT_TRUE(f.Stuck(0));       // the other job is in a later section
+  f.Schedule(0);                 // ... or due to start later in this one
   EXPECT_FALSE(f.Stuck(0));
   f.Start(0);
   EXPECT_FALSE(f.Stuck(0));  // it runs
-  f.Release(0);
+  f.Wake(0, v);
+  // A sleeper whose flow has moved since it fell asleep may issue next time.
+  v = f.Sleep(0);
+  std::uint64_t count = 0;
+  EXPECT_TRUE(f.TryIssue(0, 1, count));
+  const std::uint64_t v2 = f.Sleep(0);
+  EXPECT_FALSE(f.Stuck(0));  // 2 running, 1 asleep since the issue
+  f.Wake(0, v);
+  f.Wake(0, v2);
+  // A parked job counts until its wake-up is taken: then it is on its way.
+  f.Wait(
+      0, [] {}, /*held=*/true);
+  f.Wait(
+      0, [] {}, /*held=*/true);
+  EXPECT_TRUE(f.Stuck(0));
+  EXPECT_EQ(f.TakeWaiting(0).size(), 2u);
+  EXPECT_FALSE(f.Stuck(0));
+  // One with an end time of its own never makes the flow stuck.
+  f.Wait(
+      0, [] {}, /*held=*/false);
+  f.Wait(
+      0, [] {}, /*held=*/true);
   EXPECT_FALSE(f.Stuck(0));
 }
 

@@ -221,6 +221,16 @@ TEST(RunCellTest, FlowPartnersThatEndFreeTheOthersAndLaterOnesAreAnError) {
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   EXPECT_EQ((*runs)[0].run.completed, 5000u);
   EXPECT_EQ((*runs)[1].run.completed, 500u);
+  // Three partners, one open loop and one with flow_sleep, and verify: a
+  // wake-up on its way is not a job held back for good.
+  Profile w = With(MakeProfile("w", "randwrite"), {{"verify", "crc32c"}, {"numjobs", 2}});
+  Profile r = With(MakeProfile("r", "randread"), {{"rate_iops", 5000}, {"number_ios", 3000}});
+  Profile s = With(MakeProfile("s", "read"), {{"flow_sleep", 500}, {"iodepth", 8}});
+  w.flow = s.flow = 1;
+  r.flow = 2;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{w, r, s}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ((*runs)[1].run.completed, 3000u);
   auto stuck = RunCell(OneNvme(), Workload{std::vector<Profile>{a, Stonewalled(b)}}, RunSettings{});
   ASSERT_FALSE(stuck.ok());
   EXPECT_NE(stuck.error().message.find("flow_id 0: every running job is held back"),
