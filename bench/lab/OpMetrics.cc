@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "bench/analysis/BatchMeans.h"
+#include "bench/lab/CiJson.h"
+
 namespace tierlab {
 
 void OpStats::Merge(const OpStats& other) {
@@ -13,6 +16,7 @@ void OpStats::Merge(const OpStats& other) {
   errors += other.errors;
   lat.Merge(other.lat);
   clat.Merge(other.clat);
+  bins.Merge(other.bins);
   for (std::size_t i = 0; i < other.sample_ops.size(); ++i) {
     if (i >= sample_ops.size()) {
       sample_ops.resize(i + 1);
@@ -107,6 +111,38 @@ nlohmann::json Summary(const LatencyHistogram& h) {
           {"N", h.Count()}};
 }
 
+// Batch means over the window's bins: the intervals around the window's own
+// figures (IOPS and bandwidth over the whole window, the histogram's mean
+// latency), added to the direction's object `out`.
+void AddBatchMeansCi(const OpStats& s, Nanos window, nlohmann::json& out) {
+  const TimeBins::Series series = s.bins.Over(window);
+  std::vector<double> ops, bytes, lat;
+  for (const TimeBins::Bin& b : series.bins) {
+    ops.push_back(static_cast<double>(b.ops));
+    bytes.push_back(static_cast<double>(b.bytes));
+    lat.push_back(static_cast<double>(b.lat_ns));
+  }
+  const BatchPlan plan = s.ops > 0 ? PlanBatches(ops) : BatchPlan{};
+  const std::vector<double> batch_ops = BatchSums(ops, plan);
+  const std::vector<double> batch_bytes = BatchSums(bytes, plan);
+  const std::vector<double> batch_lat = BatchSums(lat, plan);
+  const double batch_s = static_cast<double>(plan.bins_per_batch) *
+                         static_cast<double>(series.width) / static_cast<double>(kSecond);
+  std::vector<double> iops, bw, mean_lat;
+  for (std::size_t i = 0; i < plan.batches; ++i) {
+    iops.push_back(batch_ops[i] / batch_s);
+    bw.push_back(batch_bytes[i] / batch_s);
+    if (batch_ops[i] > 0) mean_lat.push_back(batch_lat[i] / batch_ops[i]);
+  }
+  const std::string_view m = kCiBatchMeans;
+  out["iops_ci95"] = CiToJson(IntervalAround(s.Iops(window), iops), m);
+  out["bw_bytes_ci95"] = CiToJson(IntervalAround(s.BandwidthBytesPerSec(window), bw), m);
+  out["lat_ns"]["mean_ci95"] = CiToJson(IntervalAround(s.lat.Mean(), mean_lat), m);
+  out["ci95_batches"] = {{"batches", plan.batches},
+                         {"batch_ns", static_cast<Nanos>(plan.bins_per_batch) * series.width},
+                         {"lag1", plan.lag1}};
+}
+
 }  // namespace
 
 nlohmann::json OpMetrics::ToJson() const {
@@ -132,30 +168,32 @@ nlohmann::json OpMetrics::ToJson() const {
     nlohmann::json clat = LatencyToFioJson(s.clat.Count() > 0 ? s.clat : s.lat);
     LatencyHistogram none;
     const double bw_bytes = s.BandwidthBytesPerSec(w);
-    return nlohmann::json{{"io_bytes", s.bytes},
-                          {"io_kbytes", s.bytes / 1024},
-                          {"bw_bytes", bw_bytes},
-                          {"bw", static_cast<std::uint64_t>(bw_bytes / 1024.0)},
-                          {"iops", s.Iops(w)},
-                          {"runtime", s.ops > 0 ? w / kMilli : 0},
-                          {"total_ios", s.ops},
-                          {"short_ios", 0},
-                          {"drop_ios", 0},
-                          {"errors", s.errors},
-                          {"slat_ns", Summary(none)},
-                          {"clat_ns", std::move(clat)},
-                          {"lat_ns", LatencyToFioJson(s.lat)},
-                          {"bw_min", static_cast<std::uint64_t>(b.min)},
-                          {"bw_max", static_cast<std::uint64_t>(b.max)},
-                          {"bw_agg", s.ops > 0 ? 100.0 : 0.0},
-                          {"bw_mean", b.mean},
-                          {"bw_dev", b.dev},
-                          {"bw_samples", b.n},
-                          {"iops_min", static_cast<std::uint64_t>(io.min)},
-                          {"iops_max", static_cast<std::uint64_t>(io.max)},
-                          {"iops_mean", io.mean},
-                          {"iops_stddev", io.dev},
-                          {"iops_samples", io.n}};
+    nlohmann::json out{{"io_bytes", s.bytes},
+                       {"io_kbytes", s.bytes / 1024},
+                       {"bw_bytes", bw_bytes},
+                       {"bw", static_cast<std::uint64_t>(bw_bytes / 1024.0)},
+                       {"iops", s.Iops(w)},
+                       {"runtime", s.ops > 0 ? w / kMilli : 0},
+                       {"total_ios", s.ops},
+                       {"short_ios", 0},
+                       {"drop_ios", 0},
+                       {"errors", s.errors},
+                       {"slat_ns", Summary(none)},
+                       {"clat_ns", std::move(clat)},
+                       {"lat_ns", LatencyToFioJson(s.lat)},
+                       {"bw_min", static_cast<std::uint64_t>(b.min)},
+                       {"bw_max", static_cast<std::uint64_t>(b.max)},
+                       {"bw_agg", s.ops > 0 ? 100.0 : 0.0},
+                       {"bw_mean", b.mean},
+                       {"bw_dev", b.dev},
+                       {"bw_samples", b.n},
+                       {"iops_min", static_cast<std::uint64_t>(io.min)},
+                       {"iops_max", static_cast<std::uint64_t>(io.max)},
+                       {"iops_mean", io.mean},
+                       {"iops_stddev", io.dev},
+                       {"iops_samples", io.n}};
+    AddBatchMeansCi(s, std::max<Nanos>(0, end_ - origin_), out);
+    return out;
   };
   return {{"read", one(read_)},
           {"write", one(write_)},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/lab/LatencyHistogram.h"
+#include "bench/lab/TimeBins.h"
 #include "tiering/core/IoRequest.h"
 
 namespace tierlab {
@@ -30,6 +31,9 @@ struct OpStats {
   LatencyHistogram clat;
   // Completions per kFioSampleInterval from the sampling origin.
   std::vector<std::uint64_t> sample_ops, sample_bytes;
+  // Completions in fine bins from the sampling origin, for the confidence
+  // intervals (batch means: bench/analysis/BatchMeans.h).
+  TimeBins bins;
 
   void Record(std::uint64_t length, Nanos latency) {
     ++ops;
@@ -59,8 +63,10 @@ class OpMetrics {
   void Record(IoOp op, std::uint64_t length, Nanos latency, Nanos now = -1) {
     OpStats& s = StatsFor(op);
     s.Record(length, latency);
-    if (now >= origin_)
+    if (now >= origin_) {
       s.Sample(static_cast<std::size_t>((now - origin_) / kFioSampleInterval), length);
+      s.bins.Add(now - origin_, length, latency);
+    }
   }
   // Open loop: an I/O whose issue came after its arrival. Its issue-to-
   // completion time goes to clat; once one is recorded, every I/O of that
@@ -96,6 +102,12 @@ class OpMetrics {
   // slat is 0: a submission costs no modelled time (simulated) or is inside
   // clat (real). bw_* and iops_* are over the full 500 ms intervals of the
   // window (one sample of the whole window when it is shorter).
+  // tierlab's, beside fio's keys: 95% confidence intervals by batch means
+  // over the window (bench/lab/CiJson.h for the shape, null without one):
+  // "iops_ci95", "bw_bytes_ci95", "lat_ns": {"mean_ci95"}, and
+  // "ci95_batches": {"batches", "batch_ns", "lag1"} (the batches and the
+  // lag-1 autocorrelation of their completion counts). Percentiles carry
+  // none (docs/METHODOLOGY.md says why).
   nlohmann::json ToJson() const;
 
  private:

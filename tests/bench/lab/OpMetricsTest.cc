@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "bench/lab/OpMetrics.h"
@@ -92,6 +93,55 @@ TEST(OpMetricsFioKeysTest, OpenLoopClatIsIssueToCompletion) {
   const nlohmann::json r = m.ToJson()["read"];
   EXPECT_EQ(r["lat_ns"]["max"], 5 * kMilli);
   EXPECT_EQ(r["clat_ns"]["max"], 1 * kMilli);
+}
+
+}  // namespace
+}  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// The batch-means intervals of one run, by hand: a 2 s window in 20 batches
+// of 100 ms, even batches with 100 reads of 1 ms, odd ones with 120 of 3 ms.
+// Batch IOPS 1000 and 1200, so s = 100 sqrt(20 / 19) and the half-width
+// t(0.975, 19) s / sqrt(20), around the window's own 1100 IOPS.
+TEST(OpMetricsCiTest, BatchMeansByHand) {
+  OpMetrics m;
+  m.SetSampleOrigin(0);
+  for (int b = 0; b < 20; ++b) {
+    const int n = b % 2 == 0 ? 100 : 120;
+    const Nanos lat = b % 2 == 0 ? kMilli : 3 * kMilli;
+    for (int i = 0; i < n; ++i) {
+      m.Record(IoOp::kRead, 4096, lat, b * 100 * kMilli + i * (100 * kMilli / n));
+    }
+  }
+  m.SetWindow(0, 2 * kSecond);
+  const nlohmann::json r = m.ToJson()["read"];
+  const double t19 = 2.093024054;
+  const double half = t19 * 100 * std::sqrt(20.0 / 19) / std::sqrt(20.0);
+  EXPECT_EQ(r["ci95_batches"]["batches"], 20);
+  EXPECT_EQ(r["ci95_batches"]["batch_ns"], 100 * kMilli);
+  EXPECT_LT(r["ci95_batches"]["lag1"].get<double>(), -0.5);
+  const nlohmann::json& iops = r["iops_ci95"];
+  EXPECT_EQ(iops["method"], "batch_means");
+  EXPECT_EQ(iops["n"], 20);
+  EXPECT_NEAR(iops["half_width"].get<double>(), half, 1e-6);
+  EXPECT_NEAR(iops["lo"].get<double>(), 1100 - half, 1e-6);
+  EXPECT_NEAR(iops["hi"].get<double>(), 1100 + half, 1e-6);
+  EXPECT_NEAR(r["bw_bytes_ci95"]["half_width"].get<double>(), 4096 * half, 1e-3);
+  // Latency: batch means 1 and 3 ms around the histogram's mean,
+  // (100 x 1 + 120 x 3) / 220 ms.
+  const nlohmann::json& lat = r["lat_ns"]["mean_ci95"];
+  const double lat_half = t19 * 1e6 * std::sqrt(20.0 / 19) / std::sqrt(20.0);
+  EXPECT_NEAR(lat["half_width"].get<double>(), lat_half, 1e-3);
+  EXPECT_NEAR((lat["lo"].get<double>() + lat["hi"].get<double>()) / 2, 460e6 / 220, 1e-3);
+  // No I/O, or fewer than two bins: no interval.
+  EXPECT_TRUE(m.ToJson()["write"]["iops_ci95"].is_null());
+  OpMetrics short_run;
+  short_run.Record(IoOp::kRead, 4096, kMilli, kMilli / 2);
+  short_run.SetWindow(0, kMilli + kMilli / 2);
+  EXPECT_TRUE(short_run.ToJson()["read"]["iops_ci95"].is_null());
+  EXPECT_EQ(short_run.ToJson()["read"]["ci95_batches"]["batches"], 1);
 }
 
 }  // namespace
