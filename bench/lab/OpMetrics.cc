@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/analysis/BatchMeans.h"
-#include "bench/lab/CiJson.h"
+#include "bench/lab/CiFormat.h"
 
 namespace tierlab {
 

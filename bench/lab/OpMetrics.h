@@ -103,7 +103,7 @@ class OpMetrics {
   // clat (real). bw_* and iops_* are over the full 500 ms intervals of the
   // window (one sample of the whole window when it is shorter).
   // tierlab's, beside fio's keys: 95% confidence intervals by batch means
-  // over the window (bench/lab/CiJson.h for the shape, null without one):
+  // over the window (bench/lab/CiFormat.h for the shape, null without one):
   // "iops_ci95", "bw_bytes_ci95", "lat_ns": {"mean_ci95"}, and
   // "ci95_batches": {"batches", "batch_ns", "lag1"} (the batches and the
   // lag-1 autocorrelation of their completion counts). Percentiles carry

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "bench/lab/CiFormat.h"
 #include "tierlab/Version.h"
 
 namespace tierlab {
@@ -62,6 +63,30 @@ struct Row {
   std::vector<std::string> cells;
 };
 
+// Columns a string takes in a terminal: UTF-8 code points ("±" is one).
+std::size_t DisplayWidth(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// "value ± half-width" in `scale` units, or the value alone without an
+// interval; CSV gets the half-width in a column of its own.
+std::string WithCi(double value, const nlohmann::json& ci_json, double scale, int digits) {
+  const ConfidenceInterval ci = CiFromJson(ci_json);
+  return FormatWithCi(value / scale, ci.valid() ? ci.half_width / scale : -1, digits);
+}
+std::string HalfWidth(const nlohmann::json& ci_json, double scale, int digits) {
+  const ConfidenceInterval ci = CiFromJson(ci_json);
+  if (!ci.valid()) return "";
+  return Fixed(ci.half_width / scale, CiDigits(ci.half_width / scale, digits));
+}
+const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNull;
+  auto it = j.find(key);
+  return it != j.end() ? *it : kNull;
+}
+
 std::string Render(const std::vector<std::string>& header, const std::vector<Row>& rows,
                    TableFormat f) {
   std::ostringstream o;
@@ -75,14 +100,16 @@ std::string Render(const std::vector<std::string>& header, const std::vector<Row
     return o.str();
   }
   std::vector<std::size_t> w(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) w[i] = header[i].size();
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = DisplayWidth(header[i]);
   for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      w[i] = std::max(w[i], DisplayWidth(r.cells[i]));
+    }
   }
   auto line = [&](const std::vector<std::string>& cells) {
     if (f == TableFormat::kMarkdown) o << "|";
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      const std::string pad(w[i] - cells[i].size(), ' ');
+      const std::string pad(w[i] - DisplayWidth(cells[i]), ' ');
       if (f == TableFormat::kMarkdown) {
         o << " " << (i == 0 ? cells[i] + pad : pad + cells[i]) << " |";
       } else {
@@ -275,18 +302,43 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
   }
   std::vector<std::string> header = {"op",     "IOPS",   "MB/s",     "mean ms", "p50 ms",
                                      "p95 ms", "p99 ms", "p99.9 ms", "max ms"};
+  const bool csv = f == TableFormat::kCsv;
+  if (csv) header.insert(header.end(), {"IOPS ci95", "MB/s ci95", "mean ms ci95"});
   std::vector<Row> rows;
+  bool any_ci = false;
   for (const char* op : {"read", "write", "complete"}) {
     const auto& s = job.at(op);
     if (s.value("total_ios", 0) == 0 && std::string(op) != "complete") continue;
     const auto& lat = s.at("lat_ns");
-    rows.push_back({{op, Fixed(s.value("iops", 0.0), 0), Fixed(s.value("bw_bytes", 0.0) / 1e6, 1),
-                     Fixed(Ms(lat, "mean"), 3), Fixed(Pct(lat, "50.000000"), 3),
-                     Fixed(Pct(lat, "95.000000"), 3), Fixed(Pct(lat, "99.000000"), 3),
-                     Fixed(Pct(lat, "99.900000"), 3), Fixed(Ms(lat, "max"), 3)}});
+    const nlohmann::json& iops_ci = Member(s, "iops_ci95");
+    const nlohmann::json& bw_ci = Member(s, "bw_bytes_ci95");
+    const nlohmann::json& lat_ci = Member(lat, "mean_ci95");
+    any_ci = any_ci || CiFromJson(iops_ci).valid();
+    Row row;
+    if (csv) {
+      row.cells = {op, Fixed(s.value("iops", 0.0), 0), Fixed(s.value("bw_bytes", 0.0) / 1e6, 1),
+                   Fixed(Ms(lat, "mean"), 3)};
+    } else {
+      row.cells = {op, WithCi(s.value("iops", 0.0), iops_ci, 1, 0),
+                   WithCi(s.value("bw_bytes", 0.0), bw_ci, 1e6, 1),
+                   WithCi(lat.value("mean", 0.0), lat_ci, 1e6, 3)};
+    }
+    for (const char* p : {"50.000000", "95.000000", "99.000000", "99.900000"}) {
+      row.cells.push_back(Fixed(Pct(lat, p), 3));
+    }
+    row.cells.push_back(Fixed(Ms(lat, "max"), 3));
+    if (csv) {
+      row.cells.insert(row.cells.end(), {HalfWidth(iops_ci, 1, 0), HalfWidth(bw_ci, 1e6, 1),
+                                         HalfWidth(lat_ci, 1e6, 3)});
+    }
+    rows.push_back(std::move(row));
   }
   o << Render(header, rows, f);
-  if (f == TableFormat::kCsv) return o.str();
+  if (csv) return o.str();
+  if (any_ci) {
+    o << "±: 95% confidence interval, batch means over the measured window "
+         "(docs/METHODOLOGY.md).\n";
+  }
 
   o << "\n" << TierTable(run.at("tiers"), f);
   if (run.contains("cache")) {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "bench/lab/CiJson.h"
+#include "bench/lab/CiFormat.h"
 #include "bench/lab/RunCell.h"
 
 namespace tierlab {

@@ -49,3 +49,39 @@ TEST(RunReportTest, JobOptionsAreTheProfilesAsStrings) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// The run's table shows each figure ± its interval where the JSON has one,
+// and the CSV the half-widths in columns of their own.
+TEST(RunReportTest, TablesShowConfidenceIntervals) {
+  nlohmann::json op = {{"total_ios", 100},
+                       {"iops", 1217.3},
+                       {"bw_bytes", 4.99e6},
+                       {"iops_ci95", {{"lo", 1205.45}, {"hi", 1229.15}, {"n", 20}}},
+                       {"bw_bytes_ci95", nullptr},
+                       {"lat_ns",
+                        {{"mean", 104732000.0},
+                         {"max", 706513000},
+                         {"mean_ci95", {{"lo", 103659000.0}, {"hi", 105805000.0}, {"n", 20}}},
+                         {"percentile", nlohmann::json::object()}}}};
+  nlohmann::json none = {{"total_ios", 0}, {"lat_ns", {{"percentile", nlohmann::json::object()}}}};
+  const nlohmann::json run = {{"layout", {{"name", "l"}}},
+                              {"profile", {{"name", "p"}}},
+                              {"tiers", nlohmann::json::array()},
+                              {"jobs", {{{"read", op}, {"write", none}, {"complete", op}}}}};
+  const std::string table = FormatRun(run, TableFormat::kTable);
+  EXPECT_NE(table.find("1217 ± 12"), std::string::npos) << table;
+  EXPECT_NE(table.find("104.732 ± 1.073"), std::string::npos) << table;
+  EXPECT_NE(table.find("   5.0  "), std::string::npos) << table;  // no interval: the value
+  EXPECT_NE(table.find("±: 95% confidence interval"), std::string::npos);
+  const std::string csv = FormatRun(run, TableFormat::kCsv);
+  EXPECT_NE(csv.find("IOPS ci95,MB/s ci95,mean ms ci95\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("read,1217,5.0,104.732,0.000,0.000,0.000,0.000,706.513,12,,1.073\n"),
+            std::string::npos)
+      << csv;
+}
+
+}  // namespace
+}  // namespace tierlab

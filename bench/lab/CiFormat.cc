@@ -1,4 +1,8 @@
-#include "bench/lab/CiJson.h"
+#include "bench/lab/CiFormat.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace tierlab {
 
@@ -26,6 +30,23 @@ ConfidenceInterval CiFromJson(const nlohmann::json& j) {
   ci.half_width = (hi - lo) / 2;
   ci.n = static_cast<std::size_t>(n);
   return ci;
+}
+
+int CiDigits(double half_width, int digits) {
+  if (!(half_width > 0) || !std::isfinite(half_width)) return digits;
+  const int first = static_cast<int>(std::floor(std::log10(half_width)));
+  return std::clamp(-first, digits, 6);
+}
+
+std::string FormatWithCi(double value, double half_width, int digits) {
+  char buf[96];
+  if (half_width < 0) {
+    std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  } else {
+    const int d = CiDigits(half_width, digits);
+    std::snprintf(buf, sizeof buf, "%.*f ± %.*f", d, value, d, half_width);
+  }
+  return buf;
 }
 
 }  // namespace tierlab
