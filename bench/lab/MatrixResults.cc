@@ -85,6 +85,25 @@ class ShapeCheck {
   std::string error_;
 };
 
+// A confidence interval (bench/lab/CiFormat.h): absent, null, or an object
+// with numbers lo <= hi and n.
+void CheckCi(ShapeCheck& c, const nlohmann::json& obj, const std::string& where, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return;
+  const std::string at = where + "." + key;
+  if (!it->is_object()) {
+    c.Fail(at,
+           "must be null or an object {lo, hi, half_width, n, method}, got " + DescribeJson(*it));
+    return;
+  }
+  const auto* lo = c.Field(*it, at, "lo", Kind::kNumber, true);
+  const auto* hi = c.Field(*it, at, "hi", Kind::kNumber, true);
+  c.Field(*it, at, "n", Kind::kUnsigned, true);
+  if (lo != nullptr && hi != nullptr && !(lo->get<double>() <= hi->get<double>())) {
+    c.Fail(at, "lo must not be above hi");
+  }
+}
+
 void CheckOp(ShapeCheck& c, const nlohmann::json& job, const std::string& where, const char* op) {
   const auto* s = c.Field(job, where, op, Kind::kObject);
   if (s == nullptr) return;
@@ -93,8 +112,11 @@ void CheckOp(ShapeCheck& c, const nlohmann::json& job, const std::string& where,
   c.Field(*s, at, "bw_bytes", Kind::kNumber);
   c.Field(*s, at, "total_ios", Kind::kUnsigned);
   c.Field(*s, at, "errors", Kind::kNumber);
+  CheckCi(c, *s, at, "iops_ci95");
+  CheckCi(c, *s, at, "bw_bytes_ci95");
   const auto* lat = c.Field(*s, at, "lat_ns", Kind::kObject);
   if (lat == nullptr) return;
+  CheckCi(c, *lat, at + ".lat_ns", "mean_ci95");
   c.Field(*lat, at + ".lat_ns", "mean", Kind::kNumber);
   c.Field(*lat, at + ".lat_ns", "max", Kind::kNumber);
   if (const auto* pc = c.Field(*lat, at + ".lat_ns", "percentile", Kind::kObject)) {

@@ -241,8 +241,9 @@ std::string RenderHtmlReport(const nlohmann::json& results, const ReportOptions&
             std::find(categories.begin(), categories.end(), category_of(g)) - categories.begin());
         const Stat st = g.Metric("complete", metric);
         s.mean[c] = MetricDisplay(metric, st.mean);
-        s.lo[c] = MetricDisplay(metric, st.min);
-        s.hi[c] = MetricDisplay(metric, st.max);
+        // Clipped at 0, the chart's floor (a wide interval of few repeats).
+        s.lo[c] = MetricDisplay(metric, st.ci.valid() ? std::max(0.0, st.ci.lo()) : st.mean);
+        s.hi[c] = MetricDisplay(metric, st.ci.valid() ? st.ci.hi() : st.mean);
       }
       series.push_back(std::move(s));
     }
@@ -258,7 +259,8 @@ std::string RenderHtmlReport(const nlohmann::json& results, const ReportOptions&
   h << "<p class=\"meta\">" << results.at("cells").size() << " cells, " << groups.size()
     << " configurations, tierlab " << HtmlEscape(results.value("tierlab_version", "?"))
     << ", matrix hash " << HtmlEscape(results.value("matrix_hash", "?"))
-    << ". Bars: mean over repeats (whiskers: min to max); complete I/Os.</p>\n";
+    << ". Bars: mean over repeats (whiskers: its 95% confidence interval, Student's t over "
+       "repeats or batch means of one run); complete I/Os.</p>\n";
   h << "<h2>Throughput and latency</h2>\n";
   h << chart("iops", "IOPS (complete I/Os)", "IOPS");
   h << chart("bw", "Bandwidth (GB/s)", "GB/s");

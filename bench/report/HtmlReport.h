@@ -5,7 +5,7 @@
 //
 // Contents: grouped bar charts of IOPS, GB/s and mean latency (complete
 // I/Os; one group per table row, one bar per column value, default: per
-// layout and profile; whiskers from min to max when there are repeats), a
+// layout and profile; whiskers: the 95% confidence interval), a
 // latency percentile chart (p50 .. p99.99, one line per configuration, log
 // scale), then the same tables as the Markdown report.
 

@@ -54,13 +54,6 @@ DiffRow Compare(const CellGroup& base, const CellGroup& next, const std::string&
   return r;
 }
 
-std::string FormatStat(const std::string& metric, const Stat& s) {
-  const MetricRef m = SplitMetric(metric);
-  std::string t = FormatMetric(m.name, s.mean);
-  if (s.n > 1) t += " ±" + Fixed(s.SpreadPercent(), 1) + "%";
-  return t;
-}
-
 // The group's coordinates except `pivot`, as one key.
 std::string OtherKey(const CellGroup& g, const std::string& pivot) {
   std::string k;
@@ -243,8 +236,8 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
       row.push_back(r.base_name);
       row.push_back(r.new_name);
     }
-    row.push_back(FormatStat(r.metric, r.base));
-    row.push_back(FormatStat(r.metric, r.next));
+    row.push_back(FormatStat(SplitMetric(r.metric).name, r.base));
+    row.push_back(FormatStat(SplitMetric(r.metric).name, r.next));
     std::string change = r.delta >= 0 ? "+" : "";
     change += Fixed(100 * r.delta, 1);
     change += '%';

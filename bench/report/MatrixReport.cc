@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "bench/lab/CiFormat.h"
 #include "layouts/MatrixSpec.h"
 
 namespace tierlab {
@@ -83,6 +84,25 @@ double CellMetric(const nlohmann::json& cell, std::string_view op, std::string_v
   return pc.contains(key) ? pc.at(key).get<double>() : 0;
 }
 
+ConfidenceInterval CellMetricCi(const nlohmann::json& cell, std::string_view op,
+                                std::string_view metric) {
+  if (!cell.contains("jobs") || cell.at("jobs").empty()) return {};
+  const auto& job = cell.at("jobs").at(0);
+  const std::string o(op);
+  if (!job.is_object() || !job.contains(o) || !job.at(o).is_object()) return {};
+  const auto& s = job.at(o);
+  auto member = [](const nlohmann::json& j, const char* key) -> ConfidenceInterval {
+    auto it = j.find(key);
+    return it != j.end() ? CiFromJson(*it) : ConfidenceInterval{};
+  };
+  if (metric == "iops") return member(s, "iops_ci95");
+  if (metric == "bw") return member(s, "bw_bytes_ci95");
+  if (metric == "lat" && s.contains("lat_ns") && s.at("lat_ns").is_object()) {
+    return member(s.at("lat_ns"), "mean_ci95");
+  }
+  return {};
+}
+
 std::string MetricTitle(std::string_view metric) {
   if (metric == "iops") return "IOPS";
   if (metric == "bw") return "GB/s";
@@ -120,13 +140,28 @@ Stat Stat::Of(const std::vector<double>& values) {
     s.max = std::max(s.max, v);
   }
   s.mean = sum / static_cast<double>(values.size());
+  if (values.size() >= 2) {
+    s.ci = MeanInterval(values);
+    s.ci_method = kCiRepeats;
+  }
   return s;
+}
+
+std::string FormatStat(std::string_view metric, const Stat& s) {
+  const int digits = metric == "iops" ? 0 : 3;
+  return FormatWithCi(MetricDisplay(metric, s.mean),
+                      s.ci.valid() ? MetricDisplay(metric, s.ci.half_width) : -1, digits);
 }
 
 Stat CellGroup::Metric(std::string_view op, std::string_view metric) const {
   std::vector<double> v;
   for (const auto* r : runs) v.push_back(CellMetric(*r, op, metric));
-  return Stat::Of(v);
+  Stat s = Stat::Of(v);
+  if (runs.size() == 1) {
+    s.ci = CellMetricCi(*runs[0], op, metric);
+    if (s.ci.valid()) s.ci_method = kCiBatchMeans;
+  }
+  return s;
 }
 
 nlohmann::json CellGroup::KeyValue(const std::string& key) const {
@@ -287,10 +322,7 @@ std::vector<ReportTable> BuildReportTables(const nlohmann::json& results,
       for (const auto& k : row_keys) row.push_back(g->Key(k));
       for (const auto& m : o.metrics) {
         for (const auto& op : ops) {
-          const Stat s = g->Metric(op, m);
-          std::string text = FormatMetric(m, s.mean);
-          if (s.n > 1) text += " ±" + Fixed(s.SpreadPercent(), 1) + "%";
-          row.push_back(text);
+          row.push_back(FormatStat(m, g->Metric(op, m)));
         }
       }
       t.table.rows.push_back(std::move(row));
@@ -321,6 +353,26 @@ constexpr const char* kUnits =
     "IOPS: I/Os per second; GB/s: 10^9 bytes per second; latencies in ms; read, write and "
     "complete (all I/Os).";
 
+// What the tables' "±" means, for the methods that occur in them.
+std::string CiLegend(const std::vector<CellGroup>& groups,
+                     const std::vector<std::string>& metrics) {
+  bool repeats = false, batches = false;
+  for (const auto& g : groups) {
+    if (g.runs.size() > 1) repeats = true;
+    for (const auto& m : metrics) {
+      if (g.runs.size() == 1 && CellMetricCi(*g.runs[0], "complete", m).valid()) batches = true;
+    }
+  }
+  if (!repeats && !batches) return "";
+  std::string s = " ±: 95% confidence interval";
+  if (repeats) s += ", Student's t over the repeats";
+  if (batches) {
+    s += std::string(repeats ? "; of a single run" : "") +
+         ", batch means over its measured window (none for its percentiles)";
+  }
+  return s + ".";
+}
+
 std::string Csv(const nlohmann::json& results) {
   const std::vector<std::string> keys = CoordinateKeys(results);
   TextTable t;
@@ -336,6 +388,13 @@ std::string Csv(const nlohmann::json& results) {
     }
   }
   t.header.push_back("cache_read_hit_ratio");
+  // The run's own intervals (half-widths; empty without one), after every
+  // column there was before them.
+  const std::vector<std::pair<std::string, std::string>> ci_columns = {
+      {"iops", "iops_ci95"}, {"bw", "bw_bytes_ci95"}, {"lat", "lat_mean_ns_ci95"}};
+  for (const auto& op : kOps) {
+    for (const auto& [m, suffix] : ci_columns) t.header.push_back(op + "_" + suffix);
+  }
   std::vector<const nlohmann::json*> cells;
   for (const auto& c : results.at("cells")) cells.push_back(&c);
   std::stable_sort(cells.begin(), cells.end(), [](const auto* a, const auto* b) {
@@ -358,6 +417,12 @@ std::string Csv(const nlohmann::json& results) {
     }
     row.push_back(c->contains("cache") ? Fixed(c->at("cache").value("read_hit_ratio", 0.0), 4)
                                        : "");
+    for (const auto& op : kOps) {
+      for (const auto& [m, suffix] : ci_columns) {
+        const ConfidenceInterval ci = CellMetricCi(*c, op, m);
+        row.push_back(ci.valid() ? Fixed(ci.half_width, m == "bw" ? 0 : 1) : "");
+      }
+    }
     t.rows.push_back(std::move(row));
   }
   return t.Render(TableStyle::kCsv);
@@ -381,7 +446,10 @@ nlohmann::json JsonReport(const nlohmann::json& results, const std::vector<CellG
     for (const auto& op : kOps) {
       for (const auto& m : KnownMetrics()) {
         const Stat s = g.Metric(op, m);
-        gj["metrics"][op][m] = {{"mean", s.mean}, {"min", s.min}, {"max", s.max}};
+        gj["metrics"][op][m] = {{"mean", s.mean},
+                                {"min", s.min},
+                                {"max", s.max},
+                                {"ci95", CiToJson(s.ci, s.ci_method)}};
       }
     }
     out["groups"].push_back(std::move(gj));
@@ -406,10 +474,7 @@ std::string RenderTextReport(const nlohmann::json& results, const ReportOptions&
   out << (md ? "## " : "") << "Matrix " << name << "\n\n"
       << Summary(results, groups) << ".\n"
       << kUnits;
-  bool any_spread = false;
-  for (const auto& g : groups) any_spread = any_spread || g.runs.size() > 1;
-  if (any_spread) out << " ±: half the range over repeats, in % of the mean.";
-  out << "\n";
+  out << CiLegend(groups, o.metrics) << "\n";
   for (const auto& t : BuildReportTables(results, groups, o)) {
     out << "\n" << (md ? "### " : "") << t.title << "\n\n";
     out << t.table.Render(md ? TableStyle::kMarkdown : TableStyle::kText);

@@ -7,8 +7,11 @@
 //   JSON             the aggregated groups (mean, min, max per metric)
 //   HTML             bench/report/HtmlReport.h
 //
-// Repeats: cells with the same id are one group; tables show the mean and,
-// when there are 2+ repeats, the spread as ±half the range in % of the mean.
+// Repeats: cells with the same id are one group; tables show the mean ± its
+// 95% confidence interval: Student's t over the repeats when there are 2+,
+// else the run's own interval by batch means over its measured window
+// (iops, bw and lat only: a single run's percentiles carry none;
+// docs/METHODOLOGY.md).
 //
 // Metrics (names used by --metrics and the diff's --metric):
 //   iops, bw (bytes/s; tables show GB/s), lat (mean latency; tables: ms),
@@ -21,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/analysis/ConfidenceInterval.h"
 #include "bench/report/TextTable.h"
 #include "tiering/core/Expected.h"
 
@@ -39,13 +43,27 @@ std::string FormatMetric(std::string_view metric, double raw);
 // Display units, unformatted (bytes/s -> GB/s, ns -> ms).
 double MetricDisplay(std::string_view metric, double raw);
 
+// The run's own 95% interval on a metric of one cell's run JSON (batch
+// means: iops_ci95, bw_bytes_ci95, lat_ns.mean_ci95); invalid for other
+// metrics and for results without intervals.
+ConfidenceInterval CellMetricCi(const nlohmann::json& cell, std::string_view op,
+                                std::string_view metric);
+
 struct Stat {
   double mean = 0, min = 0, max = 0;
   std::size_t n = 0;
+  // 95%: over the repeats when n >= 2 (method "repeats"), else the run's
+  // batch means ("batch_means"); invalid when there is none.
+  ConfidenceInterval ci;
+  std::string_view ci_method;
   // ±half the range in % of the mean; 0 for one sample.
   double SpreadPercent() const;
+  // Mean, range and, for 2+ values, Student's t interval.
   static Stat Of(const std::vector<double>& values);
 };
+
+// "1217 ± 12" in display units, or the value alone without an interval.
+std::string FormatStat(std::string_view metric, const Stat& s);
 
 // One configuration: the repeats of one cell id.
 struct CellGroup {

@@ -60,6 +60,20 @@ TEST(MatrixResultsTest, TypeErrorsNameTheFileAndTheField) {
   nlohmann::json h = j;
   h["cells"][0]["cache"] = "warm";
   EXPECT_EQ(ShapeError(h), "r.json: cells[0].cache: must be an object, got \"warm\"");
+  // Confidence intervals: null or {lo <= hi, n}.
+  nlohmann::json k = j;
+  k["cells"][0]["jobs"][0]["read"]["iops_ci95"] = nullptr;
+  EXPECT_EQ(ShapeError(k), "");
+  k["cells"][0]["jobs"][0]["read"]["iops_ci95"] = {1, 2};
+  EXPECT_EQ(ShapeError(k),
+            "r.json: cells[0].jobs[0].read.iops_ci95: must be null or an object {lo, hi, "
+            "half_width, n, method}, got an array [1, 2]");
+  k["cells"][0]["jobs"][0]["read"]["iops_ci95"] = {{"lo", 2}, {"hi", 1}, {"n", 20}};
+  EXPECT_EQ(ShapeError(k), "r.json: cells[0].jobs[0].read.iops_ci95: lo must not be above hi");
+  nlohmann::json l = j;
+  l["cells"][1]["jobs"][0]["write"]["lat_ns"]["mean_ci95"] = {{"lo", 1}, {"hi", "2"}, {"n", 20}};
+  EXPECT_EQ(ShapeError(l),
+            "r.json: cells[1].jobs[0].write.lat_ns.mean_ci95.hi: must be a number, got \"2\"");
 }
 
 TEST(MatrixResultsTest, WhatPassesTheCheckRendersWithoutThrowing) {

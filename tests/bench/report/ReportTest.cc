@@ -13,9 +13,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/lab/Matrix.h"
+#include "bench/lab/MatrixRunner.h"
 #include "bench/report/HtmlReport.h"
 #include "bench/report/Report.h"
 #include "layouts/Layout.h"
+#include "layouts/MatrixSpec.h"
 
 namespace tierlab {
 namespace {
@@ -79,6 +82,59 @@ TEST(ReportTest, JsonAggregatesRepeats) {
   const auto& iops = g["metrics"]["complete"]["iops"];
   EXPECT_LE(iops["min"].get<double>(), iops["mean"].get<double>());
   EXPECT_LE(iops["mean"].get<double>(), iops["max"].get<double>());
+  // Two repeats: Student's t with 1 degree of freedom, s = range / sqrt(2).
+  const auto& ci = iops["ci95"];
+  EXPECT_EQ(ci["method"], "repeats");
+  EXPECT_EQ(ci["n"], 2);
+  const double range = iops["max"].get<double>() - iops["min"].get<double>();
+  EXPECT_NEAR(ci["half_width"].get<double>(), 12.706204736 * range / 2, 1e-6 * range + 1e-9);
+  EXPECT_NEAR(ci["lo"].get<double>(), iops["mean"].get<double>() - ci["half_width"].get<double>(),
+              1e-6);
+  // Over repeats, percentiles get their interval too.
+  EXPECT_EQ(g["metrics"]["complete"]["p99"]["ci95"]["method"], "repeats");
+}
+
+// One run per configuration, from a real simulated matrix: the tables show
+// each run's batch-means interval on IOPS, GB/s and mean latency (not on
+// percentiles), the legend says so, CSV has the half-widths, JSON the
+// intervals with their method.
+TEST(ReportTest, SingleRunsShowTheirBatchMeansIntervals) {
+  const nlohmann::json spec = {
+      {"name", "one"},
+      {"layouts", {"nvme1+hdd2"}},
+      {"profiles", {"4k-randread"}},
+      {"profile_override", {{"runtime", "1s"}, {"ramp_time", "0"}, {"size", "1g"}}}};
+  auto parsed = ParseMatrixJson(spec, "one.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  auto m = ExpandMatrix(*parsed);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  auto results = RunMatrix(*m, MatrixRunOptions{});
+  ASSERT_TRUE(results.ok()) << results.error().message;
+  auto md = RenderReport(*results, ReportFormat::kMarkdown, ReportOptions{});
+  ASSERT_TRUE(md.ok()) << md.error().message;
+  EXPECT_NE(md->find("batch means over its measured window"), std::string::npos) << *md;
+  const std::string row = md->substr(md->rfind("| nvme1+hdd2"));
+  // IOPS, GB/s, lat carry "±"; p95 does not: three in the row.
+  std::size_t n = 0;
+  for (std::size_t at = row.find("±"); at != std::string::npos; at = row.find("±", at + 1)) ++n;
+  EXPECT_EQ(n, 3u) << row;
+  auto csv = RenderReport(*results, ReportFormat::kCsv, ReportOptions{});
+  ASSERT_TRUE(csv.ok());
+  const std::string header = csv->substr(0, csv->find('\n'));
+  EXPECT_NE(header.find("complete_iops_ci95"), std::string::npos) << header;
+  EXPECT_EQ(csv->find(",\n", header.size() + 1), std::string::npos)
+      << "the last column (complete_lat_mean_ns_ci95) is filled: " << *csv;
+  auto json = RenderReport(*results, ReportFormat::kJson, ReportOptions{});
+  ASSERT_TRUE(json.ok());
+  const auto g = nlohmann::json::parse(*json)["groups"][0]["metrics"]["read"];
+  EXPECT_EQ(g["iops"]["ci95"]["method"], "batch_means");
+  const int batches = g["iops"]["ci95"]["n"].get<int>();
+  EXPECT_TRUE(batches == 20 || batches == 10) << batches;  // 10: the batches were correlated
+  EXPECT_LT(g["iops"]["ci95"]["lo"].get<double>(), g["iops"]["mean"].get<double>());
+  EXPECT_TRUE(g["p99"]["ci95"].is_null());
+  auto html = RenderReport(*results, ReportFormat::kHtml, ReportOptions{});
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("class=\"whisker\""), std::string::npos);
 }
 
 TEST(ReportTest, HtmlIsOneSelfContainedPageWithCharts) {
