@@ -68,8 +68,8 @@ void RegisterDiffCommand(CLI::App& app, CommandResult& result) {
       app.add_subcommand("diff", "Compare matrix results cell by cell; exit 1 if a cell regressed");
   cmd->add_option("files", args->files, "base.json new.json, or one file with --pivot")->required();
   cmd->add_option("--threshold", args->threshold,
-                  "Smallest change that counts, in % of the baseline (with repeats the ranges "
-                  "must not overlap too)")
+                  "Smallest change that counts, in % of the baseline (the 95% confidence "
+                  "intervals must not overlap too)")
       ->capture_default_str();
   cmd->add_option("--metric,--metrics", args->metrics,
                   "Metrics to compare: iops, bw, lat, p50..p99.99, max; read./write. prefix for "

@@ -42,14 +42,16 @@ DiffRow Compare(const CellGroup& base, const CellGroup& next, const std::string&
   r.delta = r.base.mean != 0 ? (r.next.mean - r.base.mean) / std::fabs(r.base.mean) : 0;
   const bool higher_better = HigherIsBetter(m.name);
   const double worse = higher_better ? -r.delta : r.delta;  // > 0: got worse
-  const bool spread = r.base.n >= 2 && r.next.n >= 2;
-  const bool apart = r.next.max < r.base.min || r.next.min > r.base.max;
-  if (std::fabs(r.delta) > o.threshold) {
-    if (spread && !apart) {
-      r.verdict = DiffVerdict::kNoise;
-    } else {
-      r.verdict = worse > 0 ? DiffVerdict::kRegression : DiffVerdict::kImproved;
-    }
+  if (std::fabs(r.delta) <= o.threshold) return r;
+  if (!r.base.ci.valid() || !r.next.ci.valid()) {
+    r.basis = DiffBasis::kNoCi;
+  } else {
+    r.basis = r.base.ci.Overlaps(r.next.ci) ? DiffBasis::kCisOverlap : DiffBasis::kCisApart;
+  }
+  if (r.basis == DiffBasis::kCisOverlap) {
+    r.verdict = DiffVerdict::kNoise;
+  } else {
+    r.verdict = worse > 0 ? DiffVerdict::kRegression : DiffVerdict::kImproved;
   }
   return r;
 }
@@ -82,11 +84,27 @@ std::string LabelWithout(const CellGroup& g, const std::string& pivot) {
 std::string_view ToString(DiffVerdict v) {
   switch (v) {
     case DiffVerdict::kOk: return "ok";
-    case DiffVerdict::kNoise: return "within spread";
+    case DiffVerdict::kNoise: return "noise";
     case DiffVerdict::kImproved: return "improved";
     case DiffVerdict::kRegression: return "REGRESSION";
   }
   return "ok";
+}
+
+std::string DescribeBasis(DiffBasis b, double threshold) {
+  const std::string t = Fixed(100 * threshold, 1) + "%";
+  switch (b) {
+    case DiffBasis::kWithinThreshold: return "|delta| <= " + t;
+    case DiffBasis::kCisApart: return "> " + t + ", 95% CIs apart";
+    case DiffBasis::kCisOverlap: return "> " + t + ", 95% CIs overlap";
+    case DiffBasis::kNoCi: return "> " + t + ", no CI: threshold only";
+  }
+  return "";
+}
+
+std::size_t DiffResult::noise() const {
+  return static_cast<std::size_t>(std::count_if(
+      rows.begin(), rows.end(), [](const DiffRow& r) { return r.verdict == DiffVerdict::kNoise; }));
 }
 
 std::size_t DiffResult::regressions() const {
@@ -227,6 +245,7 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
   t.header.push_back(pivot ? "compared" : "new");
   t.header.push_back("delta");
   t.header.push_back("verdict");
+  t.header.push_back("why");
   t.label_columns = pivot ? 4 : 2;
   for (const auto& r : d.rows) {
     std::vector<std::string> row = {
@@ -243,6 +262,7 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
     change += '%';
     row.push_back(std::move(change));
     row.push_back(std::string(ToString(r.verdict)));
+    row.push_back(DescribeBasis(r.basis, o.threshold));
     t.rows.push_back(std::move(row));
   }
   if (pivot) {
@@ -256,8 +276,13 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
   for (const auto& l : d.only_new) out << "only in new: " << l << "\n";
   out << "\n"
       << d.regressions() << " regression" << (d.regressions() == 1 ? "" : "s") << " in "
-      << d.rows.size() << " comparisons (threshold " << Fixed(100 * o.threshold, 1) << "%"
-      << "; with repeats, beyond the spread)\n";
+      << d.rows.size() << " comparisons (a regression: beyond the threshold of "
+      << Fixed(100 * o.threshold, 1) << "% and the 95% confidence intervals apart; "
+      << "without an interval, the threshold alone)";
+  if (d.noise() > 0) {
+    out << "; " << d.noise() << " beyond the threshold within the intervals (noise)";
+  }
+  out << "\n";
   return out.str();
 }
 

@@ -5,11 +5,13 @@
 // value is compared with it, cells equal in every other coordinate).
 //
 // A metric regresses when it moves the wrong way (IOPS/bw down, latency up)
-// by more than the threshold, relative to the baseline's mean. With 2+
-// repeats on both sides it must also leave the spread: the ranges
-// [min, max] of the two sides must not overlap. Improvements use the same
-// rule the other way. Anything else is "ok" ("noise" when it is beyond the
-// threshold but inside the spread).
+// by more than the threshold, relative to the baseline's mean, AND the two
+// sides' 95% confidence intervals do not overlap (MatrixReport.h's Stat:
+// Student's t over 2+ repeats, else the run's batch means). Where a side
+// has no interval (a single run's percentiles, results from before
+// intervals) the threshold alone decides, and the row says so.
+// Improvements use the same rule the other way. Anything else is "ok"
+// ("noise" when it is beyond the threshold but the intervals overlap).
 //
 // Metrics are report metric names (MatrixReport.h) on complete I/Os, or
 // "read.p99" / "write.iops" for one direction.
@@ -32,6 +34,16 @@ struct DiffOptions {
 enum class DiffVerdict : std::uint8_t { kOk, kNoise, kImproved, kRegression };
 std::string_view ToString(DiffVerdict v);
 
+// Which conditions decided the verdict.
+enum class DiffBasis : std::uint8_t {
+  kWithinThreshold,  // |delta| <= threshold: ok whatever the intervals
+  kCisApart,         // beyond the threshold, intervals apart: flagged
+  kCisOverlap,       // beyond the threshold, intervals overlap: noise
+  kNoCi,             // beyond the threshold, a side without an interval: flagged
+};
+// "|delta| <= 5.0%", "> 5.0%, 95% CIs apart"...
+std::string DescribeBasis(DiffBasis b, double threshold);
+
 struct DiffRow {
   std::string cell;                 // the cell label (without the pivot value)
   std::string metric;               // as given ("iops", "read.p99")
@@ -39,6 +51,7 @@ struct DiffRow {
   Stat base, next;
   double delta = 0;  // (new - base) / base; 0 when base is 0
   DiffVerdict verdict = DiffVerdict::kOk;
+  DiffBasis basis = DiffBasis::kWithinThreshold;
 };
 
 struct DiffResult {
@@ -47,6 +60,7 @@ struct DiffResult {
   std::vector<std::string> only_new;
   std::string pivot;  // "" for a two-file diff
   std::size_t regressions() const;
+  std::size_t noise() const;  // beyond the threshold, inside the intervals
 };
 
 // Parses "5%", "5", "0.05" is NOT a percentage: "5" and "5%" both mean 5 %.

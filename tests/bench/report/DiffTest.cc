@@ -1,5 +1,6 @@
-// The regression diff: thresholds, the spread rule for repeats, unmatched
-// cells, the pivot, and a real simulated read-cache toggle.
+// The regression diff: thresholds, the confidence-interval rule (repeats'
+// Student's t, one run's batch means), the conditions each row reports,
+// unmatched cells, the pivot, and a real simulated read-cache toggle.
 
 #include <gtest/gtest.h>
 
@@ -73,16 +74,82 @@ TEST(DiffTest, LatencyUpIsARegressionAndThresholdIsConfigurable) {
   EXPECT_EQ(MustDiff(base, slow, read_p99).regressions(), 1u);
 }
 
-TEST(DiffTest, WithRepeatsTheChangeMustLeaveTheSpread) {
-  // Base 100k +- 10%, new 88k +- 10%: 12% down but the ranges overlap.
-  const auto base = Results({Cell(0, "a", 90000, 1e6), Cell(1, "a", 110000, 1e6, 1)});
-  const auto overlap = Results({Cell(0, "a", 80000, 1e6), Cell(1, "a", 96000, 1e6, 1)});
-  DiffResult d = MustDiff(base, overlap);
+// The repeats of one configuration, one cell per IOPS figure.
+std::vector<nlohmann::json> Repeats(const std::string& id, const std::vector<double>& iops) {
+  std::vector<nlohmann::json> cells;
+  for (std::size_t r = 0; r < iops.size(); ++r) {
+    cells.push_back(Cell(r, id, iops[r], 1e6, static_cast<int>(r)));
+  }
+  return cells;
+}
+
+TEST(DiffTest, WithRepeatsTheChangeMustLeaveTheConfidenceIntervals) {
+  // Two repeats: base 100k, new 82.5k, 17.5% down, ranges apart ([90k,
+  // 110k], [80k, 85k]); but t(0.975, 1) = 12.7 makes the intervals +-127k and
+  // +-32k: they overlap, so it is noise.
+  const auto base2 = Results(Repeats("a", {90000, 110000}));
+  const auto next2 = Results(Repeats("a", {80000, 85000}));
+  DiffResult d = MustDiff(base2, next2);
   EXPECT_EQ(d.regressions(), 0u);
   EXPECT_EQ(d.rows[0].verdict, DiffVerdict::kNoise);
+  EXPECT_EQ(d.rows[0].basis, DiffBasis::kCisOverlap);
   EXPECT_EQ(d.rows[0].base.n, 2u);
-  const auto apart = Results({Cell(0, "a", 80000, 1e6), Cell(1, "a", 85000, 1e6, 1)});
-  EXPECT_EQ(MustDiff(base, apart).regressions(), 1u);
+  EXPECT_EQ(d.rows[0].base.ci_method, "repeats");
+  EXPECT_NEAR(d.rows[0].base.ci.half_width, 12.706204736 * 10000, 1e-3);
+  // Five repeats each, 1% apart within a side, 10% between: a regression.
+  const auto base5 = Results(Repeats("a", {99000, 100000, 101000, 100500, 99500}));
+  const auto next5 = Results(Repeats("a", {89000, 90000, 91000, 90500, 89500}));
+  DiffResult r = MustDiff(base5, next5);
+  EXPECT_EQ(r.regressions(), 1u);
+  EXPECT_EQ(r.rows[0].basis, DiffBasis::kCisApart);
+  // p99 is the same on every repeat: within the threshold.
+  EXPECT_EQ(r.rows[1].basis, DiffBasis::kWithinThreshold);
+}
+
+// A cell whose complete I/Os carry a batch-means interval on IOPS.
+nlohmann::json CellWithCi(const std::string& id, double iops, double half_width) {
+  nlohmann::json c = Cell(0, id, iops, 1e6);
+  c["jobs"][0]["complete"]["iops_ci95"] = {{"lo", iops - half_width},
+                                           {"hi", iops + half_width},
+                                           {"half_width", half_width},
+                                           {"n", 20},
+                                           {"method", "batch_means"}};
+  return c;
+}
+
+TEST(DiffTest, OneRunUsesItsBatchMeansIntervalAndTheRowSaysWhichConditionHeld) {
+  DiffOptions iops;
+  iops.metrics = {"iops"};
+  // 10% down, intervals of +-1%: apart, a regression.
+  DiffResult apart = MustDiff(Results({CellWithCi("a", 100000, 1000)}),
+                              Results({CellWithCi("a", 90000, 1000)}), iops);
+  EXPECT_EQ(apart.regressions(), 1u);
+  EXPECT_EQ(apart.rows[0].basis, DiffBasis::kCisApart);
+  EXPECT_EQ(apart.rows[0].base.ci_method, "batch_means");
+  // 10% down, intervals of +-6%: they overlap, noise, exit code 0.
+  DiffResult overlap = MustDiff(Results({CellWithCi("a", 100000, 6000)}),
+                                Results({CellWithCi("a", 90000, 6000)}), iops);
+  EXPECT_EQ(overlap.regressions(), 0u);
+  EXPECT_EQ(overlap.rows[0].verdict, DiffVerdict::kNoise);
+  // A side without an interval: the threshold alone.
+  DiffResult one_side =
+      MustDiff(Results({CellWithCi("a", 100000, 6000)}), Results({Cell(0, "a", 90000, 1e6)}), iops);
+  EXPECT_EQ(one_side.regressions(), 1u);
+  EXPECT_EQ(one_side.rows[0].basis, DiffBasis::kNoCi);
+  const std::string text = FormatDiff(overlap, TableStyle::kText, iops);
+  EXPECT_NE(text.find("100000 ± 6000"), std::string::npos) << text;
+  EXPECT_NE(text.find("noise  > 5.0%, 95% CIs overlap"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 beyond the threshold within the intervals (noise)"), std::string::npos)
+      << text;
+  EXPECT_NE(FormatDiff(apart, TableStyle::kText, iops).find("REGRESSION  > 5.0%, 95% CIs apart"),
+            std::string::npos);
+  EXPECT_NE(FormatDiff(one_side, TableStyle::kText, iops).find("no CI: threshold only"),
+            std::string::npos);
+  DiffResult same = MustDiff(Results({CellWithCi("a", 100000, 6000)}),
+                             Results({CellWithCi("a", 99000, 6000)}), iops);
+  EXPECT_NE(FormatDiff(same, TableStyle::kText, iops).find("ok  |delta| <= 5.0%"),
+            std::string::npos)
+      << FormatDiff(same, TableStyle::kText, iops);
 }
 
 TEST(DiffTest, UnmatchedCellsAreListedNotFlagged) {
