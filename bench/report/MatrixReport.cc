@@ -367,8 +367,9 @@ std::string CiLegend(const std::vector<CellGroup>& groups,
   std::string s = " ±: 95% confidence interval";
   if (repeats) s += ", Student's t over the repeats";
   if (batches) {
-    s += std::string(repeats ? "; of a single run" : "") +
-         ", batch means over its measured window (none for its percentiles)";
+    s += repeats ? "; for a configuration run once, batch means over its measured window (none "
+                   "for its percentiles)"
+                 : ", batch means over each run's measured window (none for percentiles)";
   }
   return s + ".";
 }
