@@ -2,7 +2,8 @@
 # End to end: a tiny matrix through the CLI in two shards, merged, reported
 # as Markdown, CSV and HTML; the HTML rendered by headless chromium to a PNG
 # and its DOM checked for the charts. Bad input gives exit code 2; a diff
-# pivot on the read cache exits 1.
+# pivot on the read cache exits 1, with the intervals apart; a drop beyond
+# the threshold inside overlapping intervals is noise and exits 0.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
 work=$(mktemp -d)
@@ -33,6 +34,8 @@ python3 -c 'import json,sys; a=json.load(open("all.json")); w=json.load(open("wh
 "$TIERLAB_BIN" report all.json --format md > report.md
 grep -q '^### profile 4k-randread' report.md
 grep -q 'IOPS read' report.md
+grep -q '95% confidence interval, batch means' report.md
+grep -Eq '\| +[0-9]+ ± [0-9]+ \|' report.md
 "$TIERLAB_BIN" report all.json --format csv > report.csv
 test "$(wc -l < report.csv)" -eq 5
 "$TIERLAB_BIN" report all.json --format html -o report.html
@@ -46,8 +49,31 @@ rc=$?
 rc_same=$?
 set -e
 test "$rc" -eq 1 || { echo "diff --pivot exit $rc, want 1"; cat pivot.txt; exit 1; }
-grep -q REGRESSION pivot.txt
+grep -Eq 'REGRESSION +> 5.0%, 95% CIs apart' pivot.txt
 test "$rc_same" -eq 0 || { echo "diff of a file with itself exit $rc_same, want 0"; exit 1; }
+
+# 10% fewer IOPS everywhere, inside intervals of +-20%: noise, exit 0.
+python3 - <<'PY'
+import json
+def widen(path, scale):
+    a = json.load(open("all.json"))
+    for c in a["cells"]:
+        s = c["jobs"][0]["complete"]
+        s["iops"] *= scale
+        h = 0.2 * s["iops"]
+        s["iops_ci95"] = {"lo": s["iops"] - h, "hi": s["iops"] + h, "half_width": h, "n": 20,
+                          "method": "batch_means"}
+    json.dump(a, open(path, "w"))
+widen("wide.json", 1.0)
+widen("slower.json", 0.9)
+PY
+set +e
+"$TIERLAB_BIN" diff wide.json slower.json --metric iops > noise.txt
+rc_noise=$?
+set -e
+test "$rc_noise" -eq 0 || { echo "diff inside the intervals exit $rc_noise, want 0"; cat noise.txt; exit 1; }
+grep -Eq 'noise +> 5.0%, 95% CIs overlap' noise.txt
+grep -q '4 beyond the threshold within the intervals (noise)' noise.txt
 
 # Bad input: exit 2 and an error naming the file and the axis.
 cat > bad.json <<'JSON'
