@@ -394,7 +394,7 @@ std::string Csv(const nlohmann::json& results) {
   const std::vector<std::pair<std::string, std::string>> ci_columns = {
       {"iops", "iops_ci95"}, {"bw", "bw_bytes_ci95"}, {"lat", "lat_mean_ns_ci95"}};
   for (const auto& op : kOps) {
-    for (const auto& [m, suffix] : ci_columns) t.header.push_back(op + "_" + suffix);
+    for (const auto& [m, suffix] : ci_columns) t.header.emplace_back(op + "_").append(suffix);
   }
   std::vector<const nlohmann::json*> cells;
   for (const auto& c : results.at("cells")) cells.push_back(&c);
