@@ -4,6 +4,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "bench/lab/FunctionalWarmup.h"
+#include "bench/lab/Preparation.h"
 #include "bench/lab/RunReport.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/JobFiles.h"
@@ -65,6 +67,12 @@ class CellRunner {
         w.terminated = ended_run;
         work.push_back(std::move(w));
       }
+      // The phases before the timed run (Preparation.h, FunctionalWarmup.h);
+      // the sections' device figures count from after them.
+      auto prep = PrepareRegions(engine_, volume_.top(), work, oracle.get());
+      if (!prep.ok()) return prep.error();
+      auto warm = FunctionalWarmup(volume_.top(), work);
+      if (!warm.ok()) return warm.error();
       whole.KeepPeaks(volume_);
       DeviceWindow window;
       window.Begin(volume_);
@@ -80,6 +88,10 @@ class CellRunner {
         job["groupid"] = groupids[i];
         ended_run = ended_run || c.run.ended_run;
         if (files->uses_files) job["files"] = FilesJson(*files, i);
+        if (*prep && profiles[i].precondition != Precondition::kNone) {
+          job["precondition"] = (*prep)->Json(profiles[i]);
+        }
+        if (*warm && profiles[i].warmup_fast) job["warmup"] = (*warm)->Json();
         c.profile = std::move(profiles[i]);
         runs_.push_back(std::move(c));
       }

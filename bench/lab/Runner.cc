@@ -580,8 +580,18 @@ class Run {
       };
       const std::uint64_t lats = ss_now_.lats - ss_prev_.lats;
       const std::uint64_t lat = lats > 0 ? (ss_now_.lat_sum - ss_prev_.lat_sum) / lats : 0;
-      if (r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
-                              per_second(ss_now_.bytes - ss_prev_.bytes), lat)) {
+      const bool attained =
+          r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
+                              per_second(ss_now_.bytes - ss_prev_.bytes), lat, now - begin_);
+      if (attained && p_.ss.snia) {
+        // tierlab's criterion ends the ramp: the measured window starts now
+        // (unless ramp_time, the longest ramp, ended it already).
+        if (now < r_.ramp_end) {
+          r_.ramp_end = now;
+          r_.metrics.SetSampleOrigin(now);
+          if (p_.runtime > 0) stop_at_ = now + p_.runtime;
+        }
+      } else if (attained) {
         for (auto& j : jobs_) TerminateJob(j.get());
         StopIfDone();
         return;
