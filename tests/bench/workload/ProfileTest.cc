@@ -6,6 +6,7 @@
 #include "bench/workload/BuiltinProfiles.h"
 #include "bench/workload/FioJobFile.h"
 #include "bench/workload/FioUnits.h"
+#include "bench/workload/FleetProfiles.h"
 #include "bench/workload/Profile.h"
 
 namespace tierlab {
@@ -294,9 +295,12 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
                                           "hcibench-4k-50rand-r70",
                                           "hcibench-4k-50rand-r100"};
   std::set<std::string> listed;
+  std::set<std::string> fleet;  // FleetProfilesTest checks these
+  for (const auto& b : FleetProfiles()) fleet.insert(std::string(b.info.name));
   for (const auto& b : BuiltinProfileList()) {
     listed.insert(std::string(b.name));
     EXPECT_FALSE(b.description.empty()) << b.name;
+    EXPECT_FALSE(b.source.empty()) << b.name;
     EXPECT_EQ(b.description.find('\n'), std::string_view::npos);
     auto p = FindBuiltinProfile(b.name);
     ASSERT_TRUE(p.ok()) << b.name;
@@ -306,6 +310,7 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(*back, *p) << b.name;
   }
+  for (const std::string& name : fleet) EXPECT_EQ(listed.erase(name), 1u) << name;
   EXPECT_EQ(listed, expected);
 
   auto p7030 = FindBuiltinProfile("4k-70-30");
