@@ -662,6 +662,21 @@ const std::vector<Option>& Options() {
            return {};
          },
          [](const Profile& p) -> nlohmann::json { return FormatSizeSpec(p.offset_increment); }});
+    o.push_back({"split_size", "0 | 1 (true | false)", "",
+                 "size is shared by the numjobs jobs: job j covers its own size/numjobs from "
+                 "offset + j x size/numjobs (not with offset_increment)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.split_size = *b;
+                   return {};
+                 },
+                 // Written only when set, so the JSON (and the matrix cell ids
+                 // hashed from it) of every profile without it stays as it was.
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.split_size ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
     auto runtime = [](Profile& p, std::string_view v, int) -> Expected<void> {
       auto t = ParseFioTime(v, kSecond);
       if (!t) return t.error();
@@ -1342,6 +1357,14 @@ std::uint64_t SizeSpec::Resolve(std::uint64_t volume_bytes, std::uint64_t align)
   return align > 0 ? v / align * align : v;
 }
 
+std::uint64_t SplitSizePart(const Profile& p, std::uint64_t volume_bytes, std::uint64_t align) {
+  const std::uint64_t begin = std::min(p.offset.Resolve(volume_bytes, align), volume_bytes);
+  const std::uint64_t total =
+      p.has_size ? p.size.Resolve(volume_bytes, align) : volume_bytes - begin;
+  const std::uint64_t part = total / std::max<std::uint32_t>(p.numjobs, 1);
+  return align > 0 ? part / align * align : part;
+}
+
 std::uint32_t Profile::read_percent() const {
   switch (rw) {
     case RwMode::kRead:
@@ -1551,6 +1574,11 @@ Expected<void> ValidateProfile(const Profile& p) {
         "rate_iops or thinktime is not supported: fio drains its queue there");
   }
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
+  if (p.split_size && (p.offset_increment.bytes != 0 || p.offset_increment.percent != 0)) {
+    return fail(
+        "offset_increment: not with split_size, which starts each job where the one before "
+        "it ends (offset + j x size/numjobs)");
+  }
   if (p.ss.dur != 0 && p.ss.snia) {
     // tierlab's criterion: any interval, a window of whole intervals.
     if (p.ss.interval <= 0) return fail("ss_interval: must be > 0");
@@ -1780,7 +1808,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "filesize") fallback = "size / nrfiles";
     if (o.name == "verify") fallback = "0";
     if (o.name == "do_verify") fallback = "true";
-    if (o.name == "verify_fatal") fallback = "false";
+    if (o.name == "verify_fatal" || o.name == "split_size") fallback = "false";
     if (o.name == "log_avg_msec") fallback = "0";
     if (o.name == "log_offset") fallback = "false";
     if (o.name == "bsrange") fallback = "bs";

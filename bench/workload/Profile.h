@@ -38,6 +38,15 @@
 //                        ("50%"); default: volume size - offset
 //   offset               start of the region: bytes or % of the volume (default 0)
 //   offset_increment     job j starts at offset + j * offset_increment (bytes or %)
+//   split_size           tierlab extension, default 0: size is the section's,
+//                        shared by its numjobs jobs: each gets size/numjobs
+//                        (rounded down to the block alignment), job j from
+//                        offset + j x size/numjobs, so no two overlap. VMFleet
+//                        and HCIBench divide one working set among their VMs
+//                        this way; a matrix axis on numjobs then re-divides
+//                        the same working set. Not with offset_increment.
+//                        With fio's own files per job (JobFiles.h), the job's
+//                        files share its part as they share size.
 //   runtime / timeout    cap on the measured run time (fio time: "30" = 30 s,
 //                        "500ms", "5m"). As fio, a job also ends when it has
 //                        done its bytes (io_size, else size, times loops) or
@@ -284,7 +293,8 @@ struct Profile {
   SizeSpec size;
   SizeSpec offset;
   SizeSpec offset_increment;
-  Nanos runtime = 0;  // 0: no time limit
+  bool split_size = false;  // size is the section's, shared by its numjobs jobs
+  Nanos runtime = 0;        // 0: no time limit
   bool time_based = false;
   std::uint32_t loops = 1;
   bool has_io_size = false;
@@ -404,6 +414,10 @@ struct Profile {
   // Whether completions are reaped in batches (not one slot at a time).
   bool batched_reaping() const { return queue_low() < iodepth || reap_min() > 1 || reap_max() > 1; }
 };
+
+// split_size: the bytes of each job's part of the section's size (size, or
+// volume - offset without one, over numjobs), rounded down to `align`.
+std::uint64_t SplitSizePart(const Profile& p, std::uint64_t volume_bytes, std::uint64_t align);
 
 std::string_view ToString(RwMode rw);
 // "iops_slope:0.01%", "lat:500us", "bw:10M": the criterion as the option
