@@ -44,7 +44,7 @@
 namespace tierlab {
 
 struct WarmupResult {
-  static constexpr std::uint64_t kMinWindow = std::uint64_t{1} << 20;
+  static constexpr std::uint64_t kMinWindow = std::uint64_t{1} << 18;
   static constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 24;
   static constexpr std::uint32_t kMaxWindows = 32;
   static constexpr double kRelativeDrop = 0.05;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "bench/lab/CachePhases.h"
 #include "bench/lab/FunctionalWarmup.h"
 #include "bench/lab/Preparation.h"
 #include "bench/lab/RunReport.h"
@@ -56,6 +57,9 @@ class CellRunner {
       std::size_t end = first + 1;
       while (end < profiles.size() && !profiles[end].stonewall) ++end;
       std::vector<SectionWork> work;
+      // The sections' cache phases (CachePhases.h), begun once the phases
+      // before the timed run are done.
+      std::vector<std::unique_ptr<CachePhases>> phases(end - first);
       for (std::size_t i = first; i < end; ++i) {
         SectionWork w{&profiles[i], {}, Options("run " + profiles[i].name), oracle.get()};
         for (std::uint32_t j = 0; j < profiles[i].numjobs && files->uses_files; ++j) {
@@ -65,6 +69,13 @@ class CellRunner {
         w.groupid = groupids[i];
         w.exitall = exitall;
         w.terminated = ended_run;
+        if (CacheTarget* cache = volume_.cache(); cache != nullptr) {
+          std::unique_ptr<CachePhases>* slot = &phases[i - first];
+          w.options.round = RoundOf(profiles[i]);
+          w.options.on_round = [slot, cache](Nanos now) {
+            if (*slot) (*slot)->Round(now, cache->cache_stats());
+          };
+        }
         work.push_back(std::move(w));
       }
       // The phases before the timed run (Preparation.h, FunctionalWarmup.h);
@@ -76,6 +87,10 @@ class CellRunner {
       whole.KeepPeaks(volume_);
       DeviceWindow window;
       window.Begin(volume_);
+      if (CacheTarget* cache = volume_.cache(); cache != nullptr) {
+        for (auto& p : phases)
+          p = std::make_unique<CachePhases>(engine_.Now(), cache->cache_stats());
+      }
       auto r = RunSections(engine_, volume_.top(), work);
       if (!r.ok()) return r.error();
       for (std::size_t i = first; i < end; ++i) {
@@ -92,6 +107,7 @@ class CellRunner {
           job["precondition"] = (*prep)->Json(profiles[i]);
         }
         if (*warm && profiles[i].warmup_fast) job["warmup"] = (*warm)->Json();
+        if (phases[i - first]) job["phases"] = phases[i - first]->Json(c.run.start);
         c.profile = std::move(profiles[i]);
         runs_.push_back(std::move(c));
       }
@@ -143,6 +159,14 @@ class CellRunner {
       }
     }
     return out;
+  }
+
+  // A section's rounds for its cache phases: its steady-state interval, or
+  // a twentieth of its ramp and runtime (at least 1 ms), or a second.
+  static Nanos RoundOf(const Profile& p) {
+    if (p.ss.dur != 0) return p.ss.interval;
+    if (p.runtime > 0) return std::max<Nanos>(kMilli, (p.ramp_time + p.runtime) / 20);
+    return kSecond;
   }
 
   RunOptions Options(const std::string& label) const {

@@ -197,6 +197,7 @@ class Run {
       r_.steadystate.emplace(p_.ss);
       At(begin_ + p_.ss.interval, [this] { CheckSteadyState(); });
     }
+    if (o_.on_round && o_.round > 0) At(r_.start + o_.round, [this] { OnRound(); });
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
         job->started = true;
@@ -602,6 +603,11 @@ class Run {
   }
 
   // Records a completion (or, batched, a reap) in the figures.
+  void OnRound() {
+    if (done_) return;
+    o_.on_round(e_.Now());
+    At(e_.Now() + o_.round, [this] { OnRound(); });
+  }
   void Measure(Slot* s, Status st, Nanos now) {
     if (r_.steadystate && st == Status::kOk && s->op != IoOp::kFlush) {
       ++ss_now_.ios;
