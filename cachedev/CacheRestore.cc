@@ -43,8 +43,7 @@ Status CacheTarget::RestoreDirtyLines(const std::vector<std::pair<Slot, std::uin
       unused.push_back(s);
       continue;
     }
-    table_.Insert(s, want[s]);
-    policy_->Insert(s, want[s]);
+    table_.Insert(s, want[s]);  // dirty: the replacement policy tracks clean lines only
     table_.SetDirty(s, true);
     destager_.MarkDirty(want[s], now);
   }

@@ -212,6 +212,7 @@ Slot CacheTarget::AllocSlot(std::uint64_t line) {
 
 void CacheTarget::MarkClean(Slot s, std::uint64_t line) {
   table_.SetDirty(s, false);
+  policy_->Insert(s, line);  // evictable again, as a line just brought in
   if (sink_ != nullptr) sink_->OnLineClean(s, line);
   cleaned_.push_back({s, line});
   if (cleaned_.size() > std::min<std::size_t>(table_.capacity(), kMaxCleaned)) {
@@ -240,6 +241,7 @@ Slot CacheTarget::ReclaimCleaned() {
 void CacheTarget::MarkDirty(Slot s) {
   if (table_.Dirty(s)) return;
   table_.SetDirty(s, true);
+  policy_->Remove(s);  // no-op for a line not yet in the policy (a new one)
   destager_.MarkDirty(table_.Key(s), engine().Now());
   if (sink_ != nullptr) sink_->OnLineDirty(s, table_.Key(s));
 }

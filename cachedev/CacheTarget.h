@@ -235,6 +235,16 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // to (SlotPlacement::DeviceOfLine) if there is one, else a victim's.
   Slot AllocSlot(std::uint64_t line);
   static bool Evictable(void* ctx, Slot s);
+  // The replacement policy tracks clean lines only, as Open CAS keeps dirty
+  // lines off its eviction lists: a dirty line leaves the policy
+  // (MarkDirty) and comes back, as if just brought in, once destage has
+  // cleaned it (MarkClean). Kept in it, dirty lines sank to the cold end,
+  // where every eviction scanned past them and gave up after
+  // kEvictScanLimit, so writes waited for destage while the cache still
+  // held clean lines to evict.
+  void TouchLine(Slot s) {
+    if (!table_.Dirty(s)) policy_->Touch(s);
+  }
   void MarkDirty(Slot s);
   // Drops a resident line. `exclusive`: the caller holds the line in
   // kExclusive mode, so no other I/O to the slot is in flight and it is free

@@ -75,7 +75,7 @@ std::uint64_t CacheTarget::WarmRead(const IoRequest& r) {
   for (std::uint64_t line = first; line <= last;) {
     const Slot s = table_.Find(line);
     if (s != LineTable::kNone) {
-      policy_->Touch(s);
+      TouchLine(s);
       ++line;
       continue;
     }
@@ -168,12 +168,15 @@ std::uint64_t CacheTarget::WarmWrite(const IoRequest& r) {
   for (const LinePlan& p : plan) {
     if (p.kind == LineKind::kHit) {
       if (keeps_dirty) MarkDirty(p.slot);
-      policy_->Touch(p.slot);
+      TouchLine(p.slot);
     } else if (p.kind == LineKind::kNew) {
       table_.Insert(p.slot, p.line);
-      policy_->Insert(p.slot, p.line);
       ++placed;
-      if (keeps_dirty) MarkDirty(p.slot);
+      if (keeps_dirty) {
+        MarkDirty(p.slot);
+      } else {
+        policy_->Insert(p.slot, p.line);
+      }
     }
   }
   if (keeps_dirty) placed += WarmDestage(/*writer_waiting=*/false);

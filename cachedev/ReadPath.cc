@@ -28,7 +28,7 @@ void CacheTarget::ReadLocked(Op* op) {
   for (std::uint64_t line = op->first; line <= op->last; ++line) {
     LinePlan p{line, table_.Find(line), LineKind::kHit, false, false, false, kNoBuf, 0};
     if (p.slot != LineTable::kNone) {
-      policy_->Touch(p.slot);
+      TouchLine(p.slot);
       ++hits;
       if (verifies) p.gen = locks_.Generation(line);
     } else {

@@ -391,12 +391,12 @@ void CacheTarget::WriteCommit(Op* op) {
           line_data(p);
           MarkDirty(p.slot);
         }
-        policy_->Touch(p.slot);
+        TouchLine(p.slot);
       } else if (p.failed || origin_failed) {
         // The cache copy may differ from the origin now: drop it.
         Invalidate(p.slot, op->lock_mode == LineLockMode::kExclusive);
       } else {
-        policy_->Touch(p.slot);
+        TouchLine(p.slot);
       }
     } else if (p.kind == LineKind::kNew) {
       if (p.failed || origin_failed) {
@@ -404,11 +404,12 @@ void CacheTarget::WriteCommit(Op* op) {
         continue;
       }
       table_.Insert(p.slot, p.line);
-      policy_->Insert(p.slot, p.line);
       ++stats_.write_inserts;
       if (keeps_dirty) {
         line_data(p);
         MarkDirty(p.slot);
+      } else {
+        policy_->Insert(p.slot, p.line);
       }
     }
   }

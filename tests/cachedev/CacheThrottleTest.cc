@@ -322,5 +322,42 @@ TEST(WriteThrottleTest, LinesDestageCleanedAreReusedWhenTheOldestAreDirty) {
   EXPECT_TRUE(c->IsDirty(2 * (kLines - 1)));
 }
 
+// The replacement policy tracks clean lines only: 100 old dirty lines (more
+// than an eviction scans past, kEvictScanLimit) below 156 newer clean ones
+// must not make a new write wait for destage while clean lines can be
+// evicted. With dirty lines left in the policy they sank to its cold end,
+// every eviction gave up behind them, and the write waited.
+TEST(CacheThrottleTest, ADirtyColdEndDoesNotHideTheCleanLinesFromEviction) {
+  static_assert(kEvictScanLimit < 100);
+  SimEngine e;
+  CacheConfig cfg;
+  cfg.line_size = 4096;
+  cfg.write = WriteMode::kWriteBack;
+  cfg.high_watermark = 100;  // no destage unless a writer waits
+  cfg.low_watermark = 100;
+  auto c = MakeCache(e, cfg, 256, 16 * kMiB);
+  ASSERT_NE(c, nullptr);
+  auto buf = Pattern(4096, 1);
+  for (std::uint64_t l = 0; l < 100; ++l) {
+    ASSERT_EQ(Io(e, *c, IoOp::kWrite, l * 4096, 4096, buf.data()), Status::kOk);
+  }
+  for (std::uint64_t l = 100; l < 256; ++l) {
+    ASSERT_EQ(Io(e, *c, IoOp::kRead, l * 4096, 4096, buf.data()), Status::kOk);
+  }
+  ASSERT_EQ(c->cache_stats().dirty_lines, 100u);
+  ASSERT_EQ(c->cache_stats().free_lines, 0u);
+  for (std::uint64_t l = 1000; l < 1010; ++l) {
+    ASSERT_EQ(Io(e, *c, IoOp::kWrite, l * 4096, 4096, buf.data()), Status::kOk);
+  }
+  const CacheStats st = c->cache_stats();
+  EXPECT_EQ(st.write_throttled, 0u);
+  EXPECT_EQ(st.destage_ops, 0u);
+  EXPECT_EQ(st.dirty_lines, 110u);
+  EXPECT_EQ(st.evictions, 10u);  // the oldest clean lines
+  EXPECT_FALSE(c->IsResident(100));
+  EXPECT_TRUE(c->IsResident(110));
+  EXPECT_TRUE(c->IsDirty(0));
+}
+
 }  // namespace
 }  // namespace tierlab
