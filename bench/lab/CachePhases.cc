@@ -9,10 +9,9 @@ std::string ClassifyCacheRound(const CacheStats& before, const CacheStats& after
   if (after.throttled_ns > before.throttled_ns || after.write_throttled > before.write_throttled) {
     return "throttled";
   }
-  if (dirty_change > one_percent) return "absorbing";
-  if (after.destaged_bytes > before.destaged_bytes && dirty_change >= -one_percent) {
-    return "destaging";
-  }
+  const bool destaged = after.destaged_bytes > before.destaged_bytes;
+  if (dirty_change > one_percent || (dirty_change > 0 && !destaged)) return "absorbing";
+  if (destaged && dirty_change >= -one_percent) return "destaging";
   const std::uint64_t reads = after.read_requests - before.read_requests;
   const std::uint64_t promoted = after.promotions - before.promotions;
   if (reads > 0 && static_cast<double>(promoted) > 0.01 * static_cast<double>(reads)) {

@@ -6,8 +6,10 @@
 //
 //   throttled   writes waited for destage to free space: the write cache
 //               is full and the run is bound by destage to capacity
-//   absorbing   dirty lines grew by more than 1 % of the cache, no write
-//               waited: the write cache takes a burst faster than it drains
+//   absorbing   no write waited and dirty lines grew, by more than 1 % of
+//               the cache or with no destage at all: the write cache takes
+//               writes faster than it drains them, or without draining, and
+//               will fill (what is measured then is not sustained)
 //   destaging   destage wrote back, dirty lines stayed within 1 % of the
 //               cache: destage keeps up with the writes (equilibrium)
 //   warming     read misses promoted lines for more than 1 % of the reads:

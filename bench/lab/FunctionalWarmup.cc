@@ -29,10 +29,11 @@ std::uint64_t UnionBytes(std::vector<FileRegion> regions) {
 
 bool WarmupConverged(std::uint64_t previous, std::uint64_t current) {
   if (current == 0) return true;
-  if (current >= previous) return true;
-  const double drop = static_cast<double>(previous - current);
+  // Either way: a rise is a regime changing too (destage starting once the
+  // dirty lines reach the high watermark frees lines for new placements).
+  const double change = std::fabs(static_cast<double>(previous) - static_cast<double>(current));
   const double noise = 3 * std::sqrt(static_cast<double>(previous + current));
-  return drop <= std::max(WarmupResult::kRelativeDrop * static_cast<double>(previous), noise);
+  return change <= std::max(WarmupResult::kRelativeDrop * static_cast<double>(previous), noise);
 }
 
 nlohmann::json WarmupResult::Json() const {
@@ -114,7 +115,9 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
     r.accesses += r.window;
     r.placed.push_back(placed);
     const std::size_t k = r.placed.size();
-    if (k >= 2 && WarmupConverged(r.placed[k - 2], r.placed[k - 1])) {
+    // A window that placed nothing has nothing left to converge (a stack
+    // with no cache or tier state, or one already in place).
+    if (placed == 0 || (k >= 2 && WarmupConverged(r.placed[k - 2], r.placed[k - 1]))) {
       r.converged = true;
       break;
     }

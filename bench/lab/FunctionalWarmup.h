@@ -15,14 +15,18 @@
 //
 // Windows: `window` accesses each, W = the blocks of the jobs' regions
 // together (their union, in the smallest block size), clamped to
-// [kMinWindow, kMaxWindow]: about one access per block, the time constant
-// of a cache filling under uniform random access. After each window the
+// [kMinWindow, kMaxWindow] (256 Ki to 4 Mi): about one access per block,
+// the time constant of a cache filling under uniform random access; capped
+// at 4 Mi accesses, the lines of a 16 GiB cache of 4 KiB lines, since a
+// region far larger than the cache turns over the cache, not the region,
+// in a window. After each window the
 // stack settles (BlockDevice::WarmSettle: pending fills land, tiers run
 // their migration passes). Converged when the lines and extents placed in a
-// window are no longer clearly fewer than in the window before:
-//   p[k-1] - p[k] <= max(kRelativeDrop * p[k-1], 3 * sqrt(p[k-1] + p[k]))
-// (the drop is within 5 %, or within three standard deviations of two
-// Poisson counts), or p[k] = 0. A working set that fits the cache converges
+// window no longer clearly differ from those of the window before:
+//   |p[k-1] - p[k]| <= max(kRelativeDrop * p[k-1], 3 * sqrt(p[k-1] + p[k]))
+// (the change is within 5 %, or within three standard deviations of two
+// Poisson counts), or p[k] = 0. A rise counts as a change: destage starting
+// at the high watermark makes room for new placements. A working set that fits the cache converges
 // when new lines stop arriving; one that does not, when promotions and
 // evictions reach their steady rate. Capped at kMaxWindows windows: a state
 // that still moves by then (a zipf tail in a cache larger than the region
@@ -45,7 +49,7 @@ namespace tierlab {
 
 struct WarmupResult {
   static constexpr std::uint64_t kMinWindow = std::uint64_t{1} << 18;
-  static constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kMaxWindow = std::uint64_t{1} << 22;
   static constexpr std::uint32_t kMaxWindows = 32;
   static constexpr double kRelativeDrop = 0.05;
 

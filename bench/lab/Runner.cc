@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <string>
@@ -195,6 +196,7 @@ class Run {
     for (auto& job : jobs_) job->t0 = job->next_arrival = begin_;
     if (p_.ss.dur != 0) {
       r_.steadystate.emplace(p_.ss);
+      ss_prev_at_ = begin_;
       At(begin_ + p_.ss.interval, [this] { CheckSteadyState(); });
     }
     if (o_.on_round && o_.round > 0) At(r_.start + o_.round, [this] { OnRound(); });
@@ -570,17 +572,30 @@ class Run {
   // fio's steadystate_check, every ss_interval: the section's IOPS,
   // bytes/s and mean completion latency over the interval, recorded from
   // one interval after ss_ramp; once attained, the section's jobs stop.
+  // tierlab's snia criterion: a round lasts at least ss_interval and until
+  // it holds kSniaRoundIos completions (a shorter one would measure its own
+  // Poisson noise: 1/sqrt(1000) = 3 %, against a 20 % range), and its
+  // attainment ends the ramp: the measured window starts then and lasts
+  // runtime, or as long as the rounds that met the criterion if longer.
+  static constexpr std::uint64_t kSniaRoundIos = 1000;
   void CheckSteadyState() {
     if (done_) return;
     const Nanos now = e_.Now();
     const Nanos interval = p_.ss.interval;
+    if (p_.ss.snia && ss_now_.ios - ss_prev_.ios < kSniaRoundIos) {
+      At(now + interval, [this] { CheckSteadyState(); });
+      return;
+    }
+    const Nanos elapsed = p_.ss.snia ? now - ss_prev_at_ : interval;
     if (p_.ss.ramp == 0 || now - begin_ >= p_.ss.ramp + interval) {
       const auto per_second = [&](std::uint64_t delta) {
         return static_cast<std::uint64_t>(static_cast<unsigned __int128>(delta) * kSecond /
-                                          static_cast<std::uint64_t>(interval));
+                                          static_cast<std::uint64_t>(elapsed));
       };
       const std::uint64_t lats = ss_now_.lats - ss_prev_.lats;
       const std::uint64_t lat = lats > 0 ? (ss_now_.lat_sum - ss_prev_.lat_sum) / lats : 0;
+      round_starts_.push_back(ss_prev_at_);
+      if (round_starts_.size() > r_.steadystate->window()) round_starts_.pop_front();
       const bool attained =
           r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
                               per_second(ss_now_.bytes - ss_prev_.bytes), lat, now - begin_);
@@ -590,7 +605,7 @@ class Run {
         if (now < r_.ramp_end) {
           r_.ramp_end = now;
           r_.metrics.SetSampleOrigin(now);
-          if (p_.runtime > 0) stop_at_ = now + p_.runtime;
+          if (p_.runtime > 0) stop_at_ = now + std::max(p_.runtime, now - round_starts_.front());
         }
       } else if (attained) {
         for (auto& j : jobs_) TerminateJob(j.get());
@@ -599,6 +614,7 @@ class Run {
       }
     }
     ss_prev_ = ss_now_;
+    ss_prev_at_ = now;
     At(e_.Now() + interval, [this] { CheckSteadyState(); });
   }
 
@@ -905,6 +921,8 @@ class Run {
     std::uint64_t ios = 0, bytes = 0, lat_sum = 0, lats = 0;
   };
   SsCounts ss_now_, ss_prev_;
+  Nanos ss_prev_at_ = 0;            // when ss_prev_ was taken
+  std::deque<Nanos> round_starts_;  // snia: the starts of the window's rounds
   const Run* waitee_ = nullptr;
   std::string flow_failure_;
   Nanos last_verify_ = 0;

@@ -1,10 +1,9 @@
 // The cache phases of a run: each round named from counter deltas, in the
 // documented order, equal neighbours joined; and what a real run reports.
 
-#include "bench/lab/CachePhases.h"
-
 #include <gtest/gtest.h>
 
+#include "bench/lab/CachePhases.h"
 #include "bench/lab/RunCell.h"
 
 namespace tierlab {
@@ -29,6 +28,11 @@ TEST(CachePhasesTest, EachRoundIsNamedByTheFirstRuleThatHolds) {
   EXPECT_EQ(ClassifyCacheRound(a, b), "destaging");
   b.dirty_lines = a.dirty_lines - 500;  // destage draining faster: not equilibrium
   EXPECT_EQ(ClassifyCacheRound(a, b), "warming");
+  b.dirty_lines = a.dirty_lines + 5;  // a little, while destage runs: equilibrium
+  EXPECT_EQ(ClassifyCacheRound(a, b), "destaging");
+  CacheStats c = b;
+  c.destaged_bytes = 0;  // a little with no destage at all: the cache fills
+  EXPECT_EQ(ClassifyCacheRound(a, c), "absorbing");
   b.dirty_lines = a.dirty_lines + 101;  // grew by more than 1 %
   EXPECT_EQ(ClassifyCacheRound(a, b), "absorbing");
   b.write_throttled = 1;

@@ -187,11 +187,12 @@ TEST(FunctionalWarmupTest, TierHeatMovesHotExtentsUpWhenTheStackSettles) {
 TEST(FunctionalWarmupTest, ConvergenceTest) {
   EXPECT_TRUE(WarmupConverged(0, 0));
   EXPECT_TRUE(WarmupConverged(500, 0));
-  EXPECT_TRUE(WarmupConverged(1000, 1200));        // no longer falling
-  EXPECT_TRUE(WarmupConverged(100000, 96000));     // within 5 %
-  EXPECT_FALSE(WarmupConverged(100000, 90000));    // 10 %, far beyond the noise
-  EXPECT_FALSE(WarmupConverged(1000000, 368000));  // a cache still filling (e^-1)
-  EXPECT_TRUE(WarmupConverged(20, 7));             // a fall within the noise of small counts
+  EXPECT_TRUE(WarmupConverged(1000, 1030));         // within the noise
+  EXPECT_FALSE(WarmupConverged(1140000, 2530000));  // a new regime: destage began
+  EXPECT_TRUE(WarmupConverged(100000, 96000));      // within 5 %
+  EXPECT_FALSE(WarmupConverged(100000, 90000));     // 10 %, far beyond the noise
+  EXPECT_FALSE(WarmupConverged(1000000, 368000));   // a cache still filling (e^-1)
+  EXPECT_TRUE(WarmupConverged(20, 7));              // a fall within the noise of small counts
   EXPECT_FALSE(WarmupConverged(2000, 740));
 }
 

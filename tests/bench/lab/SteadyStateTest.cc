@@ -67,5 +67,65 @@ TEST(SteadyStateTest, LatencyWindowAndAnUnfilledWindowPrintZerosAsFio) {
   EXPECT_FALSE(off.enabled());
 }
 
+SteadyStateSpec Snia(Nanos interval, int rounds) {
+  SteadyStateSpec s;
+  s.snia = true;
+  s.slope = false;
+  s.limit = 20;
+  s.interval = interval;
+  s.dur = interval * rounds;
+  return s;
+}
+
+// The SNIA PTS criterion: over five rounds, range <= 20 % of the mean and
+// the least-squares excursion <= 10 % of it; both must hold.
+TEST(SteadyStateTest, SniaNeedsBothTheRangeAndTheExcursionWithinTheirLimits) {
+  {
+    // Range 19 % of the mean, flat: attained at the fifth round.
+    SteadyState ss(Snia(100 * kMilli, 5));
+    ASSERT_EQ(ss.window(), 5u);
+    const std::uint64_t flat[] = {1000, 905, 1095, 1000, 1000};
+    bool attained = false;
+    for (int i = 0; i < 5; ++i) attained = ss.Add(flat[i], 0, 0, (i + 1) * 100 * kMilli);
+    EXPECT_TRUE(attained);
+    EXPECT_DOUBLE_EQ(ss.Json()["attained_at_s"].get<double>(), 0.5);
+  }
+  {
+    // A steady rise of 3 % a round: range 12 %, within 20 %, but the line
+    // climbs 12 % across the window, beyond 10 %: not steady.
+    SteadyState ss(Snia(100 * kMilli, 5));
+    bool attained = false;
+    for (int i = 0; i < 5; ++i) attained = ss.Add(1000 + 30 * i, 0, 0, (i + 1) * 100 * kMilli);
+    EXPECT_FALSE(attained);
+    EXPECT_GT(ss.Json()["excursion_pct"].get<double>(), 10.0);
+    EXPECT_LT(ss.Json()["range_pct"].get<double>(), 20.0);
+  }
+  {
+    // One round 25 % off, flat otherwise: the range fails.
+    SteadyState ss(Snia(100 * kMilli, 5));
+    bool attained = false;
+    for (std::uint64_t v : {1000, 1000, 750, 1000, 1000}) attained = ss.Add(v, 0, 0);
+    EXPECT_FALSE(attained);
+  }
+}
+
+// Attainment stays; a later window that fails says the job left steady
+// state, and when (a write cache that filled).
+TEST(SteadyStateTest, SniaReportsWhenAJobLeavesSteadyState) {
+  SteadyState ss(Snia(kSecond, 5));
+  int t = 0;
+  for (int i = 0; i < 6; ++i) ss.Add(1000, 0, 0, ++t * kSecond);
+  ASSERT_TRUE(ss.attained());
+  EXPECT_EQ(ss.left_sample(), 0u);
+  for (std::uint64_t v : {950, 600, 600}) EXPECT_TRUE(ss.Add(v, 0, 0, ++t * kSecond));
+  EXPECT_EQ(ss.attained_sample(), 5u);
+  EXPECT_EQ(ss.left_sample(), 8u);
+  const nlohmann::json j = ss.Json();
+  EXPECT_EQ(j["ss"], "snia");
+  EXPECT_EQ(j["rounds"], 5);
+  EXPECT_DOUBLE_EQ(j["attained_at_s"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(j["left_at_s"].get<double>(), 8.0);
+}
+
 }  // namespace
 }  // namespace tierlab
