@@ -94,6 +94,13 @@ std::string ValidNames() {
 BuiltinProfile MakeBuiltin(std::string name, std::string description, std::string_view source,
                            Profile p) {
   p.name = name;
+  p.warmup_fast = true;
+  p.ss = SteadyStateSpec{};
+  p.ss.snia = true;
+  p.ss.slope = false;
+  p.ss.limit = 20;
+  p.ss.dur = 5 * kSecond;
+  p.ss.interval = kSecond;
   return {{std::move(name), std::move(description), source}, std::move(p)};
 }
 

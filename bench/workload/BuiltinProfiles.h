@@ -12,6 +12,12 @@
 // into a cache test. runtime 60s, ramp_time 10s. Override any field with a
 // JSON merge patch (Profile.h).
 //
+// Method (docs/METHODOLOGY.md), the same for every builtin, set by
+// MakeBuiltin: warmup=fast (the cache and tiers warmed by the job's own
+// stream without time) and the SNIA PTS steady state, ss=snia over five
+// rounds of 1 s (ss_dur=5s), which ends the ramp once met, so ramp_time (10
+// s) is the longest ramp.
+//
 // HCIBench's "easy run" 4k 50%-random profile is vdbench seekpct=50 at four
 // read ratios; it is four profiles, hcibench-4k-50rand-r0/-r30/-r70/-r100.
 //
@@ -42,7 +48,8 @@ struct BuiltinProfile {
   Profile profile;  // profile.name == info.name
 };
 
-// A family's entry: `p` named `name`, with its description and source.
+// A family's entry: `p` named `name`, with its description and source, and
+// the builtins' method (warm-up and steady state, above).
 BuiltinProfile MakeBuiltin(std::string name, std::string description, std::string_view source,
                            Profile p);
 
