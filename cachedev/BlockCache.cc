@@ -107,12 +107,35 @@ void BlockCache::Locked(Op* op) {
 }
 
 void BlockCache::Drop(std::uint64_t line) {
+  if (Forget(line)) ++stats_.invalidations;
+}
+
+bool BlockCache::Forget(std::uint64_t line) {
   const std::uint32_t s = index_.Find(line);
-  if (s == FlatKeyIndex::kAbsent) return;
+  if (s == FlatKeyIndex::kAbsent) return false;
   policy_->Remove(s);
   index_.Erase(line);
   free_.push_back(s);
-  ++stats_.invalidations;
+  return true;
+}
+
+std::optional<Slot> BlockCache::Place(std::uint64_t line, bool* evicted) {
+  Slot s;
+  *evicted = false;
+  if (!free_.empty()) {
+    s = free_.back();
+    free_.pop_back();
+  } else {
+    const std::optional<Slot> v = policy_->Evict();
+    if (!v) return std::nullopt;
+    s = *v;
+    index_.Erase(slot_key_[s]);
+    *evicted = true;
+  }
+  slot_key_[s] = line;
+  index_.Insert(line, s);
+  policy_->Insert(s, line);
+  return s;
 }
 
 void BlockCache::AfterLookup(Op* op) {
@@ -188,23 +211,13 @@ void BlockCache::AfterInsert(Op* op) {
   const IoRequest& r = op->req;
   for (std::uint64_t line = op->first; line <= op->last; ++line) {
     if (!Whole(r, line) || index_.Contains(line)) continue;
-    Slot s;
-    if (!free_.empty()) {
-      s = free_.back();
-      free_.pop_back();
-    } else {
-      const std::optional<Slot> v = policy_->Evict();
-      if (!v) break;
-      s = *v;
-      index_.Erase(slot_key_[s]);
-      ++stats_.evictions;
-    }
-    slot_key_[s] = line;
-    index_.Insert(line, s);
-    policy_->Insert(s, line);
+    bool evicted = false;
+    const std::optional<Slot> s = Place(line, &evicted);
+    if (!s) break;
+    stats_.evictions += evicted;
     ++stats_.inserts;
     if (with_data_ && r.data != nullptr) {
-      std::memcpy(SlotData(s), r.data + (line * cfg_.line_size - r.offset), cfg_.line_size);
+      std::memcpy(SlotData(*s), r.data + (line * cfg_.line_size - r.offset), cfg_.line_size);
     }
   }
   Done(op);
@@ -216,6 +229,40 @@ void BlockCache::Done(Op* op) {
   if (op->req.op != IoOp::kFlush) locks_.Release(op);
   ops_.Release(op);
   Finish(done, st);
+}
+
+std::uint64_t BlockCache::WarmImpl(const IoRequest& r) {
+  // What the request leaves behind, without its lookup and insert costs
+  // (they are time) and without counting it: the counters describe the
+  // timed run.
+  if (r.op == IoOp::kFlush) return 0;
+  const std::uint64_t first = r.offset / cfg_.line_size;
+  const std::uint64_t last = (r.end() - 1) / cfg_.line_size;
+  if (r.op != IoOp::kRead) {
+    // A whole written line keeps its slot (updated in place); the rest go.
+    for (std::uint64_t line = first; line <= last; ++line) {
+      if (r.op == IoOp::kDiscard || !Whole(r, line)) Forget(line);
+    }
+    return child().Warm(r);
+  }
+  bool all_hit = true;
+  for (std::uint64_t line = first; line <= last; ++line) {
+    const std::uint32_t s = index_.Find(line);
+    if (s == FlatKeyIndex::kAbsent) {
+      all_hit = false;
+    } else {
+      policy_->Touch(s);
+    }
+  }
+  if (all_hit) return 0;
+  std::uint64_t placed = child().Warm(r);
+  for (std::uint64_t line = first; line <= last; ++line) {
+    if (!Whole(r, line) || index_.Contains(line)) continue;
+    bool evicted = false;
+    if (!Place(line, &evicted)) break;
+    ++placed;
+  }
+  return placed;
 }
 
 }  // namespace tierlab

@@ -24,6 +24,7 @@
 // Ownership: owns the child. Threading: the engine's thread only.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,9 @@ class BlockCache final : public ForwardingTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Functional warming (BlockDevice::Warm): hits touched, whole lines of a
+  // read miss inserted, partial writes and discards dropped; not counted.
+  std::uint64_t WarmImpl(const IoRequest& req) override;
 
  private:
   struct Op : LockWaiter {
@@ -119,7 +123,13 @@ class BlockCache final : public ForwardingTarget {
   std::byte* SlotData(Slot s) {
     return arena_.data() + static_cast<std::size_t>(s) * cfg_.line_size;
   }
+  // Drops a resident line, counted as an invalidation.
   void Drop(std::uint64_t line);
+  // Drops a resident line; false if it was not resident. Not counted.
+  bool Forget(std::uint64_t line);
+  // Puts `line` in a free slot, else the policy's victim's (`*evicted`);
+  // nullopt when the policy has none. Not counted.
+  std::optional<Slot> Place(std::uint64_t line, bool* evicted);
 
   BlockCacheConfig cfg_;
   bool with_data_;

@@ -206,7 +206,7 @@ Slot CacheTarget::AllocSlot(std::uint64_t line) {
   const std::optional<Slot> victim = policy_->Evict(EvictFilter{&CacheTarget::Evictable, this});
   if (!victim) return ReclaimCleaned();
   table_.Remove(*victim);
-  ++stats_.evictions;
+  if (!warming_) ++stats_.evictions;
   return *victim;
 }
 
@@ -231,7 +231,7 @@ Slot CacheTarget::ReclaimCleaned() {
     if (table_.Find(c.line) != c.slot || !Evictable(this, c.slot)) continue;
     policy_->Remove(c.slot);
     table_.Remove(c.slot);
-    ++stats_.evictions;
+    if (!warming_) ++stats_.evictions;
     return c.slot;
   }
   return LineTable::kNone;
@@ -251,7 +251,7 @@ void CacheTarget::Invalidate(Slot s, bool exclusive) {
   }
   policy_->Remove(s);
   table_.Remove(s);
-  ++stats_.invalidations;
+  if (!warming_) ++stats_.invalidations;
   if (exclusive && (sink_ == nullptr || sink_->SlotReusable(s))) {
     table_.Release(s);
   } else {
@@ -354,8 +354,10 @@ void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
   if (distance >= 2) {
     table_.PrefetchBucket(line);
     if (op == IoOp::kWrite) destager_.PrefetchLine(line);
-  } else {
+  } else if (distance == 1) {
     table_.PrefetchChain(line);
+  } else if (const Slot s = table_.PrefetchChainNext(line); s != LineTable::kNone) {
+    policy_->Prefetch(s);
   }
 }
 

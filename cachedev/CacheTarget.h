@@ -123,7 +123,9 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   void OnMetadataCommitted() { WakeThrottled(); }
   // Distance 2: prefetch the line's bucket head (and, for a write, its entry
   // in the destage order's dirty-line map); distance 1: read the head
-  // (fetched by then) and prefetch the first slot word of its chain.
+  // (fetched by then) and prefetch the first slot word of its chain;
+  // distance 0: read that word, and prefetch the next one of the chain, or,
+  // when it holds the line, the replacement policy's entry of its slot.
   void PrefetchHint(IoOp op, std::uint64_t offset, int distance) override;
   // Internal queue state in one line, for diagnosing a stuck run.
   std::string DebugString() const;
@@ -136,6 +138,14 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // in one pass when it is smaller than 4 Mi slots. CacheAllocation.cc.
   void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                       AllocationMap& out) const override;
+  // Functional warming (BlockDevice::Warm; CacheWarm.cc): the read and
+  // write paths' decisions (lookups, replacement, admission, the six write
+  // modes, dirty lines) applied at once, destage keeping up to the low
+  // watermark, misses and destage passed to the origin's Warm. Not counted
+  // in cache_stats(), which describe the timed run.
+  std::uint64_t WarmImpl(const IoRequest& req) override;
+  // Lands the fills still pending, then settles the origin.
+  std::uint64_t WarmSettleImpl() override;
 
  private:
   // What a request does with one line. kHit: resident; kMiss: read from the
@@ -273,6 +283,23 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // WritePath.cc
   void WriteLocked(Op* op);
   bool PlanWrite(Op* op);
+  // What a write does with each line, the same for timed writes (PlanWrite)
+  // and functional ones (WarmWrite): `plan` holds the lines as hits or
+  // misses; write-around resolves by residency, hits the mode drops are
+  // invalidated (kSkip), each miss becomes kNew (admitted; `admit`: read-fill
+  // first), kOrigin or kSkip, and a write larger than half the cache goes
+  // around it. Returns the effective mode; `*new_lines`: lines needing a slot.
+  WriteMode DecideWrite(std::vector<LinePlan>& plan, const IoRequest& r, bool all_resident,
+                        AccessInfo& ai, std::uint64_t* new_lines);
+  // The admission policy's view of a request, now.
+  AccessInfo AccessOf(const IoRequest& r) const {
+    AccessInfo ai;
+    ai.offset = r.offset;
+    ai.length = r.length;
+    ai.is_write = r.op == IoOp::kWrite;
+    ai.now_ns = engine().Now();
+    return ai;
+  }
   void WriteFillPhase(Op* op);
   void WriteIoPhase(Op* op);
   void OnWriteIo(Op* op, std::uint32_t i, std::uint32_t j, Status st);
@@ -283,6 +310,14 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   void WakeThrottled();
   void DiscardLocked(Op* op);
   void StartFlush(Op* op);
+
+  // CacheWarm.cc
+  std::uint64_t WarmRead(const IoRequest& r);
+  std::uint64_t WarmWrite(const IoRequest& r);
+  std::uint64_t WarmDiscard(const IoRequest& r);
+  std::uint64_t LandWarmFills();
+  // Destage as it would have kept up (Destager::WarmCatchUp).
+  std::uint64_t WarmDestage(bool writer_waiting);
 
   // DestageCache: what the destager sees of this target.
   std::uint64_t DirtyLines() const override { return table_.dirty(); }
@@ -363,6 +398,19 @@ class CacheTarget final : public BlockDevice, private DestageCache {
 
   CacheStats stats_;
   CacheMetadataSink* sink_ = nullptr;
+
+  // Functional warming. A read's promotion fills land after the next
+  // request's lookups, as they do at queue depth 1, where the fill's cache
+  // write completes after the read is acknowledged and the next read issued:
+  // so functional and timed warming leave the same lines at QD1.
+  struct WarmFill {
+    Slot slot;
+    std::uint64_t line;
+  };
+  std::vector<WarmFill> warm_fills_;
+  std::vector<std::uint64_t> warm_admitted_;  // scratch: a read's admitted misses
+  std::vector<LinePlan> warm_plan_;           // scratch: a write's lines
+  bool warming_ = false;                      // evictions and invalidations go uncounted
 };
 
 }  // namespace tierlab

@@ -312,6 +312,26 @@ void Destager::ArmTokenTimer(Nanos at) {
   });
 }
 
+void Destager::WarmCatchUp(
+    bool writer_waiting, const std::function<void(const std::vector<std::uint64_t>& run)>& clean) {
+  const std::size_t max_lines = std::max<std::uint64_t>(1, cfg_.max_bytes / line_size_);
+  if (cache_.DirtyLines() >= high_lines_) above_high_ = true;
+  bool one_run = writer_waiting;
+  while (order_->Size() > 0) {
+    const std::uint64_t dirty = cache_.DirtyLines();
+    if (above_high_ && dirty <= low_lines_) above_high_ = false;
+    if (!above_high_ && !one_run) break;
+    std::size_t take = max_lines;
+    if (!one_run)
+      take = std::min<std::size_t>(take, std::max<std::uint64_t>(1, dirty - low_lines_));
+    one_run = false;
+    next_scratch_.clear();
+    order_->Next(take, &next_scratch_);
+    if (next_scratch_.empty()) break;
+    clean(next_scratch_);
+  }
+}
+
 void Destager::Drain(std::function<void(std::uint64_t)> progress,
                      std::function<void(Status)> done) {
   if (!draining_) drain_failed_ = false;  // joining a drain keeps its failure

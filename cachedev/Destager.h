@@ -101,6 +101,17 @@ class Destager {
   void Drain(std::function<void(std::uint64_t dirty_bytes)> progress,
              std::function<void(Status)> done);
 
+  // Functional warming (BlockDevice::Warm): what destage would have cleaned
+  // by now had it kept up, at once. While the dirty lines are above the low
+  // watermark after reaching the high one (the same hysteresis as
+  // MaybeDestage), the order's next runs go to `clean`, which applies the
+  // origin write to the origin's state and marks the run's lines clean;
+  // `writer_waiting` (a write found no slot) takes one run even below the
+  // watermarks, as a throttled writer does. Only with no operation in
+  // flight; counters are not touched (they describe timed destage).
+  void WarmCatchUp(bool writer_waiting,
+                   const std::function<void(const std::vector<std::uint64_t>& run)>& clean);
+
   std::uint32_t in_flight() const { return in_flight_; }
   const DestageCounters& counters() const { return counters_; }
   // Queue state, appended to the cache target's DebugString.

@@ -77,6 +77,18 @@ class LineTable {
     if (s != kLink) __builtin_prefetch(&words_[s]);
   }
   void WarmChains(const std::uint64_t* keys, std::size_t n) const;
+  // One step further than PrefetchChain, reading the head and first word it
+  // fetched: the key's slot if that word holds it, else kNone after
+  // prefetching the chain's second word.
+  Slot PrefetchChainNext(std::uint64_t key) const {
+    const std::uint32_t s = heads_[Bucket(key)];
+    if (s == kLink) return kNone;
+    const std::uint64_t w = words_[s];
+    if ((w & kKeyMask) == key) return s;
+    const auto next = static_cast<std::uint32_t>((w >> kLinkShift) & kLink);
+    if (next != kLink) __builtin_prefetch(&words_[next]);
+    return kNone;
+  }
 
   // Takes a free slot (now reserved), or kNone if there is none: the lowest
   // free slot of device `preferred` on a fresh table, else one of the next

@@ -19,11 +19,7 @@ namespace tierlab {
 
 void CacheTarget::ReadLocked(Op* op) {
   const IoRequest& r = op->req;
-  AccessInfo ai;
-  ai.offset = r.offset;
-  ai.length = r.length;
-  ai.is_write = false;
-  ai.now_ns = engine().Now();
+  AccessInfo ai = AccessOf(r);
   admission_->Observe(ai);
 
   std::uint32_t hits = 0;

@@ -41,11 +41,7 @@ bool CacheTarget::PlanWrite(Op* op) {
       return false;
     }
   }
-  AccessInfo ai;
-  ai.offset = r.offset;
-  ai.length = r.length;
-  ai.is_write = true;
-  ai.now_ns = engine().Now();
+  AccessInfo ai = AccessOf(r);
   if (!op->throttled) admission_->Observe(ai);
 
   op->plan.clear();
@@ -64,47 +60,10 @@ bool CacheTarget::PlanWrite(Op* op) {
     op->plan.push_back(p);
   }
 
-  WriteMode mode = cfg_.write;
-  if (mode == WriteMode::kWriteAround) {
-    mode = all_resident ? WriteMode::kWriteThrough : WriteMode::kWriteInvalidate;
-  }
+  std::uint64_t new_lines = 0;
+  const WriteMode mode = DecideWrite(op->plan, r, all_resident, ai, &new_lines);
   op->mode = mode;
   const bool keeps_dirty = KeepsDirtyLines(mode);
-  std::uint64_t new_lines = 0;
-  for (LinePlan& p : op->plan) {
-    const bool whole = r.offset <= LineStart(p.line) && r.end() >= LineEnd(p.line);
-    if (p.kind == LineKind::kHit) {
-      if (mode == WriteMode::kPassthrough || mode == WriteMode::kWriteInvalidate) {
-        // Only planned under kExclusive (WriteLockMode; wa's partial hits
-        // are never locked kWrite: a missing line makes them exclusive).
-        Invalidate(p.slot, /*exclusive=*/true);
-        p.kind = LineKind::kSkip;
-      }
-      continue;
-    }
-    ai.line = p.line;
-    if (keeps_dirty) {
-      if (admission_->Admit(ai)) {
-        p.kind = LineKind::kNew;
-        p.admit = !whole;  // a partial line is read-filled from the origin first
-        ++new_lines;
-      } else {
-        p.kind = LineKind::kOrigin;
-      }
-    } else if (mode == WriteMode::kWriteThrough && whole && admission_->Admit(ai)) {
-      p.kind = LineKind::kNew;
-      ++new_lines;
-    } else {
-      p.kind = LineKind::kSkip;
-    }
-  }
-  // A write larger than half the cache would flush it: write it around.
-  if (keeps_dirty && new_lines > table_.capacity() / 2) {
-    for (LinePlan& p : op->plan) {
-      if (p.kind == LineKind::kNew) p.kind = LineKind::kOrigin, p.admit = false;
-    }
-    new_lines = 0;
-  }
   // A failed destage pauses destage: then nobody waits for it (writes go
   // around the cache instead), whether they arrive or were already waiting.
   const bool may_wait = keeps_dirty && !op->no_throttle && !destager_.paused();
@@ -172,6 +131,51 @@ bool CacheTarget::PlanWrite(Op* op) {
     }
   }
   return true;
+}
+
+WriteMode CacheTarget::DecideWrite(std::vector<LinePlan>& plan, const IoRequest& r,
+                                   bool all_resident, AccessInfo& ai, std::uint64_t* new_lines) {
+  WriteMode mode = cfg_.write;
+  if (mode == WriteMode::kWriteAround) {
+    mode = all_resident ? WriteMode::kWriteThrough : WriteMode::kWriteInvalidate;
+  }
+  const bool keeps_dirty = KeepsDirtyLines(mode);
+  *new_lines = 0;
+  for (LinePlan& p : plan) {
+    const bool whole = r.offset <= LineStart(p.line) && r.end() >= LineEnd(p.line);
+    if (p.kind == LineKind::kHit) {
+      if (mode == WriteMode::kPassthrough || mode == WriteMode::kWriteInvalidate) {
+        // Only planned under kExclusive (WriteLockMode; wa's partial hits
+        // are never locked kWrite: a missing line makes them exclusive).
+        Invalidate(p.slot, /*exclusive=*/true);
+        p.kind = LineKind::kSkip;
+      }
+      continue;
+    }
+    ai.line = p.line;
+    if (keeps_dirty) {
+      if (admission_->Admit(ai)) {
+        p.kind = LineKind::kNew;
+        p.admit = !whole;  // a partial line is read-filled from the origin first
+        ++*new_lines;
+      } else {
+        p.kind = LineKind::kOrigin;
+      }
+    } else if (mode == WriteMode::kWriteThrough && whole && admission_->Admit(ai)) {
+      p.kind = LineKind::kNew;
+      ++*new_lines;
+    } else {
+      p.kind = LineKind::kSkip;
+    }
+  }
+  // A write larger than half the cache would flush it: write it around.
+  if (keeps_dirty && *new_lines > table_.capacity() / 2) {
+    for (LinePlan& p : plan) {
+      if (p.kind == LineKind::kNew) p.kind = LineKind::kOrigin, p.admit = false;
+    }
+    *new_lines = 0;
+  }
+  return mode;
 }
 
 void CacheTarget::Throttle(Op* op) {

@@ -1,8 +1,11 @@
 // tierlab profiles [show] | presets | layout show: what is available, and
 // what a name expands to. `show` prints the effective JSON (every key, with
-// its default), which reads back to the same profile or layout.
+// its default), which reads back to the same profile or layout; for a
+// builtin it also says where its numbers come from, on stderr, so that
+// stdout stays that JSON.
 
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "bench/workload/BuiltinProfiles.h"
@@ -12,6 +15,21 @@
 #include "tiering/devices/DevicePreset.h"
 
 namespace tierlab::cli {
+namespace {
+
+// One line per builtin among `profiles`: what it is and where its numbers
+// come from.
+void PrintSources(const std::vector<Profile>& profiles) {
+  for (const Profile& p : profiles) {
+    for (const auto& b : BuiltinProfileList()) {
+      if (b.name != p.name) continue;
+      std::fprintf(stderr, "%s: %s. Source: %s.\n", p.name.c_str(), b.description.c_str(),
+                   std::string(b.source).c_str());
+    }
+  }
+}
+
+}  // namespace
 
 void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
   CLI::App* profiles = app.add_subcommand("profiles", "List the builtin workload profiles");
@@ -30,12 +48,18 @@ void RegisterInfoCommands(CLI::App& app, CommandResult& result) {
     nlohmann::json out = nlohmann::json::array();
     for (const Profile& p : *ps) out.push_back(ToJson(p));
     std::printf("%s\n", (out.size() == 1 ? out[0] : out).dump(2).c_str());
+    std::error_code ec;
+    if (!std::filesystem::exists(*profile_name, ec)) PrintSources(*ps);
     result.exit_code = kExitOk;
   });
   profiles->callback([profile_show, &result] {
     if (profile_show->parsed()) return;
     for (const auto& p : BuiltinProfileList()) {
-      std::printf("%-24s %s\n", std::string(p.name).c_str(), std::string(p.description).c_str());
+      std::printf("%-24s %s\n", p.name.c_str(), p.description.c_str());
+    }
+    std::printf("\nGroups (a name that runs every profile it stands for):\n");
+    for (const auto& g : BuiltinGroupList()) {
+      std::printf("%-24s %s\n", std::string(g.name).c_str(), std::string(g.description).c_str());
     }
     result.exit_code = kExitOk;
   });

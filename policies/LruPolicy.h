@@ -35,6 +35,7 @@ class LruPolicy final : public ReplacementPolicy {
       : list_(capacity, 1), batch_(capacity >= kBatchMinCapacity ? kTouchBatch : 1) {}
 
   void Insert(Slot s, LineKey key) override;
+  void Prefetch(Slot s) const override { list_.Prefetch(s); }
   void Touch(Slot s) override {
     list_.Prefetch(s);
     // The previous touch's links were prefetched a request ago and have

@@ -42,6 +42,9 @@ class ReplacementPolicy {
   virtual void Insert(Slot s, LineKey key) = 0;
   // A resident slot was accessed (a hit).
   virtual void Touch(Slot s) = 0;
+  // A hint that `s` will be touched soon: a software prefetch of its
+  // metadata, no effect on the policy. Default: nothing.
+  virtual void Prefetch(Slot s) const {}
   // `s` left the cache for another reason (invalidated, discarded). No-op if
   // `s` is not resident.
   virtual void Remove(Slot s) = 0;

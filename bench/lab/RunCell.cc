@@ -4,6 +4,9 @@
 #include <memory>
 #include <type_traits>
 
+#include "bench/lab/CachePhases.h"
+#include "bench/lab/FunctionalWarmup.h"
+#include "bench/lab/Preparation.h"
 #include "bench/lab/RunReport.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/JobFiles.h"
@@ -58,6 +61,9 @@ class CellRunner {
       std::size_t end = first + 1;
       while (end < profiles.size() && !profiles[end].stonewall) ++end;
       std::vector<SectionWork> work;
+      // The sections' cache phases (CachePhases.h), begun once the phases
+      // before the timed run are done.
+      std::vector<std::unique_ptr<CachePhases>> phases(end - first);
       for (std::size_t i = first; i < end; ++i) {
         SectionWork w{&profiles[i], {}, Options("run " + profiles[i].name), oracle.get()};
         for (std::uint32_t j = 0; j < profiles[i].numjobs && files->uses_files; ++j) {
@@ -67,14 +73,31 @@ class CellRunner {
         w.groupid = groupids[i];
         w.exitall = exitall;
         w.terminated = ended_run;
+        if (CacheTarget* cache = volume_.cache(); cache != nullptr) {
+          std::unique_ptr<CachePhases>* slot = &phases[i - first];
+          w.options.round = RoundOf(profiles[i]);
+          w.options.on_round = [slot, cache](Nanos now) {
+            if (*slot) (*slot)->Round(now, cache->cache_stats());
+          };
+        }
         w.first_job = first_job;
         w.run_jobs = run_jobs;
         first_job += profiles[i].numjobs;
         work.push_back(std::move(w));
       }
+      // The phases before the timed run (Preparation.h, FunctionalWarmup.h);
+      // the sections' device figures count from after them.
+      auto prep = PrepareRegions(engine_, volume_.top(), work, oracle.get());
+      if (!prep.ok()) return prep.error();
+      auto warm = FunctionalWarmup(volume_.top(), work);
+      if (!warm.ok()) return warm.error();
       whole.KeepPeaks(volume_);
       DeviceWindow window;
       window.Begin(volume_);
+      if (CacheTarget* cache = volume_.cache(); cache != nullptr) {
+        for (auto& p : phases)
+          p = std::make_unique<CachePhases>(engine_.Now(), cache->cache_stats());
+      }
       auto r = RunSections(engine_, volume_.top(), work);
       if (!r.ok()) return r.error();
       for (std::size_t i = first; i < end; ++i) {
@@ -87,6 +110,11 @@ class CellRunner {
         job["groupid"] = groupids[i];
         ended_run = ended_run || c.run.ended_run;
         if (files->uses_files) job["files"] = FilesJson(*files, i);
+        if (*prep && profiles[i].precondition != Precondition::kNone) {
+          job["precondition"] = (*prep)->Json(profiles[i]);
+        }
+        if (*warm && profiles[i].warmup_fast) job["warmup"] = (*warm)->Json();
+        if (phases[i - first]) job["phases"] = phases[i - first]->Json(c.run.start);
         c.profile = std::move(profiles[i]);
         runs_.push_back(std::move(c));
       }
@@ -138,6 +166,14 @@ class CellRunner {
       }
     }
     return out;
+  }
+
+  // A section's rounds for its cache phases: its steady-state interval, or
+  // a twentieth of its ramp and runtime (at least 1 ms), or a second.
+  static Nanos RoundOf(const Profile& p) {
+    if (p.ss.dur != 0) return p.ss.interval;
+    if (p.runtime > 0) return std::max<Nanos>(kMilli, (p.ramp_time + p.runtime) / 20);
+    return kSecond;
   }
 
   RunOptions Options(const std::string& label) const {

@@ -255,6 +255,7 @@ class Run {
       r_.steadystate.emplace(p_.ss);
       At(begin_ + p_.ss.interval, [this] { CheckSteadyState(); });
     }
+    if (o_.on_round && o_.round > 0) At(r_.start + o_.round, [this] { OnRound(); });
     auto start_jobs = [this] {
       for (auto& job : jobs_) {
         job->started = true;
@@ -719,8 +720,18 @@ class Run {
       };
       const std::uint64_t lats = ss_now_.lats - ss_prev_.lats;
       const std::uint64_t lat = lats > 0 ? (ss_now_.lat_sum - ss_prev_.lat_sum) / lats : 0;
-      if (r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
-                              per_second(ss_now_.bytes - ss_prev_.bytes), lat)) {
+      const bool attained =
+          r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
+                              per_second(ss_now_.bytes - ss_prev_.bytes), lat, now - begin_);
+      if (attained && p_.ss.snia) {
+        // tierlab's criterion ends the ramp: the measured window starts now
+        // (unless ramp_time, the longest ramp, ended it already).
+        if (now < r_.ramp_end) {
+          r_.ramp_end = now;
+          r_.metrics.SetSampleOrigin(now);
+          if (p_.runtime > 0) stop_at_ = now + p_.runtime;
+        }
+      } else if (attained) {
         for (auto& j : jobs_) TerminateJob(j.get());
         StopIfDone();
         return;
@@ -731,6 +742,11 @@ class Run {
   }
 
   // Records a completion (or, batched, a reap) in the figures.
+  void OnRound() {
+    if (done_) return;
+    o_.on_round(e_.Now());
+    At(e_.Now() + o_.round, [this] { OnRound(); });
+  }
   void Measure(Slot* s, Status st, Nanos now) {
     if (r_.steadystate && st == Status::kOk && s->op != IoOp::kFlush) {
       ++ss_now_.ios;

@@ -80,6 +80,11 @@ struct RunOptions {
   // fio's logs of the profile (write_bw_log...): each completion of the
   // measured window goes to it. Null: none.
   FioLogs* logs = nullptr;
+  // Called every `round` of engine time from the section's start while it
+  // runs (0 or empty: never), for what watches the stack round by round
+  // (RunCell's cache phases, CachePhases.h).
+  std::function<void(Nanos now)> on_round;
+  Nanos round = 0;
 };
 
 // fio's verify, for one section (VerifyOracle.h).

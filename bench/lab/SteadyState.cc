@@ -7,7 +7,9 @@
 namespace tierlab {
 
 SteadyState::SteadyState(const SteadyStateSpec& spec) : spec_(spec) {
-  if (spec.dur > 0 && spec.interval >= kSecond) {
+  if (spec.snia && spec.dur > 0 && spec.interval > 0) {
+    window_ = static_cast<std::size_t>(spec.dur / spec.interval);
+  } else if (spec.dur > 0 && spec.interval >= kSecond) {
     // fio: whole seconds of window over whole seconds of interval.
     window_ = static_cast<std::size_t>((spec.dur / kSecond) / (spec.interval / kSecond));
   }
@@ -22,8 +24,29 @@ std::uint64_t SteadyState::Value(std::size_t i) const {
   return lat_[i];
 }
 
-bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns) {
-  if (window_ < 2 || attained_) return attained_;
+double SteadyState::Slope(double sum_y, double sum_xy) const {
+  // Least squares over x = 0..n-1 (fio takes the samples as evenly spaced).
+  const auto n = static_cast<double>(window_);
+  const double sum_x = n * (n - 1) / 2;
+  const double sum_x_sq = (n - 1) * n * (2 * n - 1) / 6;
+  return (sum_xy - sum_x * sum_y / n) / (sum_x_sq - sum_x * sum_x / n);
+}
+
+bool SteadyState::SniaHolds(double mean) {
+  double lo = static_cast<double>(Value(0)), hi = lo;
+  for (std::size_t i = 1; i < window_; ++i) {
+    lo = std::min(lo, static_cast<double>(Value(i)));
+    hi = std::max(hi, static_cast<double>(Value(i)));
+  }
+  const double excursion = std::fabs(slope_) * static_cast<double>(window_ - 1);
+  criterion_ = mean > 0 ? 100.0 * (hi - lo) / mean : 0;
+  excursion_ = mean > 0 ? 100.0 * excursion / mean : 0;
+  return mean > 0 && hi - lo <= 0.2 * mean && excursion <= 0.1 * mean;
+}
+
+bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at) {
+  if (window_ < 2 || (attained_ && !spec_.snia)) return attained_;
+  ++samples_;
   iops_.push_back(iops);
   bw_.push_back(bw);
   lat_.push_back(lat_ns);
@@ -41,18 +64,29 @@ bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns
     sum_xy += static_cast<double>(i) * static_cast<double>(Value(i));
   }
   const double mean = sum_y / n;
+  deviation_ = 0;
+  for (std::size_t i = 0; i < window_; ++i) {
+    deviation_ = std::max(deviation_, std::fabs(static_cast<double>(Value(i)) - mean));
+  }
+  if (spec_.snia) {
+    if (left_sample_ != 0) return attained_;  // the samples of the first departure are kept
+    slope_ = Slope(sum_y, sum_xy);
+    const bool holds = SniaHolds(mean);
+    if (holds && !attained_) {
+      attained_ = true;
+      attained_sample_ = samples_;
+      attained_at_ = at;
+    } else if (!holds && attained_) {
+      left_sample_ = samples_;
+      left_at_ = at;
+    }
+    return attained_;
+  }
   if (spec_.slope) {
-    // Least squares over x = 0..n-1 (fio takes the samples as evenly spaced).
-    const double sum_x = n * (n - 1) / 2;
-    const double sum_x_sq = (n - 1) * n * (2 * n - 1) / 6;
-    slope_ = (sum_xy - sum_x * sum_y / n) / (sum_x_sq - sum_x * sum_x / n);
+    slope_ = Slope(sum_y, sum_xy);
     criterion_ = spec_.percent ? 100.0 * slope_ / mean : slope_;
     attained_ = std::fabs(criterion_) < spec_.limit;
   } else {
-    deviation_ = 0;
-    for (std::size_t i = 0; i < window_; ++i) {
-      deviation_ = std::max(deviation_, std::fabs(static_cast<double>(Value(i)) - mean));
-    }
     criterion_ = spec_.percent ? 100.0 * deviation_ / mean : deviation_;
     attained_ = criterion_ < spec_.limit;
   }
@@ -66,8 +100,20 @@ nlohmann::json SteadyState::Json() const {
   std::snprintf(buf, sizeof buf, "%s%s:%f%s", metric, spec_.slope ? "_slope" : "", spec_.limit,
                 spec_.percent ? "%" : "");
   nlohmann::json j;
-  j["ss"] = buf;
+  j["ss"] = spec_.snia ? "snia" : buf;
   j["duration"] = spec_.dur / kSecond;
+  if (spec_.snia) {
+    // The window in seconds (rounds may be shorter), how far each of the
+    // two conditions was from its limit, and when the criterion was met
+    // and left (seconds from the start of the section's jobs, at the end of
+    // the round that decided it; 0: never).
+    j["duration"] = static_cast<double>(spec_.dur) / kSecond;
+    j["rounds"] = window_;
+    j["range_pct"] = criterion_;
+    j["excursion_pct"] = excursion_;
+    j["attained_at_s"] = static_cast<double>(attained_at_) / kSecond;
+    j["left_at_s"] = static_cast<double>(left_at_) / kSecond;
+  }
   j["attained"] = attained_ ? 1 : 0;
   std::snprintf(buf, sizeof buf, "%f%s", criterion_, spec_.percent ? "%" : "");
   j["criterion"] = buf;

@@ -11,6 +11,16 @@
 // least-squares slope per interval (`iops_slope`...) must be below the
 // limit; with `%` the limit is a share of the window's mean. Attained when
 // the criterion is strictly below it, as fio's check.
+//
+// tierlab's `snia` criterion is the SNIA Solid State Storage Performance
+// Test Specification's (PTS 2.0, section 3): over a window of rounds (PTS:
+// five), the range of the per-round IOPS is at most 20 % of their mean, and
+// the least-squares line's excursion across the window (|slope| x (rounds -
+// 1)) at most 10 % of it. Rounds may be shorter than a second (simulated
+// time is cheap to sample). Its attainment ends the ramp, not the job, and
+// the rounds go on being checked during the measured window: when the
+// criterion stops holding there (a write cache that has filled), the job has
+// left steady state, and Json() says at which round.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -26,10 +36,16 @@ class SteadyState {
   explicit SteadyState(const SteadyStateSpec& spec);
 
   bool enabled() const { return window_ > 0; }
-  // Adds an interval's sample; true once the criterion holds (then stays).
-  bool Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns);
+  // Adds an interval's sample, taken `at` (the end of its interval, from
+  // the start of the section's jobs; for the snia times in Json()); true
+  // once the criterion holds (then stays).
+  bool Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at = 0);
   bool attained() const { return attained_; }
   std::size_t window() const { return window_; }
+  // snia: the sample (1-based) whose window first met the criterion, and
+  // the first one after it whose window did not; 0: none.
+  std::uint64_t attained_sample() const { return attained_sample_; }
+  std::uint64_t left_sample() const { return left_sample_; }
 
   // fio's jobs[].steadystate object: ss, duration, attained, criterion,
   // max_deviation, slope, and data (the window's samples in time order,
@@ -38,6 +54,9 @@ class SteadyState {
 
  private:
   std::uint64_t Value(std::size_t i) const;  // the criterion's metric, i-th of the window
+  // Least-squares slope of the window's values per sample.
+  double Slope(double sum_y, double sum_xy) const;
+  bool SniaHolds(double mean);
 
   SteadyStateSpec spec_;
   std::size_t window_ = 0;
@@ -45,6 +64,10 @@ class SteadyState {
   std::vector<std::uint64_t> iops_, bw_, lat_;
   bool attained_ = false;
   double criterion_ = 0, deviation_ = 0, slope_ = 0;
+  double excursion_ = 0;  // snia: % of the mean (criterion_ is the range's %)
+  std::uint64_t samples_ = 0;
+  std::uint64_t attained_sample_ = 0, left_sample_ = 0;
+  Nanos attained_at_ = 0, left_at_ = 0;
 };
 
 }  // namespace tierlab

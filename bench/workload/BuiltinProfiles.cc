@@ -1,11 +1,19 @@
 #include "bench/workload/BuiltinProfiles.h"
 
+#include "bench/workload/FleetProfiles.h"
+
 namespace tierlab {
 namespace {
 
-Profile Random(std::string name, RwMode rw, std::uint32_t read_pct, std::uint64_t bs) {
+constexpr std::string_view kOwnDefaults =
+    "tierlab's saturating defaults for a hybrid array (bench/workload/BuiltinProfiles.h)";
+constexpr std::string_view kOldHciEasyRun =
+    "HCIBench's earlier easy run: 4k, vdbench seekpct=50 (percentage_random) at four read "
+    "ratios; the current easy run (vmware-labs/hci-benchmark-appliance, "
+    "HCIBench/automation/lib/easy-run.rb) is the hcibench-4k* / -8k* / -256k* family";
+
+Profile Random(RwMode rw, std::uint32_t read_pct, std::uint64_t bs) {
   Profile p;
-  p.name = std::move(name);
   p.rw = rw;
   p.rwmixread = read_pct;
   p.bs = bs;
@@ -17,8 +25,8 @@ Profile Random(std::string name, RwMode rw, std::uint32_t read_pct, std::uint64_
   return p;
 }
 
-Profile Sequential(std::string name, RwMode rw) {
-  Profile p = Random(std::move(name), rw, rw == RwMode::kRead ? 100 : 0, 64 * 1024);
+Profile Sequential(RwMode rw) {
+  Profile p = Random(rw, rw == RwMode::kRead ? 100 : 0, std::uint64_t{64} << 10);
   p.iodepth = 16;
   p.has_size = true;
   p.size = SizeSpec{0, 25, true};
@@ -27,55 +35,67 @@ Profile Sequential(std::string name, RwMode rw) {
 }
 
 Profile Hci(std::uint32_t read_pct) {
-  Profile p =
-      Random("hcibench-4k-50rand-r" + std::to_string(read_pct), RwMode::kRandRw, read_pct, 4096);
+  Profile p = Random(RwMode::kRandRw, read_pct, 4096);
   p.percentage_random = 50;
   return p;
 }
 
-struct Entry {
-  BuiltinProfileInfo info;
-  Profile (*make)();
-};
-
-const std::vector<Entry>& Entries() {
-  static const std::vector<Entry> kEntries = {
-      {{"4k-randread", "4 KiB random read, QD32 x 4 jobs"},
-       [] { return Random("4k-randread", RwMode::kRandRead, 100, 4096); }},
-      {{"4k-randwrite", "4 KiB random write, QD32 x 4 jobs"},
-       [] { return Random("4k-randwrite", RwMode::kRandWrite, 0, 4096); }},
-      {{"4k-70-30", "4 KiB random, 70% read / 30% write (OLTP-like), QD32 x 4 jobs"},
-       [] { return Random("4k-70-30", RwMode::kRandRw, 70, 4096); }},
-      {{"4k-30-70", "4 KiB random, 30% read / 70% write, QD32 x 4 jobs"},
-       [] { return Random("4k-30-70", RwMode::kRandRw, 30, 4096); }},
-      {{"8k-70-30", "8 KiB random, 70% read / 30% write (database-like), QD32 x 4 jobs"},
-       [] { return Random("8k-70-30", RwMode::kRandRw, 70, 8192); }},
-      {{"64k-seqread", "64 KiB sequential read, QD16 x 4 jobs, each on its own quarter"},
-       [] { return Sequential("64k-seqread", RwMode::kRead); }},
-      {{"64k-seqwrite", "64 KiB sequential write, QD16 x 4 jobs, each on its own quarter"},
-       [] { return Sequential("64k-seqwrite", RwMode::kWrite); }},
-      {{"hcibench-4k-50rand-r0", "HCIBench 4 KiB, 50% random (vdbench seekpct=50), 0% read"},
-       [] { return Hci(0); }},
-      {{"hcibench-4k-50rand-r30", "HCIBench 4 KiB, 50% random (vdbench seekpct=50), 30% read"},
-       [] { return Hci(30); }},
-      {{"hcibench-4k-50rand-r70", "HCIBench 4 KiB, 50% random (vdbench seekpct=50), 70% read"},
-       [] { return Hci(70); }},
-      {{"hcibench-4k-50rand-r100", "HCIBench 4 KiB, 50% random (vdbench seekpct=50), 100% read"},
-       [] { return Hci(100); }},
+std::vector<BuiltinProfile> OwnProfiles() {
+  auto own = [](std::string name, std::string description, Profile p) {
+    return MakeBuiltin(std::move(name), std::move(description), kOwnDefaults, std::move(p));
   };
+  std::vector<BuiltinProfile> v = {
+      own("4k-randread", "4 KiB random read, QD32 x 4 jobs", Random(RwMode::kRandRead, 100, 4096)),
+      own("4k-randwrite", "4 KiB random write, QD32 x 4 jobs", Random(RwMode::kRandWrite, 0, 4096)),
+      own("4k-70-30", "4 KiB random, 70% read / 30% write (OLTP-like), QD32 x 4 jobs",
+          Random(RwMode::kRandRw, 70, 4096)),
+      own("4k-30-70", "4 KiB random, 30% read / 70% write, QD32 x 4 jobs",
+          Random(RwMode::kRandRw, 30, 4096)),
+      own("8k-70-30", "8 KiB random, 70% read / 30% write (database-like), QD32 x 4 jobs",
+          Random(RwMode::kRandRw, 70, 8192)),
+      own("64k-seqread", "64 KiB sequential read, QD16 x 4 jobs, each on its own quarter",
+          Sequential(RwMode::kRead)),
+      own("64k-seqwrite", "64 KiB sequential write, QD16 x 4 jobs, each on its own quarter",
+          Sequential(RwMode::kWrite)),
+  };
+  for (std::uint32_t r : {0u, 30u, 70u, 100u}) {
+    v.push_back(MakeBuiltin(
+        "hcibench-4k-50rand-r" + std::to_string(r),
+        "HCIBench 4 KiB, 50% random (vdbench seekpct=50), " + std::to_string(r) + "% read",
+        kOldHciEasyRun, Hci(r)));
+  }
+  return v;
+}
+
+const std::vector<BuiltinProfile>& Entries() {
+  static const std::vector<BuiltinProfile> kEntries = [] {
+    std::vector<BuiltinProfile> v = OwnProfiles();
+    for (const BuiltinProfile& b : FleetProfiles()) v.push_back(b);
+    return v;
+  }();
   return kEntries;
 }
 
-constexpr std::string_view kHciGroup = "hcibench-4k-50rand";
+bool InGroup(std::string_view profile, std::string_view group) {
+  return profile.size() > group.size() && profile.starts_with(group) &&
+         profile[group.size()] == '-';
+}
 
 std::string ValidNames() {
   std::string s;
   for (const auto& e : Entries())
     s += std::string(s.empty() ? "" : ", ") + std::string(e.info.name);
-  return s + ", " + std::string(kHciGroup);
+  for (const auto& g : BuiltinGroupList()) s += ", " + std::string(g.name);
+  return s;
 }
 
 }  // namespace
+
+BuiltinProfile MakeBuiltin(std::string name, std::string description, std::string_view source,
+                           Profile p) {
+  p.name = name;
+  return {{std::move(name), std::move(description), source}, std::move(p)};
+}
 
 const std::vector<BuiltinProfileInfo>& BuiltinProfileList() {
   static const std::vector<BuiltinProfileInfo> kList = [] {
@@ -86,17 +106,30 @@ const std::vector<BuiltinProfileInfo>& BuiltinProfileList() {
   return kList;
 }
 
+const std::vector<BuiltinGroupInfo>& BuiltinGroupList() {
+  static const std::vector<BuiltinGroupInfo> kGroups = {
+      {"hcibench-4k-50rand", "the four hcibench-4k-50rand-r* profiles"},
+      {"vmfleet", "every vmfleet-* profile (VMFleet's mixes through DISKSPD)"},
+      {"hcibench", "every hcibench-* profile (HCIBench's easy runs through vdbench)"},
+      {"sqlio", "every sqlio-* profile (SQLIO's classic read/write tests)"},
+  };
+  return kGroups;
+}
+
 Expected<Profile> FindBuiltinProfile(std::string_view name) {
   for (const auto& e : Entries()) {
-    if (e.info.name == name) return e.make();
+    if (e.info.name == name) return e.profile;
   }
   return MakeError("unknown profile '" + std::string(name) + "' (valid: " + ValidNames() + ")");
 }
 
 Expected<std::vector<Profile>> ExpandProfileName(std::string_view name) {
-  if (name == kHciGroup) {
+  for (const auto& g : BuiltinGroupList()) {
+    if (g.name != name) continue;
     std::vector<Profile> v;
-    for (std::uint32_t r : {0u, 30u, 70u, 100u}) v.push_back(Hci(r));
+    for (const auto& e : Entries()) {
+      if (InGroup(e.info.name, g.name)) v.push_back(e.profile);
+    }
     return v;
   }
   auto p = FindBuiltinProfile(name);

@@ -1,7 +1,8 @@
 #pragma once
 // Named profiles a user runs without writing a file (`tierlab profiles`
 // lists them), modelled on the fio/VMFleet/HCIBench runs storage reviews
-// publish.
+// publish. The one registry of builtins: the fleet families
+// (FleetProfiles.h) are listed and found here too.
 //
 // Defaults, chosen to saturate a hybrid array the way HCIBench/VMFleet do:
 // iodepth 32 x numjobs 4 (128 outstanding I/Os per volume) for small random
@@ -12,8 +13,11 @@
 // JSON merge patch (Profile.h).
 //
 // HCIBench's "easy run" 4k 50%-random profile is vdbench seekpct=50 at four
-// read ratios; it is four profiles, hcibench-4k-50rand-r0/-r30/-r70/-r100,
-// and the group name `hcibench-4k-50rand` expands to all four (ExpandProfileName).
+// read ratios; it is four profiles, hcibench-4k-50rand-r0/-r30/-r70/-r100.
+//
+// Groups: a group name stands for every builtin whose name starts with it
+// and a dash (ExpandProfileName): `hcibench-4k-50rand` for those four, and
+// each fleet family by its tool's name (`vmfleet`, `hcibench`, `sqlio`).
 
 #include <string>
 #include <string_view>
@@ -25,12 +29,32 @@
 namespace tierlab {
 
 struct BuiltinProfileInfo {
-  std::string_view name;
-  std::string_view description;  // one line, for `tierlab profiles`
+  std::string name;
+  std::string description;  // one line, for `tierlab profiles`
+  // Where its numbers come from (tool, file or page, and how tierlab maps
+  // them), for `tierlab profiles show`.
+  std::string_view source;
 };
+
+// A builtin as its family defines it: the registry's entries.
+struct BuiltinProfile {
+  BuiltinProfileInfo info;
+  Profile profile;  // profile.name == info.name
+};
+
+// A family's entry: `p` named `name`, with its description and source.
+BuiltinProfile MakeBuiltin(std::string name, std::string description, std::string_view source,
+                           Profile p);
 
 // Every builtin, in display order (groups are listed as their members).
 const std::vector<BuiltinProfileInfo>& BuiltinProfileList();
+
+// The group names, in display order, with what each stands for.
+struct BuiltinGroupInfo {
+  std::string_view name;
+  std::string_view description;
+};
+const std::vector<BuiltinGroupInfo>& BuiltinGroupList();
 
 // One builtin by exact name; the error lists the valid names.
 Expected<Profile> FindBuiltinProfile(std::string_view name);

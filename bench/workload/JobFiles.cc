@@ -31,14 +31,25 @@ std::uint64_t AlignUp(std::uint64_t v, std::uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-// Bytes of each of the job's files it covers: filesize, else its size over
-// its files; 0 when the job gives no size.
+// Bytes of each of the job's files it covers: filesize, else its size (with
+// split_size its part of the section's) over its files; 0 when the job
+// gives no size.
 std::uint64_t ShareOfEachFile(const Profile& p, std::uint64_t volume_bytes, std::uint32_t align,
                               std::size_t file_count) {
   if (p.filesize != 0) return p.filesize;
   if (!p.has_size) return 0;
-  const std::uint64_t total = p.size.Resolve(volume_bytes, align);
+  const std::uint64_t total =
+      p.split_size ? SplitSizePart(p, volume_bytes, align) : p.size.Resolve(volume_bytes, align);
   return total / file_count / align * align;
+}
+
+// How far apart the clones' regions lie inside a file: offset_increment; with
+// split_size, one share in a file the clones name together, and nothing in
+// the files fio gives each clone (each is the clone's own already).
+std::uint64_t CloneIncrement(const Profile& p, std::uint64_t volume_bytes, std::uint32_t align,
+                             std::uint64_t share) {
+  if (p.split_size) return p.filename.empty() ? 0 : share;
+  return p.offset_increment.Resolve(volume_bytes, align);
 }
 
 }  // namespace
@@ -87,8 +98,7 @@ Expected<FileLayout> LayOutFiles(std::span<const Profile> sections, std::uint64_
           share == 0
               ? 0
               : static_cast<unsigned __int128>(p.offset.Resolve(volume_bytes, align)) + share +
-                    static_cast<unsigned __int128>(
-                        p.offset_increment.Resolve(volume_bytes, align)) *
+                    static_cast<unsigned __int128>(CloneIncrement(p, volume_bytes, align, share)) *
                         (p.numjobs - 1);
       if (need > volume_bytes) {
         return MakeError(
@@ -150,8 +160,11 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
   // Percentages were of the volume when the files were sized; in bytes they
   // stay what they were.
   q.offset = SizeSpec{p.offset.Resolve(volume_bytes, align), 0, false};
-  q.offset_increment = SizeSpec{p.offset_increment.Resolve(volume_bytes, align), 0, false};
   const std::uint64_t share = ShareOfEachFile(p, volume_bytes, align, file_count);
+  q.offset_increment = SizeSpec{CloneIncrement(p, volume_bytes, align, share), 0, false};
+  // Resolved into size and offset_increment; a named file no job sizes is
+  // split by the generator over the file's length.
+  q.split_size = p.split_size && share == 0;
   if (share != 0) {
     q.has_size = true;
     q.size = SizeSpec{std::min(share, length), 0, false};

@@ -15,7 +15,10 @@
 //   has `uses_files` false.
 // - A file's length is the most any of its jobs needs: offset + the job's
 //   share (filesize, else size / nrfiles) + (numjobs - 1) x offset_increment
-//   (percentages of the volume).
+//   (percentages of the volume). With split_size the share is the job's part
+//   of size (size / numjobs) over its files, and the clones of a named file
+//   lie one share apart in it; the files fio gives each clone are its own,
+//   so they hold only its share.
 // - A named file (filename) that no job gives a size is the whole volume,
 //   as a device named in filename is. A file fio would create (a default
 //   name) needs a size: without size or filesize it is an error, as in fio.

@@ -61,4 +61,13 @@ NextIo JobStream::Next() {
   return io;
 }
 
+std::vector<FileRegion> JobStream::regions() const {
+  std::vector<FileRegion> out;
+  for (std::size_t f = 0; f < gens_.size(); ++f) {
+    out.push_back(
+        {base_[f] + gens_[f].region_begin(), gens_[f].region_end() - gens_[f].region_begin()});
+  }
+  return out;
+}
+
 }  // namespace tierlab

@@ -709,6 +709,21 @@ const std::vector<Option>& Options() {
            return {};
          },
          [](const Profile& p) -> nlohmann::json { return FormatSizeSpec(p.offset_increment); }});
+    o.push_back({"split_size", "0 | 1 (true | false)", "",
+                 "size is shared by the numjobs jobs: job j covers its own size/numjobs from "
+                 "offset + j x size/numjobs (not with offset_increment)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.split_size = *b;
+                   return {};
+                 },
+                 // Written only when set, so the JSON (and the matrix cell ids
+                 // hashed from it) of every profile without it stays as it was.
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.split_size ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
     auto runtime = [](Profile& p, std::string_view v, int) -> Expected<void> {
       auto t = ParseFioTime(v, kSecond);
       if (!t) return t.error();
@@ -1080,6 +1095,15 @@ const std::vector<Option>& Options() {
       const std::size_t colon = t.find(':');
       const std::string_view kind = Trim(t.substr(0, colon));
       SteadyStateSpec& s = p.ss;
+      s.snia = kind == "snia";
+      if (s.snia) {
+        if (colon != std::string_view::npos) return Reason("snia takes no limit");
+        s.metric = M::kIops;
+        s.slope = false;
+        s.percent = true;
+        s.limit = 20;
+        return {};
+      }
       bool found = false;
       for (auto [name, metric, slope] : kKinds) {
         if (kind == name) {
@@ -1090,7 +1114,8 @@ const std::vector<Option>& Options() {
       }
       if (!found) {
         return Reason("unknown criterion " + Quote(kind) +
-                      " (valid: iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT)");
+                      " (valid: iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT; "
+                      "snia)");
       }
       if (colon == std::string_view::npos) {
         return Reason("needs a limit after the criterion, as fio: " + std::string(kind) +
@@ -1114,10 +1139,12 @@ const std::vector<Option>& Options() {
       }
       return {};
     };
-    o.push_back({"steadystate", "iops | iops_slope | bw | bw_slope | lat | lat_slope :LIMIT[%]",
+    o.push_back({"steadystate",
+                 "iops | iops_slope | bw | bw_slope | lat | lat_slope :LIMIT[%] | snia",
                  "IOPS, bytes/s or time (or % of the mean)",
                  "fio's steady-state criterion, checked when ss_dur is set: the section stops "
-                 "once the last ss_dur of samples meet it",
+                 "once the last ss_dur of samples meet it; snia (tierlab's): the SNIA PTS "
+                 "criterion on IOPS, which ends the ramp instead",
                  ss, [](const Profile& p) -> nlohmann::json {
                    if (p.ss == SteadyStateSpec{}) return nullptr;
                    return SteadyStateCriterion(p.ss);
@@ -1147,7 +1174,7 @@ const std::vector<Option>& Options() {
                  }});
     o.push_back({"steadystate_ramp_time", "as ss_ramp", "s (bare number)", "alias of ss_ramp",
                  ss_time(&SteadyStateSpec::ramp), nullptr});
-    o.push_back({"ss_interval", "fio time, whole seconds", "s (bare number)",
+    o.push_back({"ss_interval", "fio time, whole seconds (any with snia)", "s (bare number)",
                  "steady state: one sample per this interval", ss_time(&SteadyStateSpec::interval),
                  [](const Profile& p) -> nlohmann::json {
                    return p.ss.interval != kSecond ? nlohmann::json(FormatFioTime(p.ss.interval))
@@ -1565,6 +1592,47 @@ const std::vector<Option>& Options() {
                  },
                  [](const Profile& p) -> nlohmann::json { return p.random_scatter; },
                  /*bare=*/true});
+    o.push_back({"precondition", "none | fill | random[:SIZE]", "",
+                 "preparation before the job, per job region: fill writes every block once, "
+                 "sequentially; random overwrites SIZE bytes (default: the region) at random",
+                 [](Profile& p, std::string_view v, int kb_base) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   p.precondition_bytes = 0;
+                   if (t == "none") {
+                     p.precondition = Precondition::kNone;
+                   } else if (t == "fill") {
+                     p.precondition = Precondition::kFill;
+                   } else if (t == "random" || t.starts_with("random:")) {
+                     p.precondition = Precondition::kRandom;
+                     if (t.size() > 6) {
+                       auto bytes = ParseFioSize(t.substr(7), kb_base);
+                       if (!bytes) return Reason("random:SIZE: " + bytes.error().message);
+                       if (*bytes == 0) return Reason("random:SIZE: must be > 0");
+                       p.precondition_bytes = *bytes;
+                     }
+                   } else {
+                     return Reason("unknown value " + Quote(t) +
+                                   " (valid: none, fill, random, random:SIZE)");
+                   }
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   if (p.precondition == Precondition::kNone) return nlohmann::json();
+                   return PreconditionString(p);
+                 }});
+    o.push_back({"warmup", "none | fast", "",
+                 "fast: the job's own stream warms the cache and tier state with no timing "
+                 "until it converges, before ramp_time",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "none" && t != "fast")
+                     return Reason("unknown value " + Quote(t) + " (valid: none, fast)");
+                   p.warmup_fast = t == "fast";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.warmup_fast ? nlohmann::json("fast") : nlohmann::json();
+                 }});
     // fio's logs (bench/lab/FioLogs.h): NAME, or the job's name without one.
     auto log = [](std::optional<std::string> Profile::*field) {
       return [field](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1645,6 +1713,14 @@ std::uint64_t SizeSpec::Resolve(std::uint64_t volume_bytes, std::uint64_t align)
   const auto v =
       static_cast<std::uint64_t>(static_cast<long double>(volume_bytes) * percent / 100.0L);
   return align > 0 ? v / align * align : v;
+}
+
+std::uint64_t SplitSizePart(const Profile& p, std::uint64_t volume_bytes, std::uint64_t align) {
+  const std::uint64_t begin = std::min(p.offset.Resolve(volume_bytes, align), volume_bytes);
+  const std::uint64_t total =
+      p.has_size ? p.size.Resolve(volume_bytes, align) : volume_bytes - begin;
+  const std::uint64_t part = total / std::max<std::uint32_t>(p.numjobs, 1);
+  return align > 0 ? part / align * align : part;
 }
 
 std::uint32_t Profile::read_percent() const {
@@ -1733,8 +1809,19 @@ std::uint64_t Profile::effective_rate() const {
   return read_percent() == 0 ? rate_write.value_or(rate) : rate;
 }
 
+std::string PreconditionString(const Profile& p) {
+  switch (p.precondition) {
+    case Precondition::kNone: return "none";
+    case Precondition::kFill: return "fill";
+    case Precondition::kRandom:
+      return p.precondition_bytes == 0 ? "random" : "random:" + FormatFioSize(p.precondition_bytes);
+  }
+  return "none";
+}
+
 std::string SteadyStateCriterion(const SteadyStateSpec& s) {
   using M = SteadyStateSpec::Metric;
+  if (s.snia) return "snia";
   std::string out = s.metric == M::kIops ? "iops" : s.metric == M::kBw ? "bw" : "lat";
   if (s.slope) out += "_slope";
   out += ':';
@@ -1897,7 +1984,19 @@ Expected<void> ValidateProfile(const Profile& p) {
   if (p.verify == "pattern" && p.verify_pattern.empty())
     return fail("verify: pattern needs verify_pattern (the bytes to check)");
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
-  if (p.ss.dur != 0) {
+  if (p.split_size && (p.offset_increment.bytes != 0 || p.offset_increment.percent != 0)) {
+    return fail(
+        "offset_increment: not with split_size, which starts each job where the one before "
+        "it ends (offset + j x size/numjobs)");
+  }
+  if (p.ss.dur != 0 && p.ss.snia) {
+    // tierlab's criterion: any interval, a window of whole intervals.
+    if (p.ss.interval <= 0) return fail("ss_interval: must be > 0");
+    if (p.ss.dur % p.ss.interval != 0 || p.ss.dur / p.ss.interval < 2) {
+      return fail("ss_dur: with ss=snia, a whole number (at least two) of ss_interval, got " +
+                  FormatFioTime(p.ss.dur) + " of " + FormatFioTime(p.ss.interval));
+    }
+  } else if (p.ss.dur != 0) {
     // fio counts the window in whole seconds of whole-second intervals.
     if (p.ss.interval < kSecond || p.ss.interval % kSecond != 0) {
       return fail("ss_interval: must be a whole number of seconds, got " +
@@ -2122,7 +2221,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "filesize") fallback = "size / nrfiles";
     if (o.name == "verify") fallback = "0";
     if (o.name == "do_verify") fallback = "true";
-    if (o.name == "verify_fatal") fallback = "false";
+    if (o.name == "verify_fatal" || o.name == "split_size") fallback = "false";
     if (o.name == "verify_pattern") fallback = "none (random data)";
     if (o.name == "verify_interval") fallback = "smallest write";
     if (o.name == "verify_backlog") fallback = "0";
@@ -2155,6 +2254,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "exit_what") fallback = "group";
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
     if (o.name == "io_submit_mode") fallback = "inline";
+    if (o.name == "precondition" || o.name == "warmup") fallback = "none";
     if (o.name == "rate_process") fallback = "linear";
     if (o.name == "steadystate") fallback = "\"iops_slope:0.01%\"";
     if (o.name == "ss_dur" || o.name == "ss_ramp") fallback = "\"0s\"";

@@ -39,6 +39,15 @@
 //                        ("50%"); default: volume size - offset
 //   offset               start of the region: bytes or % of the volume (default 0)
 //   offset_increment     job j starts at offset + j * offset_increment (bytes or %)
+//   split_size           tierlab extension, default 0: size is the section's,
+//                        shared by its numjobs jobs: each gets size/numjobs
+//                        (rounded down to the block alignment), job j from
+//                        offset + j x size/numjobs, so no two overlap. VMFleet
+//                        and HCIBench divide one working set among their VMs
+//                        this way; a matrix axis on numjobs then re-divides
+//                        the same working set. Not with offset_increment.
+//                        With fio's own files per job (JobFiles.h), the job's
+//                        files share its part as they share size.
 //   runtime / timeout    cap on the measured run time (fio time: "30" = 30 s,
 //                        "500ms", "5m"). As fio, a job also ends when it has
 //                        done its bytes (io_size, else size, times loops) or
@@ -156,13 +165,28 @@
 //   steadystate / ss, ss_dur, ss_ramp, ss_interval  fio's steady state:
 //                        the section stops when the criterion holds over
 //                        the last ss_dur of ss_interval samples
-//                        (bench/lab/SteadyState.h)
+//                        (bench/lab/SteadyState.h). tierlab's criterion
+//                        `snia` (the SNIA PTS one, on IOPS; intervals may be
+//                        shorter than a second) ends the ramp instead: the
+//                        measured window (runtime) starts once it holds, or
+//                        at ramp_time, whichever comes first
 //   write_bw_log, write_iops_log, write_lat_log
 //                        fio's per-interval logs, NAME_bw.N.log... in the
 //                        current directory (bench/lab/FioLogs.h); no value:
 //                        NAME is the job's name
 //   log_avg_msec         logs: average over this many ms (0 = an entry per I/O)
 //   log_offset           logs: add each I/O's offset
+//   precondition         tierlab's: none (default) | fill | random[:SIZE]: a
+//                        preparation before the job, per job region, as
+//                        VMFleet and HCIBench prepare their disks: fill
+//                        writes every block once, sequentially; random
+//                        overwrites SIZE bytes (default: the region's size)
+//                        at random offsets (bench/lab/Preparation.h)
+//   warmup               tierlab's: none (default) | fast: before the timed
+//                        ramp, the job's own request stream drives the cache
+//                        and tier state with no timing until it converges
+//                        (bench/lab/FunctionalWarmup.h); ramp_time then lets
+//                        the queues settle
 //   kb_base              1024 (default) or 1000: meaning of k/m/g (FioUnits.h).
 //                        Affects parsing only; not stored.
 //
@@ -193,11 +217,15 @@ namespace tierlab {
 
 // fio's steady-state criterion (bench/lab/SteadyState.h): `ss`, `ss_dur`,
 // `ss_ramp`, `ss_interval`.
+// tierlab's `snia` criterion: the SNIA Performance Test Specification's
+// steady state on per-round IOPS (bench/lab/SteadyState.h), whose attainment
+// ends the ramp instead of the job.
 struct SteadyStateSpec {
   enum class Metric : std::uint8_t { kIops, kBw, kLat };
   Metric metric = Metric::kIops;  // fio's default: iops_slope:0.01%
   bool slope = true;
   bool percent = true;
+  bool snia = false;    // the PTS criterion (metric kIops; slope/limit unused)
   double limit = 0.01;  // IOPS, bytes/s or ns; or % of the window's mean
   Nanos dur = 0;        // the window; 0: no steady-state check
   Nanos ramp = 0;       // samples start one interval after this
@@ -211,6 +239,9 @@ enum class ExitWhat : std::uint8_t {
   kStonewall,  // every running job; later sections still run
   kAll,        // everything, later sections included
 };
+
+// tierlab's preparation before a job (bench/lab/Preparation.h).
+enum class Precondition : std::uint8_t { kNone, kFill, kRandom };
 
 enum class RwMode : std::uint8_t {
   kRead,
@@ -296,7 +327,8 @@ struct Profile {
   SizeSpec size;
   SizeSpec offset;
   SizeSpec offset_increment;
-  Nanos runtime = 0;  // 0: no time limit
+  bool split_size = false;  // size is the section's, shared by its numjobs jobs
+  Nanos runtime = 0;        // 0: no time limit
   bool time_based = false;
   std::uint32_t loops = 1;
   bool has_io_size = false;
@@ -402,6 +434,11 @@ struct Profile {
   std::optional<std::string> write_bw_log, write_iops_log, write_lat_log;
   std::uint32_t log_avg_msec = 0;  // 0: an entry per I/O
   bool log_offset = false;
+  // tierlab's phases before the timed run (bench/lab/Preparation.h,
+  // FunctionalWarmup.h). precondition_bytes: random's SIZE, 0 = the region.
+  Precondition precondition = Precondition::kNone;
+  std::uint64_t precondition_bytes = 0;
+  bool warmup_fast = false;
 
   bool operator==(const Profile&) const = default;
 
@@ -451,10 +488,16 @@ struct Profile {
   bool batched_reaping() const { return queue_low() < iodepth || reap_min() > 1 || reap_max() > 1; }
 };
 
+// split_size: the bytes of each job's part of the section's size (size, or
+// volume - offset without one, over numjobs), rounded down to `align`.
+std::uint64_t SplitSizePart(const Profile& p, std::uint64_t volume_bytes, std::uint64_t align);
+
 std::string_view ToString(RwMode rw);
 // "iops_slope:0.01%", "lat:500us", "bw:10M": the criterion as the option
 // reads it back.
 std::string SteadyStateCriterion(const SteadyStateSpec& s);
+// "none", "fill", "random", "random:8g": the precondition as the option reads.
+std::string PreconditionString(const Profile& p);
 // "random", "zipf:1.2", "zoned:60/10:40/90"...
 std::string RandomDistributionString(const Profile& p);
 

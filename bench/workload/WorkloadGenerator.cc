@@ -63,7 +63,10 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   const std::uint64_t max_bs = profile.max_bs();
 
   const std::uint64_t base = profile.offset.Resolve(volume_bytes, g.ba_);
-  const std::uint64_t inc = profile.offset_increment.Resolve(volume_bytes, g.ba_);
+  // split_size: each job's part of the section's size, one after another.
+  const std::uint64_t part = profile.split_size ? SplitSizePart(profile, volume_bytes, g.ba_) : 0;
+  const std::uint64_t inc =
+      profile.split_size ? part : profile.offset_increment.Resolve(volume_bytes, g.ba_);
   if (base % alignment != 0)
     return fail("offset: " + std::to_string(base) + " is not a multiple of " +
                 std::to_string(alignment));
@@ -78,9 +81,15 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
                 " bytes)");
   }
   g.begin_ = static_cast<std::uint64_t>(begin);
-  std::uint64_t size =
-      profile.has_size ? profile.size.Resolve(volume_bytes, g.ba_) : volume_bytes - g.begin_;
+  std::uint64_t size = profile.split_size ? part
+                       : profile.has_size ? profile.size.Resolve(volume_bytes, g.ba_)
+                                          : volume_bytes - g.begin_;
   size -= size % alignment;
+  if (profile.split_size && size < max_bs) {
+    return fail("size: each of the " + std::to_string(profile.numjobs) +
+                " jobs' parts (split_size) is " + std::to_string(size) +
+                " bytes, smaller than the block size " + std::to_string(max_bs));
+  }
   if (size < max_bs) {
     return fail("size: region of " + std::to_string(size) +
                 " bytes is smaller than the block size " + std::to_string(max_bs));

@@ -10,7 +10,8 @@
 // - Region: job j covers [offset + j*offset_increment, + size). As in fio,
 //   every job covers the same region unless offset_increment is set. size
 //   defaults to the rest of the volume. Percentages are of the volume, rounded
-//   down to the block alignment (ba).
+//   down to the block alignment (ba). With split_size each job's size and
+//   offset_increment are its part of size (SplitSizePart): the jobs tile it.
 // - ba (block alignment of random offsets) = the smallest block size, as
 //   fio's default; random blocks are [0, region / ba). An I/O that would run
 //   past the region end is moved back to the last aligned offset that fits.

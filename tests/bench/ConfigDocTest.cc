@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/workload/BuiltinProfiles.h"
 #include "bench/workload/Profile.h"
 #include "layouts/FieldTable.h"
 #include "layouts/Layout.h"
@@ -40,10 +41,9 @@ std::vector<std::string> Render(const std::vector<FieldDoc>& docs) {
   return lines;
 }
 
-// The table lines after the marker `<!-- fields: NAME -->`.
-std::vector<std::string> TableAfter(const std::string& doc, const std::string& name) {
+// The table lines after `marker`.
+std::vector<std::string> TableAfterMarker(const std::string& doc, const std::string& marker) {
   std::vector<std::string> lines;
-  const std::string marker = "<!-- fields: " + name + " -->";
   const std::size_t at = doc.find(marker);
   if (at == std::string::npos) return lines;
   std::istringstream in(doc.substr(at + marker.size()));
@@ -56,6 +56,11 @@ std::vector<std::string> TableAfter(const std::string& doc, const std::string& n
     lines.push_back(line);
   } while (std::getline(in, line));
   return lines;
+}
+
+// The table lines after the marker `<!-- fields: NAME -->`.
+std::vector<std::string> TableAfter(const std::string& doc, const std::string& name) {
+  return TableAfterMarker(doc, "<!-- fields: " + name + " -->");
 }
 
 std::string ReadFile(const std::string& relative) {
@@ -99,6 +104,23 @@ TEST(ConfigDocTest, EveryKeyOfEverySchemaIsDocumentedAsTheCodeHasIt) {
         << "docs/CONFIG.md, the table after <!-- fields: " << s.name << " -->, should read:\n\n"
         << Joined(want);
   }
+}
+
+// The list of builtins and groups after `<!-- builtins -->` is the
+// registry's (BuiltinProfiles.h), in its order.
+TEST(ConfigDocTest, EveryBuiltinProfileAndGroupIsListed) {
+  const std::string doc = ReadFile("docs/CONFIG.md");
+  std::vector<std::string> want = {"| name | what it is |", "|---|---|"};
+  for (const auto& b : BuiltinProfileList()) {
+    want.push_back("| `" + std::string(b.name) + "` | " + Cell(std::string(b.description)) + " |");
+  }
+  for (const auto& g : BuiltinGroupList()) {
+    want.push_back("| `" + std::string(g.name) + "` | group: " + Cell(std::string(g.description)) +
+                   " |");
+  }
+  EXPECT_EQ(Joined(TableAfterMarker(doc, "<!-- builtins -->")), Joined(want))
+      << "docs/CONFIG.md, the table after <!-- builtins -->, should read:\n\n"
+      << Joined(want);
 }
 
 TEST(ConfigDocTest, TheComparisonSeesAMissingKey) {

@@ -164,4 +164,10 @@ DeviceStats BlockDevice::stats() const {
   return s;
 }
 
+std::uint64_t BlockDevice::WarmSettleImpl() {
+  std::uint64_t placed = 0;
+  for (BlockDevice* c : Children()) placed += c->WarmSettle();
+  return placed;
+}
+
 }  // namespace tierlab

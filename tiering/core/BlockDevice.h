@@ -16,7 +16,10 @@
 // device does not own its engine; targets own their children.
 //
 // Besides I/O, one optional control call: QueryAllocation (which ranges are
-// holes), for copy tools that skip them (the NBD server's base:allocation).
+// holes), for copy tools that skip them (the NBD server's base:allocation);
+// and functional warming (Warm, WarmSettle), which applies what requests
+// would do to a stack's state without doing them, so a simulated run can
+// start from the state a long warm-up would leave (docs/METHODOLOGY.md).
 
 #include <memory>
 #include <string>
@@ -52,10 +55,15 @@ class BlockDevice {
   // A short type name for reports: "ram", "file", "nvme", "stripe", ...
   virtual std::string Kind() const = 0;
   // A hint that request `op` at `offset` will be submitted `distance` requests
-  // from now (1 or 2), so a layer can bring the metadata it will look up into
-  // the CPU cache while the requests in between run: a software prefetch,
-  // no I/O and no effect on any result. The simulated runner draws its
-  // requests two ahead and hints them (bench/lab/Runner.cc). Default: nothing.
+  // from now (0, 1 or 2), so a layer can bring the metadata it will look up
+  // into the CPU cache while the requests in between run: a software
+  // prefetch, no I/O and no effect on any result. Each stage goes one
+  // dependent load deeper, reading what the stage before fetched: 2 the
+  // index bucket, 1 its first entry, 0 (the request is close: a few
+  // requests away) the entry after and the replacement policy's links. The
+  // simulated runner draws its requests two ahead and hints them at 2 and 1
+  // (bench/lab/Runner.cc); the functional warmer hints at 2, 1 and 0
+  // (bench/lab/FunctionalWarmup.cc). Default: nothing.
   virtual void PrefetchHint(IoOp op, std::uint64_t offset, int distance) {}
 
   // Describes [offset, offset + length) as consecutive extents starting at
@@ -83,6 +91,29 @@ class BlockDevice {
   Status QueryAllocation(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                          AllocationMap* out) const;
 
+  // Functional warming: applies to this device's state, and through it to
+  // the stack below, what `req` would leave behind once done, at once and
+  // without I/O, time or completion: a cache's residency, replacement order,
+  // admission history and dirty lines; a tier's heat and extent placement.
+  // Background work that would run meanwhile is assumed to keep up (a
+  // write-back cache destages down to its low watermark as it goes).
+  // Returns how many cache lines or extents the request placed (a line
+  // promoted or allocated, an extent mapped), the warmer's measure of how
+  // far the state still moves (bench/lab/FunctionalWarmup.h).
+  //
+  // Contract: only on a stack that does not RequiresData() (the state of a
+  // data-carrying stack would claim contents nobody wrote), only while no
+  // request is in flight anywhere in the stack, and only with requests that
+  // Submit would accept (unchecked: the warmer draws them from a job's own
+  // stream). Devices without such state (leaves, delay, fault) do nothing;
+  // targets pass the request on as Submit would split it. Synchronous.
+  std::uint64_t Warm(const IoRequest& req) { return WarmImpl(req); }
+  // What background work would have done by now, at once: fills still
+  // pending land, a tier target runs a migration pass and applies its moves.
+  // The warmer calls it between windows and when it ends. Same contract as
+  // Warm. Returns lines or extents placed.
+  std::uint64_t WarmSettle() { return WarmSettleImpl(); }
+
   const std::string& name() const { return name_; }
   Engine& engine() const { return engine_; }
   // Counters, with the in-flight time integrated up to Now().
@@ -107,6 +138,10 @@ class BlockDevice {
   virtual void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                               AllocationMap& out) const;
 
+  // Warm's work. Default: no state of its own and no child (a leaf).
+  virtual std::uint64_t WarmImpl(const IoRequest& req) { return 0; }
+  // WarmSettle's work. Default: settles every child (Children()).
+  virtual std::uint64_t WarmSettleImpl();
   // Completes a request that SubmitImpl accepted: updates accounting, then
   // runs the callback. Call from engine tasks, not from inside SubmitImpl.
   void Finish(IoCallback& done, Status status) {

@@ -10,6 +10,7 @@
 //   PrefetchHint                   passed to the child
 //   SubmitImpl                     Forward: the request unchanged to the
 //                                  child, completed with the child's status
+//   Warm                           passed to the child
 //
 // A subclass that changes the data on the way (a cache holding lines the
 // child lacks, writes lost on purpose) overrides what no longer holds.
@@ -40,6 +41,7 @@ class ForwardingTarget : public BlockDevice {
   ForwardingTarget(Engine& engine, std::string name, BlockDevice& child);
 
   void SubmitImpl(const IoRequest& req, IoCallback done) override { Forward(req, std::move(done)); }
+  std::uint64_t WarmImpl(const IoRequest& req) override { return child_->Warm(req); }
   void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                       AllocationMap& out) const override;
 

@@ -13,12 +13,8 @@ LinearTarget::LinearTarget(Engine& engine, std::string name,
   }
 }
 
-void LinearTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  if (req.op == IoOp::kFlush) {
-    SubmitToAll(req, std::move(done));
-    return;
-  }
-  SplitIo* s = StartSplit(std::move(done));
+template <class F>
+void LinearTarget::ForEachPiece(const IoRequest& req, F&& f) const {
   // Index of the child holding req.offset: the last start <= offset.
   std::size_t i =
       std::upper_bound(starts_.begin(), starts_.end(), req.offset) - starts_.begin() - 1;
@@ -31,11 +27,29 @@ void LinearTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     piece.offset = in_child;
     piece.length = n;
     if (req.data != nullptr) piece.data = req.data + (off - req.offset);
-    SubmitPiece(s, i, piece);
+    f(i, piece);
     off += n;
     left -= n;
     ++i;
   }
+}
+
+void LinearTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  if (req.op == IoOp::kFlush) {
+    SubmitToAll(req, std::move(done));
+    return;
+  }
+  SplitIo* s = StartSplit(std::move(done));
+  ForEachPiece(req, [this, s](std::size_t i, const IoRequest& piece) { SubmitPiece(s, i, piece); });
+}
+
+std::uint64_t LinearTarget::WarmImpl(const IoRequest& req) {
+  if (req.op == IoOp::kFlush) return 0;
+  std::uint64_t placed = 0;
+  ForEachPiece(req, [this, &placed](std::size_t i, const IoRequest& piece) {
+    placed += children_[i]->Warm(piece);
+  });
+  return placed;
 }
 
 void LinearTarget::AllocationImpl(std::uint64_t offset, std::uint64_t length,

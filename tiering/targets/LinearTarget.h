@@ -22,11 +22,17 @@ class LinearTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  std::uint64_t WarmImpl(const IoRequest& req) override;
   // Each child asked for its piece, in order.
   void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                       AllocationMap& out) const override;
 
  private:
+  // Calls f(child index, piece) for each child's piece of `req` (not a
+  // flush), in volume order.
+  template <class F>
+  void ForEachPiece(const IoRequest& req, F&& f) const;
+
   std::vector<std::uint64_t> starts_;  // volume offset of each child
   std::uint64_t size_ = 0;
 };

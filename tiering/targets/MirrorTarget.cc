@@ -50,4 +50,12 @@ void MirrorTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   SubmitToAll(req, std::move(done));  // writes, discards and flushes go to every leg
 }
 
+std::uint64_t MirrorTarget::WarmImpl(const IoRequest& req) {
+  if (req.op == IoOp::kFlush || children_.empty()) return 0;
+  if (req.op == IoOp::kRead) return children_.front()->Warm(req);
+  std::uint64_t placed = 0;
+  for (const auto& leg : children_) placed += leg->Warm(req);
+  return placed;
+}
+
 }  // namespace tierlab

@@ -24,6 +24,9 @@ class MirrorTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Writes and discards warm every leg; a read the first (which leg serves
+  // a read depends on queue depths, which functional warming has none of).
+  std::uint64_t WarmImpl(const IoRequest& req) override;
 
  private:
   struct ReadCtx {

@@ -16,12 +16,8 @@ StripeTarget::StripeTarget(Engine& engine, std::string name,
   size_ = per_child * children_.size();
 }
 
-void StripeTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  if (req.op == IoOp::kFlush) {
-    SubmitToAll(req, std::move(done));
-    return;
-  }
-  SplitIo* s = StartSplit(std::move(done));
+template <class F>
+void StripeTarget::ForEachPiece(const IoRequest& req, F&& f) const {
   const std::uint64_t n = children_.size();
   std::uint64_t off = req.offset;
   std::uint64_t left = req.length;
@@ -36,10 +32,28 @@ void StripeTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     piece.offset = (chunk / n) * chunk_ + in_chunk;
     piece.length = len;
     if (req.data != nullptr) piece.data = req.data + (off - req.offset);
-    SubmitPiece(s, chunk % n, piece);
+    f(chunk % n, piece);
     off += len;
     left -= len;
   }
+}
+
+void StripeTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  if (req.op == IoOp::kFlush) {
+    SubmitToAll(req, std::move(done));
+    return;
+  }
+  SplitIo* s = StartSplit(std::move(done));
+  ForEachPiece(req, [this, s](std::size_t i, const IoRequest& piece) { SubmitPiece(s, i, piece); });
+}
+
+std::uint64_t StripeTarget::WarmImpl(const IoRequest& req) {
+  if (req.op == IoOp::kFlush) return 0;
+  std::uint64_t placed = 0;
+  ForEachPiece(req, [this, &placed](std::size_t i, const IoRequest& piece) {
+    placed += children_[i]->Warm(piece);
+  });
+  return placed;
 }
 
 void StripeTarget::AllocationImpl(std::uint64_t offset, std::uint64_t length,

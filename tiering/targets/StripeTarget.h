@@ -23,12 +23,18 @@ class StripeTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  std::uint64_t WarmImpl(const IoRequest& req) override;
   // Each child is asked once, for the run of its chunks the range touches;
   // the answers are then interleaved chunk by chunk.
   void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                       AllocationMap& out) const override;
 
  private:
+  // Calls f(child index, piece) for each chunk `req` (not a flush) touches,
+  // in volume order.
+  template <class F>
+  void ForEachPiece(const IoRequest& req, F&& f) const;
+
   std::uint64_t chunk_;
   std::uint64_t size_ = 0;
 };

@@ -228,7 +228,7 @@ TierTarget::AllocResult TierTarget::EnsureMapped(std::uint64_t first, std::uint6
       return pending_frees_.empty() && active_.empty() ? AllocResult::kNoSpace : AllocResult::kWait;
     }
     MapExtent(e, {*t, *free_[*t].Allocate()});
-    if (*t + 1 < tiers_.size() &&
+    if (!warming_ && *t + 1 < tiers_.size() &&
         static_cast<double>(free_[*t].used()) >
             config_.fill_threshold * static_cast<double>(free_[*t].slots())) {
       RequestPass(engine().Now());  // rotate cold extents down before the tier fills

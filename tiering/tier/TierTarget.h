@@ -141,6 +141,15 @@ class TierTarget final : public BlockDevice {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  // Functional warming (BlockDevice::Warm; TierWarm.cc): heat as requests
+  // add it (no decay: warming takes no time), extents mapped by the
+  // placement policy on first write, whole-extent discards unmapped, and the
+  // pieces passed to the tiers' Warm. Not counted in tier_stats().
+  std::uint64_t WarmImpl(const IoRequest& req) override;
+  // Migration passes planned as the schedule would plan them and applied at
+  // once (no copy), until a pass moves nothing; then the tiers settle.
+  // Returns the extents moved (and what the tiers placed).
+  std::uint64_t WarmSettleImpl() override;
 
  private:
   struct Request;
@@ -207,6 +216,8 @@ class TierTarget final : public BlockDevice {
   void AfterMigrationsDrain();
   Nanos NextPassTime() const;
   std::byte* TakeBuffer();
+  // TierWarm.cc: a planned move applied at once; false if it cannot be now.
+  bool WarmMove(const Move& m, bool* stale);
 
   std::vector<std::unique_ptr<BlockDevice>> tiers_;
   TierConfig config_;
@@ -256,6 +267,9 @@ class TierTarget final : public BlockDevice {
 
   ObjectPool<Request> requests_;
   ObjectPool<ChunkOp> chunk_ops_;
+
+  // Functional warming: no pass is scheduled meanwhile (WarmSettle runs it).
+  bool warming_ = false;
 };
 
 }  // namespace tierlab

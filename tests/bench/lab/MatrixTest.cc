@@ -11,6 +11,7 @@
 
 #include "bench/lab/Matrix.h"
 #include "bench/lab/MatrixRunner.h"
+#include "bench/workload/WorkloadGenerator.h"
 #include "layouts/MatrixSpec.h"
 
 namespace tierlab {
@@ -47,6 +48,33 @@ nlohmann::json Tiny() {
             {"numjobs", 1},
             {"iodepth", 8}}},
           {"axes", {{"bs", {"4k", "8k"}}}}};
+}
+
+// A fleet profile's VM count as an axis: each cell's VMs share the same
+// working set, each on its own part of it (split_size), however many there
+// are.
+TEST(MatrixTest, AVmCountAxisGivesEachVmItsPartOfTheWorkingSet) {
+  const ExpandedMatrix m = MustExpand({{"layouts", {"nvme2+hdd4"}},
+                                       {"profiles", {"vmfleet-general-w0"}},
+                                       {"axes", {{"numjobs", {2, 5, 16}}}}});
+  ASSERT_EQ(m.cells.size(), 3u);
+  const std::uint64_t volume = 512ull << 30;  // nvme2+hdd4's four 128 GiB HDDs
+  for (const MatrixCell& c : m.cells) {
+    const auto vms = c.axes.at(0).second.get<std::uint32_t>();
+    ASSERT_EQ(c.profile.numjobs, vms) << c.label;
+    EXPECT_TRUE(c.profile.split_size) << c.label;
+    const std::uint64_t ba = c.profile.min_bs();
+    const std::uint64_t part = SplitSizePart(c.profile, volume, ba);
+    const std::uint64_t working_set = c.profile.size.Resolve(volume, ba);
+    EXPECT_LE(part * vms, working_set) << c.label;
+    EXPECT_GT(part * vms, working_set - vms * ba) << c.label;
+    for (std::uint32_t j = 0; j < vms; ++j) {
+      auto g = WorkloadGenerator::Create(c.profile, volume, 4096, j);
+      ASSERT_TRUE(g.ok()) << g.error().message;
+      EXPECT_EQ(g->region_begin(), j * part) << c.label << " VM " << j;
+      EXPECT_EQ(g->region_end(), (j + 1) * part) << c.label << " VM " << j;
+    }
+  }
 }
 
 TEST(MatrixTest, CartesianProductInDocumentedOrder) {

@@ -80,6 +80,38 @@ TEST(JobFilesTest, OffsetsAndIncrementsWidenTheFile) {
   EXPECT_EQ(l.files[0].region.length, 1 * kMiB + 1 * kMiB + 2 * 2 * kMiB);
 }
 
+// split_size over files: each clone's own files hold its part of size; in a
+// file the clones name together, each clone's part lies one part further on.
+TEST(JobFilesTest, SplitSizeSharesTheSizeAmongTheClonesFiles) {
+  const auto own = Lay(Parse("[a]\nnumjobs=2\nnrfiles=2\nsize=4m\nsplit_size\n"));
+  ASSERT_EQ(own.files.size(), 4u);
+  for (std::size_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(own.files[f].region, (FileRegion{f * kMiB, kMiB})) << own.files[f].name;
+  }
+  EXPECT_EQ(own.files[2].name, "a.1.0");
+
+  const auto ps = Parse("[a]\nfilename=f\nnumjobs=4\nsize=4m\nsplit_size\n");
+  const auto shared = Lay(ps);
+  ASSERT_EQ(shared.files.size(), 1u);
+  EXPECT_EQ(shared.files[0].region, (FileRegion{0, 4 * kMiB}));
+  for (std::uint32_t j = 0; j < 4; ++j) {
+    const Profile q = ProfileForFile(ps[0], 64 * kMiB, 512, 0, 1, 4 * kMiB);
+    auto g = WorkloadGenerator::Create(q, 4 * kMiB, 512, j);
+    ASSERT_TRUE(g.ok()) << g.error().message;
+    EXPECT_EQ(g->region_begin(), j * kMiB);
+    EXPECT_EQ(g->region_end(), (j + 1) * kMiB);
+  }
+
+  // A named file no job sizes is the whole device, shared the same way.
+  const auto whole = Parse("[a]\nfilename=/dev/sdb\nnumjobs=4\nsplit_size\n");
+  ASSERT_EQ(Lay(whole).files[0].region, (FileRegion{0, 64 * kMiB}));
+  const Profile q = ProfileForFile(whole[0], 64 * kMiB, 512, 0, 1, 64 * kMiB);
+  auto g = WorkloadGenerator::Create(q, 64 * kMiB, 512, 3);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->region_begin(), 48 * kMiB);
+  EXPECT_EQ(g->region_end(), 64 * kMiB);
+}
+
 TEST(JobFilesTest, FilesFioWouldCreateNeedASizeAndAllMustFit) {
   auto none = LayOutFiles(Parse("[a]\nnrfiles=2\n"), 64 * kMiB, 512);
   ASSERT_FALSE(none.ok());

@@ -6,6 +6,7 @@
 #include "bench/workload/BuiltinProfiles.h"
 #include "bench/workload/FioJobFile.h"
 #include "bench/workload/FioUnits.h"
+#include "bench/workload/FleetProfiles.h"
 #include "bench/workload/Profile.h"
 
 namespace tierlab {
@@ -393,9 +394,12 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
                                           "hcibench-4k-50rand-r70",
                                           "hcibench-4k-50rand-r100"};
   std::set<std::string> listed;
+  std::set<std::string> fleet;  // FleetProfilesTest checks these
+  for (const auto& b : FleetProfiles()) fleet.insert(std::string(b.info.name));
   for (const auto& b : BuiltinProfileList()) {
     listed.insert(std::string(b.name));
     EXPECT_FALSE(b.description.empty()) << b.name;
+    EXPECT_FALSE(b.source.empty()) << b.name;
     EXPECT_EQ(b.description.find('\n'), std::string_view::npos);
     auto p = FindBuiltinProfile(b.name);
     ASSERT_TRUE(p.ok()) << b.name;
@@ -405,6 +409,7 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(*back, *p) << b.name;
   }
+  for (const std::string& name : fleet) EXPECT_EQ(listed.erase(name), 1u) << name;
   EXPECT_EQ(listed, expected);
 
   auto p7030 = FindBuiltinProfile("4k-70-30");
@@ -427,6 +432,40 @@ TEST(BuiltinProfilesTest, ListIsCompleteAndEveryProfileIsValid) {
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("valid: 4k-randread"), std::string::npos);
   EXPECT_EQ(ExpandProfileName("8k-70-30")->size(), 1u);
+}
+
+TEST(ProfileTest, SplitSizeIsWrittenOnlyWhenSetAndRefusesOffsetIncrement) {
+  auto p = ParseProfileJson(
+      json{{"name", "vm"}, {"numjobs", 4}, {"size", "40%"}, {"split_size", true}}, "x.json");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->split_size);
+  EXPECT_EQ(ToJson(*p).at("split_size"), true);
+  // Unset, the key is left out: the JSON of every other profile (and the
+  // matrix cell ids hashed from it) is what it was before the key existed.
+  EXPECT_FALSE(ToJson(Profile{}).contains("split_size"));
+  auto fio = ParseFioJobFile("[vm]\nnumjobs=4\nsize=40%\nsplit_size\n", "t.fio", false);
+  ASSERT_TRUE(fio.ok()) << fio.error().message;
+  EXPECT_EQ(fio->front(), *p);
+
+  auto bad = ParseProfileJson(json{{"numjobs", 4}, {"split_size", 1}, {"offset_increment", "10%"}},
+                              "x.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message.rfind("x.json: offset_increment: not with split_size", 0), 0u)
+      << bad.error().message;
+}
+
+TEST(ProfileTest, SplitSizePartIsEachJobsShareRoundedToTheAlignment) {
+  Profile p;
+  p.numjobs = 3;
+  p.has_size = true;
+  p.size = SizeSpec{0, 30, true};
+  const std::uint64_t volume = 1000ull << 20;
+  const std::uint64_t total = p.size.Resolve(volume, 4096);
+  EXPECT_EQ(SplitSizePart(p, volume, 4096), total / 3 / 4096 * 4096);
+  // Without a size, the rest of the volume after offset is shared.
+  p.has_size = false;
+  p.offset = SizeSpec{100ull << 20, 0, false};
+  EXPECT_EQ(SplitSizePart(p, volume, 4096), (volume - (100ull << 20)) / 3 / 4096 * 4096);
 }
 
 TEST(ProfileTest, OutstandingRequestsPerRunAreCapped) {

@@ -1,0 +1,85 @@
+// The cache phases of a run: each round named from counter deltas, in the
+// documented order, equal neighbours joined; and what a real run reports.
+
+#include "bench/lab/CachePhases.h"
+
+#include <gtest/gtest.h>
+
+#include "bench/lab/RunCell.h"
+
+namespace tierlab {
+namespace {
+
+CacheStats Base() {
+  CacheStats s;
+  s.capacity_lines = 10000;
+  s.dirty_lines = 2000;
+  return s;
+}
+
+TEST(CachePhasesTest, EachRoundIsNamedByTheFirstRuleThatHolds) {
+  const CacheStats a = Base();
+  CacheStats b = a;
+  EXPECT_EQ(ClassifyCacheRound(a, b), "steady");
+  b.read_requests = 1000;
+  b.promotions = 11;  // more than 1 % of the reads
+  EXPECT_EQ(ClassifyCacheRound(a, b), "warming");
+  b.destaged_bytes = 4096;
+  b.dirty_lines = a.dirty_lines - 50;  // within 1 % of the cache
+  EXPECT_EQ(ClassifyCacheRound(a, b), "destaging");
+  b.dirty_lines = a.dirty_lines - 500;  // destage draining faster: not equilibrium
+  EXPECT_EQ(ClassifyCacheRound(a, b), "warming");
+  b.dirty_lines = a.dirty_lines + 101;  // grew by more than 1 %
+  EXPECT_EQ(ClassifyCacheRound(a, b), "absorbing");
+  b.write_throttled = 1;
+  EXPECT_EQ(ClassifyCacheRound(a, b), "throttled");
+}
+
+TEST(CachePhasesTest, EqualRoundsJoinAndTimesAreFromTheOrigin) {
+  CacheStats s = Base();
+  CachePhases p(kSecond, s);
+  for (int i = 2; i <= 4; ++i) {
+    s.dirty_lines += 500;
+    p.Round(i * kSecond, s);
+  }
+  s.write_throttled = 7;
+  p.Round(5 * kSecond, s);
+  const nlohmann::json j = p.Json(kSecond);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["phase"], "absorbing");
+  EXPECT_EQ(j[0]["rounds"], 3);
+  EXPECT_DOUBLE_EQ(j[0]["start_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(j[1]["end_s"].get<double>(), 4.0);
+  EXPECT_EQ(j[1]["phase"], "throttled");
+}
+
+TEST(CachePhasesTest, ARandomWriteBurstIsAbsorbedThenThrottled) {
+  // 4k random writes into a 64 Ki-line write-back cache over one HDD: the
+  // cache absorbs them at NVMe speed until the high watermark (32 Ki lines,
+  // well over one 100 ms round), then writes wait for destage to the disk.
+  auto layout = ParseLayoutJson(
+      {{"name", "l"},
+       {"tiers",
+        {{{"name", "c"}, {"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "512m"}},
+         {{"name", "h"}, {"preset", "hdd-7200"}, {"count", 1}, {"capacity", "4g"}}}},
+       {"cache", {{"tier", "c"}, {"write", "writeback"}, {"capacity", "256m"}}}},
+      "test");
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  auto p = ParseProfileJson({{"rw", "randwrite"},
+                             {"bs", "4k"},
+                             {"iodepth", 16},
+                             {"size", "1g"},
+                             {"runtime", "2s"},
+                             {"time_based", true}},
+                            "test");
+  ASSERT_TRUE(p.ok());
+  auto runs = RunCell(*layout, Workload{std::vector<Profile>{*p}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const nlohmann::json& phases = (*runs)[0].json["jobs"][0]["phases"];
+  ASSERT_GE(phases.size(), 2u) << phases.dump();
+  EXPECT_EQ(phases[0]["phase"], "absorbing") << phases.dump();
+  EXPECT_EQ(phases.back()["phase"], "throttled") << phases.dump();
+}
+
+}  // namespace
+}  // namespace tierlab
