@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -190,15 +191,31 @@ int Outcome(const CellRun& c) {
     }
   }
   const auto& job = c.json["jobs"][0];
-  if (job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) code = kExitIo;
+  const JobErrors& errors = c.run.errors;
+  if (c.replay && job["read"].value("errors", 0) + job["write"].value("errors", 0) > 0) {
+    code = kExitIo;
+  }
+  if (errors.ended_job) {
+    // As fio's exit status: a job that an error ended fails the run; a
+    // verify mismatch or a missed latency_target is a failed check.
+    std::fprintf(stderr, "tierlab: %s: %s ended the job (continue_on_error: %s)\n",
+                 c.profile.name.c_str(), ErrnoName(errors.error).c_str(),
+                 ContinueOnErrorText(c.profile.continue_on_error).c_str());
+    code = errors.error == EILSEQ || errors.error == ETIMEDOUT ? kExitCheckFailed : kExitIo;
+  }
+  if (errors.total > 0) {
+    std::fprintf(stderr,
+                 "tierlab: %s: went on after %llu error(s), the first %s (continue_on_error)\n",
+                 c.profile.name.c_str(), static_cast<unsigned long long>(errors.total),
+                 ErrnoName(errors.first).c_str());
+  }
   if (c.run.verify.mismatches > 0) {
-    // Data read back is not what was written: the check failed.
+    // Data read back is not what was written.
     std::fprintf(stderr,
                  "tierlab: %s: verify: %llu read(s) differ from what was written, first at "
                  "offset %llu\n",
                  c.profile.name.c_str(), static_cast<unsigned long long>(c.run.verify.mismatches),
                  static_cast<unsigned long long>(c.run.verify.first_bad.front()));
-    code = std::max(code, static_cast<int>(kExitCheckFailed));
   } else if (c.run.verify.enabled && !c.run.verify.checked && c.profile.verify != "null") {
     std::fprintf(stderr,
                  "tierlab: %s: verify: nothing checked, the volume carries no data (use --real "

@@ -25,6 +25,7 @@ Expected<std::unique_ptr<FioLogs>> FioLogs::Open(const Profile& p, std::uint32_t
   std::unique_ptr<FioLogs> logs(new FioLogs());
   logs->avg_ = Nanos{p.log_avg_msec} * kMilli;
   logs->offsets_ = p.log_offset;
+  logs->log_prio_ = p.priorities.log_prio;
   auto name = [&](const std::optional<std::string>& n) { return n->empty() ? p.name : *n; };
   const std::string n = "." + std::to_string(index) + ".log";
   if (p.write_bw_log) logs->paths_[kBw] = name(p.write_bw_log) + "_bw" + n;
@@ -53,30 +54,37 @@ FioLogs::~FioLogs() {
 }
 
 void FioLogs::Line(Kind k, std::uint64_t ms, std::uint64_t value, int ddir, std::uint64_t bs,
-                   std::uint64_t offset) {
+                   std::uint64_t offset, std::uint32_t prio) {
   std::FILE* f = files_[k];
   if (f == nullptr) return;
-  if (offsets_) {
-    std::fprintf(f, "%" PRIu64 ", %" PRIu64 ", %d, %" PRIu64 ", %" PRIu64 ", 0\n", ms, value, ddir,
-                 bs, offset);
+  // fio's priority column: the value in hex with log_prio, else 1 for RT.
+  char column[16];
+  if (log_prio_) {
+    std::snprintf(column, sizeof column, "0x%04x", prio);
   } else {
-    std::fprintf(f, "%" PRIu64 ", %" PRIu64 ", %d, %" PRIu64 ", 0\n", ms, value, ddir, bs);
+    std::snprintf(column, sizeof column, "%d", IoprioIsRt(prio) ? 1 : 0);
+  }
+  if (offsets_) {
+    std::fprintf(f, "%" PRIu64 ", %" PRIu64 ", %d, %" PRIu64 ", %" PRIu64 ", %s\n", ms, value, ddir,
+                 bs, offset, column);
+  } else {
+    std::fprintf(f, "%" PRIu64 ", %" PRIu64 ", %d, %" PRIu64 ", %s\n", ms, value, ddir, bs, column);
   }
 }
 
 void FioLogs::Add(IoOp op, Nanos t, std::uint64_t length, std::uint64_t offset, Nanos lat,
-                  Nanos clat) {
+                  Nanos clat, std::uint32_t prio) {
   const int d = Ddir(op);
   if (d < 0 || t < 0) return;
   if (avg_ == 0) {
     const auto ms = static_cast<std::uint64_t>(t / kMilli);
     const auto ulat = static_cast<std::uint64_t>(std::max<Nanos>(lat, 0));
     const auto uclat = static_cast<std::uint64_t>(std::max<Nanos>(clat, 0));
-    Line(kBw, ms, uclat > 0 ? length * 1'000'000 / uclat : 0, d, length, offset);
-    Line(kIops, ms, 1, d, length, offset);
-    Line(kLat, ms, ulat, d, length, offset);
-    Line(kClat, ms, uclat, d, length, offset);
-    Line(kSlat, ms, 0, d, length, offset);
+    Line(kBw, ms, uclat > 0 ? length * 1'000'000 / uclat : 0, d, length, offset, prio);
+    Line(kIops, ms, 1, d, length, offset, prio);
+    Line(kLat, ms, ulat, d, length, offset, prio);
+    Line(kClat, ms, uclat, d, length, offset, prio);
+    Line(kSlat, ms, 0, d, length, offset, prio);
     return;
   }
   const auto w = static_cast<std::uint64_t>(t / avg_);
@@ -99,16 +107,16 @@ void FioLogs::FlushWindow() {
   for (int d = 0; d < 3; ++d) {
     const Window& s = dirs_[d];
     if (s.ops == 0) continue;
-    Line(kBw, end_ms, s.bytes * 1000 / avg_ms / 1024, d, 0, 0);
-    Line(kIops, end_ms, s.ops * 1000 / avg_ms, d, 0, 0);
+    Line(kBw, end_ms, s.bytes * 1000 / avg_ms / 1024, d, 0, 0, 0);
+    Line(kIops, end_ms, s.ops * 1000 / avg_ms, d, 0, 0, 0);
   }
   for (int d = 0; d < 3; ++d) {
     const Window& s = dirs_[d];
     if (s.ops == 0) continue;
     const double n = static_cast<double>(s.ops);
-    Line(kLat, end_ms, static_cast<std::uint64_t>(s.lat_sum / n + 0.5), d, 0, 0);
-    Line(kClat, end_ms, static_cast<std::uint64_t>(s.clat_sum / n + 0.5), d, 0, 0);
-    Line(kSlat, end_ms, 0, d, 0, 0);
+    Line(kLat, end_ms, static_cast<std::uint64_t>(s.lat_sum / n + 0.5), d, 0, 0, 0);
+    Line(kClat, end_ms, static_cast<std::uint64_t>(s.clat_sum / n + 0.5), d, 0, 0, 0);
+    Line(kSlat, end_ms, 0, d, 0, 0, 0);
   }
   dirs_ = {};
 }

@@ -151,6 +151,10 @@ std::string FormatTerse(const nlohmann::json& doc) {
       }
       Add(out, ";%3.2f%%", Dbl(d, "util"));
     }
+    // fio's continue_on_error fields, after the disks.
+    if (job.contains("total_err")) {
+      Add(out, ";%" PRIu64 ";%" PRIu64, U64(job, "total_err"), U64(job, "first_error"));
+    }
     out += "\n";
   }
   return out;

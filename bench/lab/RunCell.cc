@@ -53,6 +53,10 @@ class CellRunner {
     DeviceWindow whole;
     whole.Begin(volume_);
     bool ended_run = false;  // exit_what=all: the later sections do nothing
+    // fio's thread numbers, for dedupe_global: every job of the run, in order.
+    std::uint32_t run_jobs = 0;
+    for (const Profile& p : profiles) run_jobs += p.numjobs;
+    std::uint32_t first_job = 0;
     for (std::size_t first = 0; first < profiles.size();) {
       std::size_t end = first + 1;
       while (end < profiles.size() && !profiles[end].stonewall) ++end;
@@ -76,6 +80,9 @@ class CellRunner {
             if (*slot) (*slot)->Round(now, cache->cache_stats());
           };
         }
+        w.first_job = first_job;
+        w.run_jobs = run_jobs;
+        first_job += profiles[i].numjobs;
         work.push_back(std::move(w));
       }
       // The phases before the timed run (Preparation.h, FunctionalWarmup.h);

@@ -172,7 +172,26 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                      {"bytes_checked", r.verify.bytes_checked},
                      {"mismatches", r.verify.mismatches},
                      {"first_bad_offsets", r.verify.first_bad}};
-    if (r.verify.mismatches > 0) job["error"] = 84;  // fio's EILSEQ for a verify failure
+  }
+  // fio's: the error that ended a job (84, EILSEQ: a verify mismatch), or
+  // the first one continue_on_error went on after; the counts only when
+  // the job continues after some errors.
+  if (p.priorities.per_io()) {  // fio's per-priority completion latencies
+    for (const auto& [d, dir] : {std::pair{0, "read"}, std::pair{1, "write"}}) {
+      nlohmann::json prios = r.prios.Json(d);
+      if (!prios.is_null() && job.contains(dir)) job[dir]["prios"] = std::move(prios);
+    }
+  }
+  if (p.latency_target != 0) {  // fio's keys and units (fio prints them on every job)
+    job["latency_depth"] = r.latency_depth;
+    job["latency_target"] = p.latency_target;  // ns
+    job["latency_percentile"] = p.latency_percentile;
+    job["latency_window"] = p.latency_window / kMicro;  // us
+  }
+  job["error"] = r.errors.error;
+  if (p.continue_on_error.any()) {
+    job["total_err"] = r.errors.total;
+    job["first_error"] = r.errors.first;
   }
   // tierlab's: issued I/Os by size per direction, ramp included.
   nlohmann::json by_size = nlohmann::json::object();

@@ -1,17 +1,24 @@
 #include "bench/lab/Runner.h"
 
 #include <algorithm>
+#include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/lab/LatencyTarget.h"
+#include "bench/lab/VerifyBacklog.h"
 #include "bench/lab/VerifyOracle.h"
+#include "bench/workload/FioPattern.h"
 #include "bench/workload/JobStream.h"
 #include "bench/workload/Random.h"
+#include "bench/workload/WriteData.h"
 #include "tiering/core/AlignedBuffer.h"
 
 namespace tierlab {
@@ -29,9 +36,12 @@ struct Slot {
   IoOp op = IoOp::kRead;
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
-  bool verify_read = false;     // a read of the job's verify phase
-  bool end_flush = false;       // end_fsync / fsync_on_close: not measured
-  Status status = Status::kOk;  // batched reaping: completed, not yet reaped
+  bool verify_read = false;         // a read-back (verify phase or verify_backlog)
+  std::uint64_t write_id = 0;       // a logged write (WrittenExtents), until it completes
+  std::uint32_t prio = 0;           // fio's I/O priority value (IoPriority.h)
+  std::uint64_t oracle_serial = 0;  // a write the oracle knows, until it completes
+  bool end_flush = false;           // end_fsync / fsync_on_close: not measured
+  Status status = Status::kOk;      // batched reaping: completed, not yet reaped
 };
 
 struct Job {
@@ -98,6 +108,10 @@ struct Job {
   bool verifying = false;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> to_verify;  // (offset, length)
   std::size_t verify_next = 0;
+  std::optional<VerifyBacklog> backlog;  // verify_backlog: read-backs while writing
+  Xoshiro256 prio_rng;                   // cmdprio's draws
+  std::optional<WriteData> data;         // fio's buffer options, when data is carried
+  bool last_was_read = false;
   // fio's flow (FlowControl.h) and exitall.
   std::uint64_t flow_count = 0;     // I/Os the flow has let through
   bool flow_held = false;           // held back: waiting, or draining and sleeping
@@ -109,6 +123,21 @@ struct Job {
   bool started = false;
   bool ended = false;
   bool terminated = false;  // exitall: another job's end stopped this one
+  // fio's latency_target: the search (none without it), the reads and
+  // writes it has heard of, a drain owed before the next issue (fio's
+  // io_u_quiesce), and, at the final run, figures to start afresh after it.
+  std::optional<LatencyTarget> lat;
+  bool lat_started = false;
+  std::uint64_t rw_done = 0;
+  bool draining = false;
+  bool restart_figures = false;
+  std::uint64_t count_base = 0;  // number_ios counts from here
+  // Errors (fio's continue_on_error): the one that ended the job, and the
+  // ones it went on after.
+  bool failed = false;
+  int error = 0;
+  std::uint64_t total_err = 0;
+  int first_error = 0;
 };
 
 // The sections running together: the engine stops when the last has ended
@@ -131,6 +160,8 @@ class Run {
         oracle_(w.oracle),
         flows_(p_.flow != 0 ? w.flows : nullptr),
         groupid_(w.groupid),
+        first_job_(w.first_job),
+        run_jobs_(w.run_jobs),
         exitall_(w.exitall),
         terminated_(w.terminated) {}
 
@@ -146,11 +177,26 @@ class Run {
       jobs_.push_back(std::make_unique<Job>(std::move(g.value())));
     }
     planned_ios_ = 0;
+    if (per_io_prio_) {
+      r_.prios.Declare(0, p_.priorities.Values(0));
+      r_.prios.Declare(1, p_.priorities.Values(1));
+    }
     r_.verify.enabled = !p_.verify.empty();
     r_.verify.checked = r_.verify.enabled && data && p_.verify != "null" && oracle_ != nullptr;
+    if (r_.verify.enabled && !p_.verify_pattern.empty() && oracle_ != nullptr) {
+      auto pattern = ParseFioPattern(p_.verify_pattern, /*allow_offsets=*/true);
+      if (!pattern)
+        return MakeError("profile '" + p_.name + "': verify_pattern: " + pattern.error().message);
+      // fio's verify=pattern has no headers; every other method has them.
+      pattern_style_ = oracle_->AddPatternStyle(
+          {std::move(*pattern), p_.verify_interval_bytes(), p_.verify != "pattern"});
+    }
     for (auto& job : jobs_) {
       Job* jp = job.get();
       jp->verify_pending = r_.verify.enabled && p_.do_verify && p_.read_percent() < 100;
+      if (jp->verify_pending && p_.verify_backlog != 0) {
+        jp->backlog.emplace(p_.verify_backlog, p_.verify_backlog_batch);
+      }
       jp->interval = jp->gen.rate_interval();
       jp->rate_bps = p_.effective_rate();
       if (p_.rate_poisson && jp->open_loop()) {
@@ -165,6 +211,18 @@ class Run {
         jp->interval = jp->poisson_mean;
       }
       jp->batched = p_.batched_reaping();
+      jp->prio_rng.Seed(DeriveSeed(p_.randseed, 0x9810, &job - jobs_.data()));
+      if (data && p_.write_data.any()) {
+        auto pattern = ParseFioPattern(p_.write_data.pattern, /*allow_offsets=*/false);
+        jp->data.emplace(p_.write_data, pattern ? std::move(*pattern) : FioPattern{}, p_.randseed,
+                         first_job_ + static_cast<std::uint32_t>(&job - jobs_.data()), run_jobs_,
+                         p_.has_size ? p_.size.Resolve(v_.Size(), v_.BlockSize()) : v_.Size(),
+                         MinWrite());
+      }
+      if (p_.latency_target != 0) {
+        jp->lat.emplace(LatencyTarget::Spec{p_.latency_target, p_.latency_window,
+                                            p_.latency_percentile, p_.latency_run, p_.iodepth});
+      }
       jp->terminated = terminated_;
       if (flows_ != nullptr) flows_->Schedule(p_.flow_id);
       planned_ios_ += jp->gen.io_count_limit();
@@ -273,8 +331,17 @@ class Run {
         for (const auto& c : j->by_size[d]) r_.issued_by_size[d][c.size] += c.count;
       }
       r_.issued_flushes += j->flushes;
+      // fio's group report: the first job's error that has one.
+      JobErrors& e = r_.errors;
+      if (e.error == 0) {
+        e.error = j->error != 0 ? j->error : j->first_error;
+        e.ended_job = j->error != 0;
+      }
+      e.total += j->total_err;
+      if (e.first == 0) e.first = j->first_error;
     }
     r_.ended_run = g_.ended_run;
+    if (jobs_.back()->lat) r_.latency_depth = jobs_.back()->lat->depth();
     return std::move(r_);
   }
 
@@ -319,7 +386,7 @@ class Run {
     if (j.verifying) return j.verify_next < j.to_verify.size();  // the blocks left to read back
     if (e_.Now() >= stop_at_) return false;
     const std::uint64_t count = j.gen.io_count_limit();
-    if (count != 0 && j.issued >= count) return false;
+    if (count != 0 && j.issued - j.count_base >= count) return false;
     const std::uint64_t limit = j.gen.io_bytes_limit();
     if (limit != 0 && j.bytes_issued >= limit) return false;
     // fio's trimwrite: the job's bytes are its writes; the doubled limit
@@ -438,7 +505,7 @@ class Run {
   // end_fsync / fsync_on_close: one flush once the job's I/O is done and
   // reaped, unless its last request was a flush (fio's should_fsync).
   void MaybeEndFlush(Job* j) {
-    if (!(p_.end_fsync || p_.fsync_on_close) || !p_.does(IoOp::kWrite)) return;
+    if (!(p_.end_fsync || p_.fsync_on_close) || !p_.does(IoOp::kWrite) || j->failed) return;
     if (j->end_flush_done || j->in_flight != 0 || j->last_was_flush || MayIssue(*j)) return;
     if (j->idle.empty()) return;
     j->end_flush_done = true;
@@ -480,8 +547,16 @@ class Run {
       IssueVerify(j, s);
       return;
     }
+    if (j->backlog && j->backlog->Wants(j->written.size(), j->last_was_read)) {
+      if (auto piece = j->written.TakeFirst()) {  // not while its write is in flight
+        j->backlog->Took();
+        IssueReadBack(j, s, piece->first, piece->second);
+        return;
+      }
+    }
     j->idle.pop_back();
     const NextIo io = TakeNext(j);
+    j->last_was_read = io.op == IoOp::kRead;
     s->start = start;
     s->issued = e_.Now();
     s->op = io.op;
@@ -502,9 +577,41 @@ class Run {
     if (io.op == IoOp::kWrite) j->write_bytes_issued += io.length;
     j->CountSize(io.op, io.length);
     ++r_.issued;
+    s->prio = PriorityOf(j, io.op, io.length);
+    if (p_.atomic && io.op == IoOp::kWrite && !AtomicWriteFits(io.offset, io.length)) {
+      // As the kernel's RWF_ATOMIC checks: refused before it reaches the volume.
+      At(e_.Now(), [this, s] { OnComplete(s, Status::kInvalid); });
+      return;
+    }
     if (io.op != IoOp::kRead && (oracle_ != nullptr || j->verify_pending)) NoteWrite(j, s);
+    // fio's buffer options; a verifying job's writes carry the oracle's content.
+    if (io.op == IoOp::kWrite && j->data && s->buf != nullptr && !r_.verify.enabled) {
+      j->data->Fill(s->buf, io.length);
+    }
     IoRequest q{io.op, 0, io.offset, io.length, io.op == IoOp::kDiscard ? nullptr : s->buf};
     v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+  }
+
+  // The job's smallest write (fio's min_bs of writes).
+  std::uint64_t MinWrite() const {
+    const std::vector<BsSplitEntry>& split = p_.bssplit_for(IoOp::kWrite);
+    if (split.empty()) return p_.bs_for(IoOp::kWrite);
+    std::uint64_t lo = split.front().bs;
+    for (const BsSplitEntry& e : split) lo = std::min(lo, e.bs);
+    return lo;
+  }
+
+  // fio's atomic write rules (the kernel's RWF_ATOMIC): a power of two
+  // bytes, at an offset it divides. A tierlab volume sets no largest size.
+  static bool AtomicWriteFits(std::uint64_t offset, std::uint64_t length) {
+    return std::has_single_bit(length) && offset % length == 0;
+  }
+
+  // An I/O's priority (IoPriority.h): the job's, or cmdprio's draw.
+  std::uint32_t PriorityOf(Job* j, IoOp op, std::uint64_t length) {
+    if (!per_io_prio_ || (op != IoOp::kRead && op != IoOp::kWrite)) return job_prio_;
+    return p_.priorities.Pick(op == IoOp::kRead ? 0 : 1, length,
+                              static_cast<std::uint32_t>(j->prio_rng.Below(100)));
   }
 
   // A write of a verifying job carries content the oracle can regenerate;
@@ -514,8 +621,13 @@ class Run {
       if (oracle_ != nullptr) oracle_->Forget(s->offset, s->length);
       return;
     }
-    if (oracle_ != nullptr) oracle_->RecordWrite(p_.randseed, s->offset, s->length, s->buf);
-    if (j->verify_pending) j->written.Add(s->offset, s->length);
+    if (oracle_ != nullptr) {
+      s->oracle_serial =
+          pattern_style_ != 0
+              ? oracle_->RecordPatternWrite(pattern_style_, s->offset, s->length, s->buf)
+              : oracle_->RecordWrite(p_.randseed, s->offset, s->length, s->buf);
+    }
+    if (j->verify_pending) s->write_id = j->written.Add(s->offset, s->length);
   }
 
   // The verify phase begins when the job's writes have all completed.
@@ -528,13 +640,21 @@ class Run {
   }
 
   void IssueVerify(Job* j, Slot* s) {
-    j->idle.pop_back();
     const auto [offset, length] = j->to_verify[j->verify_next++];
+    IssueReadBack(j, s, offset, length);
+  }
+
+  // A read of what the job wrote, checked against it (verify phase or
+  // verify_backlog); counted as a read, as fio's.
+  void IssueReadBack(Job* j, Slot* s, std::uint64_t offset, std::uint64_t length) {
+    j->idle.pop_back();
+    j->last_was_read = true;
     s->start = s->issued = e_.Now();
     s->op = IoOp::kRead;
     s->offset = offset;
     s->length = length;
     s->verify_read = true;
+    s->prio = PriorityOf(j, IoOp::kRead, length);
     j->CountSize(IoOp::kRead, length);
     ++r_.issued;
     ++r_.verify.reads;
@@ -546,14 +666,33 @@ class Run {
 
   // What a read returned, against what verifying jobs wrote there.
   void CheckRead(const Slot& s) {
-    if (!r_.verify.checked || (p_.verify_fatal && r_.verify.mismatches > 0)) return;
+    if (!r_.verify.checked) return;
     std::uint64_t checked = 0;
-    const auto bad = oracle_->Check(s.offset, s.length, s.buf, &checked);
+    // verify_write_sequence=0: what other writes were landing on is not checked.
+    const auto bad =
+        oracle_->Check(s.offset, s.length, s.buf, &checked,
+                       p_.verify_write_sequence ? std::nullopt : std::optional<Nanos>(s.issued));
     r_.verify.bytes_checked += checked;
     if (!bad) return;
     ++r_.verify.mismatches;
     if (r_.verify.first_bad.size() < VerifyResult::kFirstBadKept)
       r_.verify.first_bad.push_back(*bad);
+    OnError(s.job, IoOp::kRead, EILSEQ);
+  }
+
+  // fio's error handling (td_non_fatal_error): the job goes on after the
+  // errors continue_on_error names, counting them; any other ends it, and
+  // the first such is its error. fill_device's ENOSPC ends it quietly.
+  void OnError(Job* j, IoOp op, int err) {
+    if (p_.continue_on_error.Continues(ErrorTypeOf(op, err), err)) {
+      if (j->total_err++ == 0) j->first_error = err;
+      return;
+    }
+    if (!(p_.fill_device && err == ENOSPC) && !j->failed) {
+      j->failed = true;
+      j->error = err;
+    }
+    TerminateJob(j);
   }
 
   // A verifying job's next step once a slot is free: begin the phase when
@@ -642,15 +781,78 @@ class Run {
       if (st == Status::kOk) {
         r_.metrics.Record(s->op, s->length, now - s->start, now);
         if (s->job->open_loop()) r_.metrics.RecordClat(s->op, now - s->issued);
+        if (per_io_prio_ && (s->op == IoOp::kRead || s->op == IoOp::kWrite)) {
+          r_.prios.Record(s->op == IoOp::kRead ? 0 : 1, s->prio, now - s->issued);
+        }
         if (o_.logs != nullptr) {
           o_.logs->Add(s->op, now - r_.ramp_end, s->length, s->offset, now - s->start,
-                       now - s->issued);
+                       now - s->issued, s->prio);
         }
       } else {
         r_.metrics.RecordError(s->op);
       }
       last_completion_ = std::max(last_completion_, now);
     }
+    if (st != Status::kOk) OnError(s->job, s->op, ToErrno(st));
+    if (st == Status::kOk && s->job->lat && !s->verify_read &&
+        (s->op == IoOp::kRead || s->op == IoOp::kWrite)) {
+      Steer(s->job, *s, now);
+    }
+  }
+
+  // latency_target: the search hears of each read and write once the ramp
+  // is over (fio's should_account) and judges its window after each.
+  void Steer(Job* j, const Slot& s, Nanos now) {
+    if (now < r_.ramp_end) return;
+    if (!j->lat_started) {
+      j->lat_started = true;
+      j->lat->Start(r_.ramp_end, j->rw_done);
+    }
+    ++j->rw_done;
+    Follow(j, j->lat->OnLatency(now - s.start), s.op);
+    // fio judges the window in its issue loop, not while the queue drains.
+    if (!j->draining) Follow(j, j->lat->Check(now, j->rw_done), s.op);
+  }
+
+  void Follow(Job* j, LatencyTarget::Step step, IoOp op) {
+    using Step = LatencyTarget::Step;
+    switch (step) {
+      case Step::kNone:
+      case Step::kDeeper: return;  // the next fill issues up to the depth
+      case Step::kFinalRun: j->restart_figures = true; [[fallthrough]];
+      case Step::kDrain: j->draining = true; return;
+      case Step::kDone: TerminateJob(j); return;
+      case Step::kTimedOut: OnError(j, op, ETIMEDOUT); return;
+    }
+  }
+
+  // latency_target: issue up to the search's depth; after a step down only
+  // once the queue has drained, and then, at the final run, with the
+  // figures started afresh.
+  void FillToDepth(Job* j) {
+    if (j->draining) {
+      if (j->in_flight != 0) return;
+      j->draining = false;
+      if (j->restart_figures) RestartFigures(j);
+      j->lat->Drained(e_.Now(), j->rw_done);
+    }
+    while (!j->idle.empty() && MayIssue(*j) && j->in_flight < j->lat->depth() && FlowAllows(j)) {
+      Issue(j, j->idle.back(), e_.Now());
+    }
+  }
+
+  // fio's reset_all_stats at the final run: the figures, the runtime and the
+  // I/O count start here. The section's figures are its jobs' together, so
+  // they start again at each job's final run.
+  void RestartFigures(Job* j) {
+    j->restart_figures = false;
+    const Nanos now = e_.Now();
+    r_.ramp_end = now;
+    r_.metrics.Reset();
+    r_.metrics.SetSampleOrigin(now);
+    r_.prios.Clear();
+    if (p_.runtime > 0) stop_at_ = now + p_.runtime;
+    j->count_base = j->issued;
   }
 
   // fio's check_min_rate: after 2 s from the job's start and outside the
@@ -700,6 +902,14 @@ class Run {
     ++r_.completed;
     --in_flight_;
     --s->job->in_flight;
+    if (s->write_id != 0) {
+      s->job->written.Landed(s->write_id);
+      s->write_id = 0;
+    }
+    if (s->oracle_serial != 0) {
+      oracle_->Landed(s->oracle_serial, s->offset, s->length, now);
+      s->oracle_serial = 0;
+    }
     if (s->end_flush) {
       s->end_flush = false;
       s->job->idle.push_back(s);
@@ -764,6 +974,10 @@ class Run {
       StopIfDone();
       return;
     }
+    if (j->lat) {
+      FillToDepth(j);
+      return;
+    }
     if (p_.thinktime > 0) {
       At(e_.Now() + p_.thinktime, [this, j] {
         if (!j->idle.empty() && MayIssue(*j)) {
@@ -789,6 +1003,8 @@ class Run {
       OnArrival(j);
     } else if (j->batched) {
       Fill(j);
+    } else if (j->lat) {
+      FillToDepth(j);
     } else {
       while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) {
         Issue(j, j->idle.back(), e_.Now());
@@ -885,8 +1101,8 @@ class Run {
     if (j->ended || !j->started || j->in_flight != 0 || j->flow_held || MayIssue(*j)) return;
     if (j->verify_pending && !j->terminated) return;
     if ((p_.end_fsync || p_.fsync_on_close) && p_.does(IoOp::kWrite) && !j->end_flush_done &&
-        !j->last_was_flush)
-      return;  // its end flush comes first (a terminated job's too, as fio's)
+        !j->last_was_flush && !j->failed)
+      return;  // its end flush comes first (a terminated job's too, as fio's; not a failed one's)
     j->ended = true;
     if (flows_ != nullptr) {
       flows_->End(p_.flow_id);
@@ -910,8 +1126,12 @@ class Run {
   const RunOptions& o_;
   Group& g_;
   VerifyOracle* oracle_ = nullptr;
-  FlowControl* flows_ = nullptr;  // null: the section has no flow
+  FlowControl* flows_ = nullptr;     // null: the section has no flow
+  std::uint32_t pattern_style_ = 0;  // verify_pattern's style in the oracle (0: none)
+  const std::uint32_t job_prio_ = p_.priorities.job();
+  const bool per_io_prio_ = p_.priorities.per_io();
   int groupid_ = 0;
+  std::uint32_t first_job_ = 0, run_jobs_ = 0;
   bool exitall_ = false;
   bool terminated_ = false;
   bool launched_ = false;
@@ -972,6 +1192,15 @@ Expected<std::vector<RunResult>> RunSections(Engine& engine, BlockDevice& volume
     for (SectionWork& w : work) {
       if (w.oracle == nullptr) w.oracle = own_oracle.get();
     }
+  }
+  // fio's thread numbers, when the caller has not given the run's.
+  std::uint32_t jobs = 0;
+  for (const SectionWork& w : work) jobs += w.run_jobs == 0 ? w.profile->numjobs : 0;
+  for (std::uint32_t next = 0; SectionWork & w : work) {
+    if (w.run_jobs != 0) continue;
+    w.first_job = next;
+    w.run_jobs = jobs;
+    next += w.profile->numjobs;
   }
   // Flow: every job of these sections joins, unless the run's jobs have.
   std::unique_ptr<FlowControl> own_flows;

@@ -24,6 +24,15 @@
 // (FlowControl.h); with exitall, a job that ends terminates other jobs of
 // its groupid, every running job, or every job, as its exit_what says.
 //
+// latency_target (LatencyTarget.h): each job's queue is as deep as its
+// search says; the final run starts the section's figures afresh.
+//
+// Errors (fio's continue_on_error, ContinueOnError.h): a job goes on after
+// the errors its profile continues past, counting them; any other error, a
+// verify mismatch included, ends the job (what it has in flight completes;
+// no end_fsync, no verify phase), except ENOSPC under fill_device, which
+// ends it without an error.
+//
 // Verify (fio's, VerifyOracle.h): a job with verify that writes reads back
 // each block it wrote once its writes have completed (its verify phase,
 // past runtime, counted as reads); reads are checked against what the
@@ -42,6 +51,7 @@
 #include "bench/lab/FioLogs.h"
 #include "bench/lab/FlowControl.h"
 #include "bench/lab/OpMetrics.h"
+#include "bench/lab/PrioLatencies.h"
 #include "bench/lab/SteadyState.h"
 #include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
@@ -88,6 +98,17 @@ struct VerifyResult {
   std::vector<std::uint64_t> first_bad;  // offsets of the first bad blocks
 };
 
+// fio's job error and error counts (continue_on_error), for one section.
+struct JobErrors {
+  // fio's "error": the errno that ended a job, else, under continue_on_error,
+  // the first error a job went on after (0: none). EILSEQ is a verify
+  // mismatch, ETIMEDOUT a missed latency_target.
+  int error = 0;
+  bool ended_job = false;   // `error` ended a job of the section
+  std::uint64_t total = 0;  // errors the jobs went on after (fio's total_err)
+  int first = 0;            // the first of them (fio's first_error)
+};
+
 struct RunResult {
   OpMetrics metrics;         // measured window only
   Nanos start = 0;           // engine time at start of the run
@@ -102,6 +123,11 @@ struct RunResult {
   // iolog "sync" and "datasync" lines. Not in `issued`.
   std::uint64_t issued_flushes = 0;
   VerifyResult verify;
+  JobErrors errors;
+  // Completion latencies per I/O priority (per-I/O priorities only).
+  PrioLatencies prios;
+  // fio's latency_depth: where latency_target's search ended (its last job).
+  std::uint32_t latency_depth = 0;
   // A job's end with exitall and exit_what=all terminated every job, so the
   // sections after this one's group do nothing.
   bool ended_run = false;
@@ -130,7 +156,12 @@ struct SectionWork {
   // jobs has joined it (null: RunSections makes one for its sections when
   // one of them has flow).
   FlowControl* flows = nullptr;
-  int groupid = 0;          // fio's reporting group, for exit_what=group
+  int groupid = 0;  // fio's reporting group, for exit_what=group
+  // fio's thread numbers: the run's index of the section's first job and
+  // the run's number of jobs, for dedupe_global (0 jobs: RunSections counts
+  // the jobs of its sections, in order).
+  std::uint32_t first_job = 0;
+  std::uint32_t run_jobs = 0;
   bool exitall = false;     // a job of the run has exitall (fio's is global)
   bool terminated = false;  // exit_what=all ended the run before: no I/O
 };

@@ -37,12 +37,15 @@ void CutRange(Map& m, std::uint64_t offset, std::uint64_t end, EndOf end_of, Spl
 
 }  // namespace
 
-void VerifyOracle::Fill(std::uint64_t seed, std::uint64_t serial, std::uint64_t block_offset,
-                        std::byte* out) const {
+void VerifyOracle::Fill(const Piece& piece, std::uint64_t block_offset, std::byte* out) const {
+  if (piece.style != 0) {
+    FillPattern(styles_[piece.style - 1], piece.origin, block_offset, out);
+    return;
+  }
   // The block's own offset first, as fio's header has it: a block read from
   // the wrong place says where it came from.
   std::memcpy(out, &block_offset, sizeof block_offset);
-  const std::uint64_t key = Mix(seed ^ Mix(serial) ^ Mix(block_offset + 1));
+  const std::uint64_t key = Mix(piece.seed ^ Mix(piece.serial) ^ Mix(block_offset + 1));
   for (std::uint32_t i = 8; i + 8 <= block_; i += 8) {
     const std::uint64_t v = Mix(key + i);
     std::memcpy(out + i, &v, 8);
@@ -58,24 +61,63 @@ void VerifyOracle::Cut(std::uint64_t offset, std::uint64_t end) {
       });
 }
 
+void VerifyOracle::FillPattern(const PatternStyle& style, std::uint64_t origin,
+                               std::uint64_t block_offset, std::byte* out) const {
+  const std::uint64_t from = block_offset - origin;  // in the write
+  FillFromPattern(style.pattern, origin, from, out, block_);
+  if (!style.header) return;
+  // The headers that start in this block or end in it.
+  const std::uint64_t first = from < 8 ? 0 : (from - 7 + style.interval - 1) / style.interval;
+  for (std::uint64_t h = first * style.interval; h < from + block_; h += style.interval) {
+    const std::uint64_t at = origin + h;  // what the header says
+    for (std::uint64_t b = 0; b < 8; ++b) {
+      if (h + b >= from && h + b < from + block_) {
+        out[h + b - from] = static_cast<std::byte>((at >> (8 * b)) & 0xff);
+      }
+    }
+  }
+}
+
+std::uint32_t VerifyOracle::AddPatternStyle(PatternStyle style) {
+  styles_.push_back(std::move(style));
+  return static_cast<std::uint32_t>(styles_.size());
+}
+
+std::uint64_t VerifyOracle::Record(const Piece& piece, std::uint64_t offset, std::byte* buf) {
+  Cut(offset, piece.end);
+  pieces_.emplace(offset, piece);
+  if (buf != nullptr) {
+    for (std::uint64_t b = offset; b < piece.end; b += block_) Fill(piece, b, buf + (b - offset));
+  }
+  return piece.serial;
+}
+
 std::uint64_t VerifyOracle::RecordWrite(std::uint64_t seed, std::uint64_t offset,
                                         std::uint64_t length, std::byte* buf) {
-  const std::uint64_t serial = next_serial_++;
-  Cut(offset, offset + length);
-  pieces_.emplace(offset, Piece{offset + length, seed, serial});
-  if (buf != nullptr) {
-    for (std::uint64_t b = 0; b < length; b += block_) Fill(seed, serial, offset + b, buf + b);
-  }
-  return serial;
+  return Record(Piece{offset + length, seed, next_serial_++, offset, 0}, offset, buf);
+}
+
+std::uint64_t VerifyOracle::RecordPatternWrite(std::uint32_t style, std::uint64_t offset,
+                                               std::uint64_t length, std::byte* buf) {
+  return Record(Piece{offset + length, 0, next_serial_++, offset, style}, offset, buf);
 }
 
 void VerifyOracle::Forget(std::uint64_t offset, std::uint64_t length) {
   Cut(offset, offset + length);
 }
 
+void VerifyOracle::Landed(std::uint64_t serial, std::uint64_t offset, std::uint64_t length,
+                          Nanos now) {
+  auto it = pieces_.upper_bound(offset);
+  if (it != pieces_.begin()) --it;
+  for (; it != pieces_.end() && it->first < offset + length; ++it) {
+    if (it->second.serial == serial) it->second.landed = now;  // not if overwritten since
+  }
+}
+
 std::optional<std::uint64_t> VerifyOracle::Check(std::uint64_t offset, std::uint64_t length,
-                                                 const std::byte* buf,
-                                                 std::uint64_t* checked) const {
+                                                 const std::byte* buf, std::uint64_t* checked,
+                                                 std::optional<Nanos> read_issued) const {
   std::vector<std::byte> want(block_);
   std::uint64_t n = 0;
   std::optional<std::uint64_t> bad;
@@ -83,10 +125,11 @@ std::optional<std::uint64_t> VerifyOracle::Check(std::uint64_t offset, std::uint
   auto it = pieces_.upper_bound(offset);
   if (it != pieces_.begin()) --it;
   for (; it != pieces_.end() && it->first < end; ++it) {
+    if (read_issued && it->second.landed > *read_issued) continue;  // raced the read
     const std::uint64_t from = std::max(it->first, offset);
     const std::uint64_t to = std::min(it->second.end, end);
     for (std::uint64_t b = from; b < to; b += block_) {
-      Fill(it->second.seed, it->second.serial, b, want.data());
+      Fill(it->second, b, want.data());
       n += block_;
       if (std::memcmp(want.data(), buf + (b - offset), block_) != 0) {
         bad = b;
@@ -99,17 +142,32 @@ std::optional<std::uint64_t> VerifyOracle::Check(std::uint64_t offset, std::uint
   return bad;
 }
 
-void WrittenExtents::Add(std::uint64_t offset, std::uint64_t length) {
+std::uint64_t WrittenExtents::Add(std::uint64_t offset, std::uint64_t length) {
   CutRange(
-      extents_, offset, offset + length, [](std::uint64_t e) { return e; },
-      [](std::uint64_t, std::uint64_t new_end) { return new_end; });
-  extents_.emplace(offset, offset + length);
+      extents_, offset, offset + length, [](const Extent& e) { return e.end; },
+      [](Extent e, std::uint64_t new_end) {
+        e.end = new_end;
+        return e;
+      });
+  const std::uint64_t id = next_id_++;
+  extents_.emplace(offset, Extent{offset + length, id});
+  in_flight_.insert(id);
+  return id;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> WrittenExtents::TakeFirst() {
+  if (extents_.empty() || in_flight_.contains(extents_.begin()->second.id)) return std::nullopt;
+  const auto first = extents_.begin();
+  const std::pair<std::uint64_t, std::uint64_t> out{first->first, first->second.end - first->first};
+  extents_.erase(first);
+  return out;
 }
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> WrittenExtents::Pieces(
     std::uint64_t max_length) const {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  for (const auto& [start, end] : extents_) {
+  for (const auto& [start, extent] : extents_) {
+    const std::uint64_t end = extent.end;
     for (std::uint64_t o = start; o < end; o += max_length) {
       out.emplace_back(o, std::min(max_length, end - o));
     }

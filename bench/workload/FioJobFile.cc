@@ -218,8 +218,10 @@ class Parser {
         if (!r) return MakeError(At(*o.file, o.number) + r.error().message);
         if (*r == OptionResult::kUnknown) {
           if (!o_.ignore_unknown) {
-            return MakeError(At(*o.file, o.number) + "unknown option " + Quote(o.key) +
-                             " (tierlab does not support it; use --ignore-unknown to skip it)");
+            const std::string_view why = RefusalReason(o.key);
+            return MakeError(At(*o.file, o.number) + "unknown option " + Quote(o.key) + " (" +
+                             (why.empty() ? "tierlab does not support it" : std::string(why)) +
+                             "; use --ignore-unknown to skip it)");
           }
           if (o_.ignored != nullptr &&
               std::find(o_.ignored->begin(), o_.ignored->end(), o.key) == o_.ignored->end()) {

@@ -6,9 +6,11 @@
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 
+#include "bench/workload/FioPattern.h"
 #include "bench/workload/FioUnits.h"
 
 namespace tierlab {
@@ -18,7 +20,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 45> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 44> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -45,11 +47,6 @@ constexpr std::array<std::string_view, 45> kIgnoredFioOptions = {
     "unified_rw_reporting",
     "refill_buffers",
     "scramble_buffers",
-    "zero_buffers",
-    "buffer_pattern",
-    "buffer_compress_percentage",
-    "buffer_compress_chunk",
-    "dedupe_percentage",
     "cpus_allowed",
     "cpus_allowed_policy",
     "cpumask",
@@ -63,10 +60,26 @@ constexpr std::array<std::string_view, 45> kIgnoredFioOptions = {
     "fallocate",
     "userspace_reap",
     "hugepage-size",
+    // Who checks (fio's threads) and what is printed or dumped on an error.
+    "verify_async",
+    "verify_async_cpus",
+    "verify_dump",
+    "error_dump",
     // An option of fio's tiobench profile (profile=tiobench), which fio
     // accepts in any job file and ignores without that profile.
     "threads",
 };
+
+// fio options tierlab does not follow, with the reason its error gives.
+// fio's sprandom (SanDisk's random preconditioning) came after fio 3.33,
+// the fio tierlab follows and compares itself with.
+constexpr std::string_view kNewerThanFio333 =
+    "fio's SanDisk random preconditioning is newer than fio 3.33, which tierlab follows";
+constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kRefusedWithReason = {{
+    {"sprandom", kNewerThanFio333},
+    {"spr_op", kNewerThanFio333},
+    {"spr_num_regions", kNewerThanFio333},
+}};
 
 // fio's engines whose jobs are block I/O on a device or file: what a
 // tierlab volume serves. Others (net, http, rdma, cpuio, null, exec,
@@ -79,10 +92,11 @@ constexpr std::array<std::string_view, 17> kBlockIoEngines = {
 // fio's verify methods tierlab accepts: each is checked by comparing every
 // byte (VerifyOracle.h), which finds whatever the checksum would.
 // "null" is fio's too: the reads are issued, nothing is compared.
-constexpr std::array<std::string_view, 17> kVerifyMethods = {
+// "pattern" is fio's too: the writes carry verify_pattern alone, no header.
+constexpr std::array<std::string_view, 18> kVerifyMethods = {
     "md5",      "crc64",    "crc32c",   "crc32c-intel", "crc32",  "crc16",
     "crc7",     "xxhash",   "sha1",     "sha256",       "sha512", "sha3-224",
-    "sha3-256", "sha3-384", "sha3-512", "meta",         "null"};
+    "sha3-256", "sha3-384", "sha3-512", "meta",         "null",   "pattern"};
 
 std::string Quote(std::string_view s) {
   std::string out = "'";
@@ -466,6 +480,21 @@ nlohmann::json LogName(const Profile& p) {
   return p.*kField ? nlohmann::json(*(p.*kField)) : nlohmann::json();
 }
 
+// A flag written only when set (so that profiles without it read as before).
+template <bool Profile::*kField>
+nlohmann::json SetFlagJson(const Profile& p) {
+  return p.*kField ? nlohmann::json(true) : nlohmann::json();
+}
+
+// A cmdprio option's "R[,W]" (null when both are 0, the default).
+template <std::uint32_t (IoPriorities::*kField)[2]>
+nlohmann::json PrioPairJson(const Profile& p) {
+  const std::uint32_t* v = p.priorities.*kField;
+  if (v[0] == 0 && v[1] == 0) return nullptr;
+  if (v[0] == v[1]) return v[0];
+  return std::to_string(v[0]) + "," + std::to_string(v[1]);
+}
+
 const std::vector<Option>& Options() {
   static const std::vector<Option> kOptions = [] {
     std::vector<Option> o;
@@ -608,13 +637,31 @@ const std::vector<Option>& Options() {
                    return p.ba != 0 ? nlohmann::json(FormatFioSize(p.ba)) : nlohmann::json();
                  }});
     o.push_back({"blockalign", "as ba", "bytes", "alias of ba", ba, nullptr});
-    o.push_back(
-        {"bssplit", "SIZE/PCT[:SIZE/PCT...]", "bytes, %",
-         "sizes and shares of I/Os, adding up to 100; overrides bs",
-         [](Profile& p, std::string_view v, int kb) { return ParseBsSplit(v, kb, p.bssplit); },
-         [](const Profile& p) -> nlohmann::json {
-           return p.bssplit.empty() ? nlohmann::json() : nlohmann::json(FormatBsSplit(p.bssplit));
-         }});
+    o.push_back({"bssplit", "SIZE/PCT[:SIZE/PCT...] [,writes[,trims]]", "bytes, %",
+                 "sizes and shares of I/Os, adding up to 100; overrides bs; \"R,W,T\": a "
+                 "split per direction",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   // fio's str_split_parse: "R" is every direction's; "R,W": trims as writes.
+                   auto parts = SplitDirections(v, "splits");
+                   if (!parts) return parts.error();
+                   std::vector<BsSplitEntry> split[3];
+                   for (std::size_t i = 0; i < parts->size(); ++i) {
+                     if (auto r = ParseBsSplit((*parts)[i], kb, split[i]); !r) return r.error();
+                   }
+                   for (std::size_t i = parts->size(); i < 3; ++i) split[i] = split[i - 1];
+                   p.bssplit = split[0];
+                   p.bssplit_write = split[1] == split[0] ? std::nullopt : std::optional(split[1]);
+                   p.bssplit_trim = split[2] == split[1] ? std::nullopt : std::optional(split[2]);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   if (p.bssplit.empty()) return nullptr;
+                   std::string s = FormatBsSplit(p.bssplit);
+                   if (p.bssplit_write || p.bssplit_trim)
+                     s += "," + FormatBsSplit(p.bssplit_for(IoOp::kWrite));
+                   if (p.bssplit_trim) s += "," + FormatBsSplit(*p.bssplit_trim);
+                   return s;
+                 }});
     o.push_back({"iodepth", "integer 1..65536", "requests", "outstanding I/Os per job",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseRange(v, 1, kMaxIodepth);
@@ -1208,8 +1255,7 @@ const std::vector<Option>& Options() {
                        kVerifyMethods.end()) {
                      std::string valid = "0";
                      for (auto m : kVerifyMethods) valid += ", " + std::string(m);
-                     return Reason("unknown value " + Quote(t) + " (valid: " + valid +
-                                   "; pattern needs verify_pattern, which tierlab does not have)");
+                     return Reason("unknown value " + Quote(t) + " (valid: " + valid + ")");
                    }
                    p.verify = std::string(t);
                    return {};
@@ -1230,7 +1276,8 @@ const std::vector<Option>& Options() {
                  },
                  /*bare=*/true});
     o.push_back({"verify_fatal", "0 | 1 (true | false)", "",
-                 "with verify: stop checking the job at its first mismatch",
+                 "with verify: a read is checked up to its first bad block (always so in "
+                 "tierlab); whether a mismatch ends the job is continue_on_error's",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto b = ParseBool(v, true);
                    if (!b) return b.error();
@@ -1241,6 +1288,300 @@ const std::vector<Option>& Options() {
                    return p.verify_fatal ? nlohmann::json(true) : nlohmann::json();
                  },
                  /*bare=*/true});
+    o.push_back({"verify_pattern", "fio pattern: 0x.., decimal, \"text\", %o", "",
+                 "what a verifying job's writes carry, from each write's first byte (%o: its "
+                 "offset); without verify, sets verify=meta",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (auto pat = ParseFioPattern(t, /*allow_offsets=*/true); !pat) {
+                     return pat.error();
+                   }
+                   p.verify_pattern = std::string(t);
+                   if (p.verify.empty()) p.verify = "meta";  // fio's: header and pattern
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.verify_pattern.empty() ? nlohmann::json()
+                                                   : nlohmann::json(p.verify_pattern);
+                 }});
+    o.push_back({"verify_interval", "fio size, >= 80", "bytes",
+                 "where verify headers start in a write (default: its smallest write)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto n = ParseFioSize(v, kb);
+                   if (!n) return n.error();
+                   // fio's minimum: twice its 40-byte verify header.
+                   if (*n < 80) return Reason("must be at least 80, got " + Quote(Trim(v)));
+                   p.verify_interval = *n;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.verify_interval != 0 ? nlohmann::json(FormatFioSize(p.verify_interval))
+                                                 : nlohmann::json();
+                 }});
+    auto backlog = [](std::uint32_t Profile::*field) {
+      return [field](Profile& p, std::string_view v, int kb) -> Expected<void> {
+        auto n = ParseFioSize(v, kb);
+        if (!n) return n.error();
+        if (*n > std::numeric_limits<std::uint32_t>::max())
+          return Reason("must be at most 4294967295, got " + Quote(Trim(v)));
+        p.*field = static_cast<std::uint32_t>(*n);
+        return {};
+      };
+    };
+    o.push_back({"verify_backlog", "integer 0..", "writes",
+                 "a writing job with verify reads back its writes whenever this many wait "
+                 "(0: after its writes)",
+                 backlog(&Profile::verify_backlog), [](const Profile& p) -> nlohmann::json {
+                   return p.verify_backlog != 0 ? nlohmann::json(p.verify_backlog)
+                                                : nlohmann::json();
+                 }});
+    o.push_back({"verify_backlog_batch", "integer 0..", "writes",
+                 "verify_backlog: how many it reads back each time (0: verify_backlog)",
+                 backlog(&Profile::verify_backlog_batch), [](const Profile& p) -> nlohmann::json {
+                   return p.verify_backlog_batch != 0 ? nlohmann::json(p.verify_backlog_batch)
+                                                      : nlohmann::json();
+                 }});
+    auto data_percent = [](std::uint32_t WriteDataSpec::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto n = ParsePercent(v);
+        if (!n) return n.error();
+        p.write_data.*field = *n;
+        return {};
+      };
+    };
+    auto data_flag = [](bool WriteDataSpec::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto b = ParseBool(v, true);
+        if (!b) return b.error();
+        p.write_data.*field = *b;
+        return {};
+      };
+    };
+    o.push_back({"dedupe_percentage", "integer 0..100", "%",
+                 "share of writes whose buffer another write carries too (WriteData.h)",
+                 data_percent(&WriteDataSpec::dedupe_percentage),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.dedupe_percentage != 0
+                              ? nlohmann::json(p.write_data.dedupe_percentage)
+                              : nlohmann::json();
+                 }});
+    o.push_back({"dedupe_mode", "repeat | working_set", "",
+                 "a deduplicable write repeats the next unique buffer, or one of the job's "
+                 "working set",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "repeat" && t != "working_set")
+                     return Reason("unknown value " + Quote(t) + " (valid: repeat, working_set)");
+                   p.write_data.dedupe_working_set = t == "working_set";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.dedupe_working_set ? nlohmann::json("working_set")
+                                                          : nlohmann::json();
+                 }});
+    o.push_back({"dedupe_working_set_percentage", "integer 0..100", "% of size",
+                 "dedupe_mode=working_set: the working set's share of the job's size",
+                 data_percent(&WriteDataSpec::dedupe_working_set_percentage),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.dedupe_working_set_percentage != 5
+                              ? nlohmann::json(p.write_data.dedupe_working_set_percentage)
+                              : nlohmann::json();
+                 }});
+    o.push_back({"dedupe_global", "0 | 1 (true | false)", "",
+                 "dedupe_mode=working_set: one working set spread over the run's jobs",
+                 data_flag(&WriteDataSpec::dedupe_global),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.dedupe_global ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    o.push_back({"buffer_compress_percentage", "integer 0..100", "%",
+                 "how far the writes' data compresses: each chunk that share of zeros (or "
+                 "buffer_pattern) after random bytes",
+                 data_percent(&WriteDataSpec::compress_percentage),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.compress_percentage != 0
+                              ? nlohmann::json(p.write_data.compress_percentage)
+                              : nlohmann::json();
+                 }});
+    o.push_back({"buffer_compress_chunk", "fio size", "bytes",
+                 "buffer_compress_percentage: the chunk (0: the write)",
+                 [](Profile& p, std::string_view v, int kb) -> Expected<void> {
+                   auto n = ParseFioSize(v, kb);
+                   if (!n) return n.error();
+                   p.write_data.compress_chunk = *n;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.compress_chunk != 512
+                              ? nlohmann::json(FormatFioSize(p.write_data.compress_chunk))
+                              : nlohmann::json();
+                 }});
+    o.push_back({"buffer_pattern", "fio pattern: 0x.., decimal, \"text\"", "",
+                 "what the writes carry (or their compressible part)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (auto pat = ParseFioPattern(t, /*allow_offsets=*/false); !pat) {
+                     return pat.error();
+                   }
+                   p.write_data.pattern = std::string(t);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.pattern.empty() ? nlohmann::json()
+                                                       : nlohmann::json(p.write_data.pattern);
+                 }});
+    o.push_back({"zero_buffers", "0 | 1 (true | false)", "", "the writes carry zeros",
+                 data_flag(&WriteDataSpec::zero_buffers),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.write_data.zero_buffers ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    // fio's per-direction integers of the cmdprio options: "R[,W]".
+    auto prio_pair = [](std::uint32_t(IoPriorities::*field)[2], std::uint64_t lo,
+                        std::uint64_t hi) {
+      return [field, lo, hi](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto parts = SplitDirections(v, "values");
+        if (!parts) return parts.error();
+        if (parts->size() > 2) return Reason("one value, or reads,writes; got " + Quote(Trim(v)));
+        std::uint32_t out[2];
+        for (std::size_t i = 0; i < parts->size(); ++i) {
+          auto n = ParseRange((*parts)[i], lo, hi);
+          if (!n) return n.error();
+          out[i] = static_cast<std::uint32_t>(*n);
+        }
+        if (parts->size() == 1) out[1] = out[0];
+        std::copy(out, out + 2, p.priorities.*field);
+        return {};
+      };
+    };
+    auto job_prio = [](std::int32_t IoPriorities::*field, std::uint64_t hi) {
+      return [field, hi](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto n = ParseRange(v, 0, hi);
+        if (!n) return n.error();
+        p.priorities.*field = static_cast<std::int32_t>(*n);
+        return {};
+      };
+    };
+    o.push_back({"prio", "integer 0..7", "", "the job's I/O priority level (0 highest)",
+                 job_prio(&IoPriorities::prio, 7), [](const Profile& p) -> nlohmann::json {
+                   return p.priorities.prio >= 0 ? nlohmann::json(p.priorities.prio)
+                                                 : nlohmann::json();
+                 }});
+    o.push_back({"prioclass", "integer 0..3", "",
+                 "the job's I/O priority class (1 RT, 2 BE, 3 IDLE; 0 with prio: BE)",
+                 job_prio(&IoPriorities::prioclass, 3), [](const Profile& p) -> nlohmann::json {
+                   return p.priorities.prioclass >= 0 ? nlohmann::json(p.priorities.prioclass)
+                                                      : nlohmann::json();
+                 }});
+    o.push_back({"cmdprio_percentage", "integer 0..100 [,writes]", "%",
+                 "share of I/Os issued with cmdprio_class and cmdprio",
+                 prio_pair(&IoPriorities::cmdprio_percentage, 0, 100),
+                 &PrioPairJson<&IoPriorities::cmdprio_percentage>});
+    o.push_back({"cmdprio_class", "integer 1..3 [,writes]", "",
+                 "the class of cmdprio's I/Os (default RT)",
+                 prio_pair(&IoPriorities::cmdprio_class, 1, 3),
+                 &PrioPairJson<&IoPriorities::cmdprio_class>});
+    o.push_back({"cmdprio", "integer 0..7 [,writes]", "", "the level of cmdprio's I/Os",
+                 prio_pair(&IoPriorities::cmdprio, 0, 7), &PrioPairJson<&IoPriorities::cmdprio>});
+    o.push_back({"cmdprio_bssplit", "BS/PCT[/CLASS/LEVEL[/HINT]][:...] [,writes]", "bytes, %",
+                 "per I/O size, the share issued with a priority (not with cmdprio_percentage)",
+                 [](Profile& p, std::string_view v, int kb) {
+                   return ParseCmdPrioBssplit(v, kb, p.priorities);
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.priorities.cmdprio_bssplit_given
+                              ? nlohmann::json(CmdPrioBssplitText(p.priorities))
+                              : nlohmann::json();
+                 }});
+    o.push_back({"log_prio", "0 | 1 (true | false)", "",
+                 "logs: each I/O's priority value (0x...) in place of 1 for RT, 0 otherwise",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto b = ParseBool(v, true);
+                   if (!b) return b.error();
+                   p.priorities.log_prio = *b;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.priorities.log_prio ? nlohmann::json(true) : nlohmann::json();
+                 },
+                 /*bare=*/true});
+    o.push_back({"atomic", "0 | 1 (true | false)", "",
+                 "writes with torn-write protection (RWF_ATOMIC): each a power of two bytes at "
+                 "an offset it divides, else EINVAL",
+                 flag(&Profile::atomic), &SetFlagJson<&Profile::atomic>,
+                 /*bare=*/true});
+    o.push_back({"verify_write_sequence", "0 | 1 (true | false)", "",
+                 "0: a block another write was landing on while it was read is not checked "
+                 "(fio checks no write sequence then)",
+                 flag(&Profile::verify_write_sequence),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.verify_write_sequence ? nlohmann::json() : nlohmann::json(false);
+                 },
+                 /*bare=*/true});
+    o.push_back({"continue_on_error", "none | read | write | io | verify | all | 0 | 1", "",
+                 "errors a job goes on after (EIO and EILSEQ, or ignore_error's); any other "
+                 "error ends the job (none: the first)",
+                 [](Profile& p, std::string_view v, int) {
+                   return ParseContinueOnError(v, p.continue_on_error);
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.continue_on_error.any()
+                              ? nlohmann::json(ContinueOnErrorText(p.continue_on_error))
+                              : nlohmann::json();
+                 }});
+    o.push_back({"ignore_error", "READ_ERRS[,WRITE_ERRS[,VERIFY_ERRS]]", "",
+                 "per error type, the errors (EIO:ENOSPC or numbers, ':'-separated) a job "
+                 "goes on after, in place of EIO and EILSEQ",
+                 [](Profile& p, std::string_view v, int) {
+                   return ParseIgnoreError(v, p.continue_on_error);
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   const std::string t = IgnoreErrorText(p.continue_on_error);
+                   return t.empty() ? nlohmann::json() : nlohmann::json(t);
+                 }});
+    auto lat_time = [](Nanos Profile::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto t = ParseFioTime(v, kMicro);
+        if (!t) return t.error();
+        p.*field = *t;
+        return {};
+      };
+    };
+    o.push_back({"latency_target", "fio time", "us (bare number)",
+                 "find the deepest queue, up to iodepth, whose I/Os meet this latency (0: off)",
+                 lat_time(&Profile::latency_target), [](const Profile& p) -> nlohmann::json {
+                   return p.latency_target != 0 ? nlohmann::json(FormatFioTime(p.latency_target))
+                                                : nlohmann::json();
+                 }});
+    o.push_back({"latency_window", "fio time", "us (bare number)",
+                 "latency_target: how long each queue depth is tried",
+                 lat_time(&Profile::latency_window), [](const Profile& p) -> nlohmann::json {
+                   return p.latency_window != 0 ? nlohmann::json(FormatFioTime(p.latency_window))
+                                                : nlohmann::json();
+                 }});
+    o.push_back({"latency_percentile", "number 0..100", "%",
+                 "latency_target: the share of I/Os that must meet it",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto d = ParseDouble(v);
+                   if (!d || *d < 0 || *d > 100)
+                     return Reason("must be a number 0..100, got " + Quote(Trim(v)));
+                   p.latency_percentile = *d;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.latency_percentile != 100 ? nlohmann::json(p.latency_percentile)
+                                                      : nlohmann::json();
+                 }});
+    o.push_back({"latency_run", "0 | 1 (true | false)", "",
+                 "latency_target: keep adjusting the depth to the end (0: stop once found)",
+                 flag(&Profile::latency_run), &SetFlagJson<&Profile::latency_run>,
+                 /*bare=*/true});
+    o.push_back({"fill_device", "0 | 1 (true | false)", "",
+                 "a write's ENOSPC (no space) ends the job without an error",
+                 flag(&Profile::fill_device), &SetFlagJson<&Profile::fill_device>,
+                 /*bare=*/true});
+    o.push_back({"fill_fs", "as fill_device", "", "alias of fill_device",
+                 flag(&Profile::fill_device), nullptr, /*bare=*/true});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1340,9 +1681,26 @@ const std::vector<Option>& Options() {
 // Options whose value may contain ',': free text, and the per-direction
 // forms tierlab follows.
 bool AllowsComma(std::string_view key) {
-  for (std::string_view k :
-       {"name", "bs", "blocksize", "rate_iops", "filename", "directory", "rate", "rate_min",
-        "ratemin", "rate_iops_min", "bsrange", "blocksize_range", "ba", "blockalign"}) {
+  for (std::string_view k : {"name",
+                             "bs",
+                             "blocksize",
+                             "bssplit",
+                             "rate_iops",
+                             "filename",
+                             "directory",
+                             "rate",
+                             "rate_min",
+                             "cmdprio_percentage",
+                             "cmdprio_class",
+                             "cmdprio",
+                             "cmdprio_bssplit",
+                             "ratemin",
+                             "rate_iops_min",
+                             "bsrange",
+                             "blocksize_range",
+                             "ba",
+                             "blockalign",
+                             "ignore_error"}) {
     if (key == k) return true;
   }
   return false;
@@ -1387,6 +1745,28 @@ bool Profile::does(IoOp op) const {
   return false;
 }
 
+std::uint64_t Profile::verify_interval_bytes() const {
+  std::uint64_t lo = bs_for(IoOp::kWrite), hi = max_bs_for(IoOp::kWrite);
+  std::uint64_t read_lo = bs_for(IoOp::kRead);
+  if (!bssplit.empty()) {
+    lo = UINT64_MAX, hi = 0, read_lo = UINT64_MAX;
+    for (const auto& e : bssplit_for(IoOp::kWrite))
+      lo = std::min(lo, e.bs), hi = std::max(hi, e.bs);
+    for (const auto& e : bssplit) read_lo = std::min(read_lo, e.bs);
+  }
+  // fio's fixups (init.c): a range defaults to its smallest size; at most
+  // the smallest write (or read, for a job that reads); a size that does
+  // not divide the writes' becomes their gcd.
+  std::uint64_t v = verify_interval != 0 ? verify_interval : (hi != lo ? lo : 0);
+  if (v > lo) {
+    v = lo;
+  } else if (read_percent() > 0 && v > read_lo) {
+    v = read_lo;
+  }
+  if (v == 0 || lo % v != 0 || hi % v != 0) v = std::gcd(lo, hi);
+  return v;
+}
+
 std::uint64_t Profile::max_bs_for(IoOp op) const {
   const std::uint64_t lo = bs_for(op);
   const std::uint64_t hi = bs_max[op == IoOp::kRead ? 0 : op == IoOp::kWrite ? 1 : 2];
@@ -1399,12 +1779,12 @@ namespace {
 std::pair<std::uint64_t, std::uint64_t> BsRange(const Profile& p) {
   std::uint64_t lo = UINT64_MAX, hi = 0;
   auto add = [&](std::uint64_t v) { lo = std::min(lo, v), hi = std::max(hi, v); };
-  if (!p.bssplit.empty()) {
-    for (const auto& e : p.bssplit) add(e.bs);
-    return {lo, hi};
-  }
   for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
     if (!p.does(op)) continue;
+    if (!p.bssplit.empty()) {
+      for (const auto& e : p.bssplit_for(op)) add(e.bs);
+      continue;
+    }
     add(p.bs_for(op));
     add(p.max_bs_for(op));
   }
@@ -1502,6 +1882,13 @@ const std::vector<std::string_view>& SupportedOptionNames() {
   return kNames;
 }
 
+std::string_view RefusalReason(std::string_view key) {
+  for (auto [name, reason] : kRefusedWithReason) {
+    if (name == key) return reason;
+  }
+  return {};
+}
+
 const std::vector<std::string_view>& IgnoredOptionNames() {
   static const std::vector<std::string_view> kNames(kIgnoredFioOptions.begin(),
                                                     kIgnoredFioOptions.end());
@@ -1520,8 +1907,10 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
     if (!has_value && !o.bare) return prefix(Reason("needs a value"));
     if (!AllowsComma(key) && value.find(',') != std::string_view::npos) {
       return prefix(
-          Reason("per-direction values (reads,writes) are supported only for bs, bsrange, ba, "
-                 "rate, rate_min, rate_iops and rate_iops_min; give one value, got " +
+          Reason("per-direction values (reads,writes) are supported only for bs, bsrange, "
+                 "bssplit, ba, rate, rate_min, rate_iops, rate_iops_min, ignore_error and the "
+                 "cmdprio options; give one value, "
+                 "got " +
                  Quote(Trim(value))));
     }
     auto r = o.set(p, has_value ? value : std::string_view(log_name ? "" : "1"), kb_base);
@@ -1573,6 +1962,27 @@ Expected<void> ValidateProfile(const Profile& p) {
         "iodepth_low: batched reaping (iodepth_low, iodepth_batch_complete_min/max) with rate, "
         "rate_iops or thinktime is not supported: fio drains its queue there");
   }
+  if (p.latency_target != 0 && (p.effective_rate() != 0 || p.effective_rate_iops() != 0 ||
+                                p.thinktime != 0 || p.batched_reaping())) {
+    return fail(
+        "latency_target: with rate, rate_iops, thinktime or batched reaping (iodepth_low, "
+        "iodepth_batch_complete_min/max) is not supported: tierlab searches the depth of a "
+        "closed loop");
+  }
+  if (auto v = ValidateIoPriorities(p.priorities); !v) return v.error();
+  if (const WriteDataSpec& d = p.write_data; d.dedupe_percentage != 0 && d.dedupe_working_set) {
+    // fio's checks of a pregenerated working set.
+    if (!p.has_size) return fail("dedupe_mode: working_set needs the job's size");
+    if (p.nrfiles != 1 || p.filename.find(':') != std::string::npos)
+      return fail("dedupe_mode: working_set needs a single file per job");
+    if (d.dedupe_working_set_percentage + d.dedupe_percentage > 100) {
+      return fail("dedupe_working_set_percentage: " +
+                  std::to_string(d.dedupe_working_set_percentage) + " % of unique buffers and " +
+                  std::to_string(d.dedupe_percentage) + " % of deduplicable writes exceed 100 %");
+    }
+  }
+  if (p.verify == "pattern" && p.verify_pattern.empty())
+    return fail("verify: pattern needs verify_pattern (the bytes to check)");
   if (p.rw_seq_nr == 0) return fail("rw: offset modifier must be >= 1");
   if (p.split_size && (p.offset_increment.bytes != 0 || p.offset_increment.percent != 0)) {
     return fail(
@@ -1607,9 +2017,12 @@ Expected<void> ValidateProfile(const Profile& p) {
                 "," + std::to_string(*p.rate_iops_write) +
                 ") on a mixed job are not supported: tierlab caps all its I/Os together");
   }
-  if (!p.bssplit.empty()) {
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    const std::vector<BsSplitEntry>& split = p.bssplit_for(op);
+    if (split.empty() != p.bssplit.empty()) return fail("bssplit: one split per direction");
+    if (split.empty()) continue;
     std::uint32_t total = 0;
-    for (const auto& e : p.bssplit) {
+    for (const auto& e : split) {
       if (e.bs == 0) return fail("bssplit: block size must be > 0");
       total += e.percent;
     }
@@ -1809,6 +2222,11 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "verify") fallback = "0";
     if (o.name == "do_verify") fallback = "true";
     if (o.name == "verify_fatal" || o.name == "split_size") fallback = "false";
+    if (o.name == "verify_pattern") fallback = "none (random data)";
+    if (o.name == "verify_interval") fallback = "smallest write";
+    if (o.name == "verify_backlog") fallback = "0";
+    if (o.name == "verify_write_sequence") fallback = "true";
+    if (o.name == "verify_backlog_batch") fallback = "verify_backlog";
     if (o.name == "log_avg_msec") fallback = "0";
     if (o.name == "log_offset") fallback = "false";
     if (o.name == "bsrange") fallback = "bs";
@@ -1816,7 +2234,22 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "rate" || o.name == "rate_min" || o.name == "rate_iops_min" ||
         o.name == "fsync" || o.name == "fdatasync")
       fallback = "0";
-    if (o.name == "end_fsync" || o.name == "fsync_on_close") fallback = "false";
+    if (o.name == "end_fsync" || o.name == "fsync_on_close" || o.name == "fill_device")
+      fallback = "false";
+    if (o.name == "continue_on_error") fallback = "none";
+    if (o.name == "latency_target" || o.name == "latency_window") fallback = "0";
+    if (o.name == "latency_percentile") fallback = "100";
+    if (o.name == "latency_run" || o.name == "log_prio" || o.name == "atomic") fallback = "false";
+    if (o.name == "prio" || o.name == "prioclass") fallback = "none (priority 0)";
+    if (o.name == "cmdprio_percentage" || o.name == "cmdprio") fallback = "0";
+    if (o.name == "cmdprio_class") fallback = "1 (RT)";
+    if (o.name == "cmdprio_bssplit" || o.name == "buffer_pattern") fallback = "none";
+    if (o.name == "dedupe_percentage" || o.name == "buffer_compress_percentage") fallback = "0";
+    if (o.name == "dedupe_mode") fallback = "repeat";
+    if (o.name == "dedupe_working_set_percentage") fallback = "5";
+    if (o.name == "dedupe_global" || o.name == "zero_buffers") fallback = "false";
+    if (o.name == "buffer_compress_chunk") fallback = "512";
+    if (o.name == "ignore_error") fallback = "EIO:EILSEQ for each type";
     if (o.name == "new_group" || o.name == "exitall") fallback = "false";
     if (o.name == "exit_what") fallback = "group";
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
@@ -1843,7 +2276,7 @@ Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patc
   if (patch.is_object()) {
     // A patch naming one of two aliases replaces the other, so that
     // {"rwmixwrite": 30} over {"rwmixread": 50} is not a contradiction.
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kAliases = {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAliases = {
         {{"rwmixread", "rwmixwrite"},
          {"percentage_random", "percentage_sequential"},
          {"rw", "readwrite"},
@@ -1854,7 +2287,8 @@ Expected<Profile> ApplyProfilePatch(const Profile& p, const nlohmann::json& patc
          {"bsrange", "blocksize_range"},
          {"ba", "blockalign"},
          {"iodepth_batch", "iodepth_batch_submit"},
-         {"iodepth_batch_complete_min", "iodepth_batch_complete"}}};
+         {"iodepth_batch_complete_min", "iodepth_batch_complete"},
+         {"fill_device", "fill_fs"}}};
     for (auto [a, b] : kAliases) {
       if (patch.contains(std::string(b)) && !patch.contains(std::string(a)))
         base.erase(std::string(a));

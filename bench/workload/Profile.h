@@ -30,7 +30,8 @@
 //                        (default: the smallest block size, fio's default)
 //   bssplit              "4k/50:8k/30:64k/20": sizes and % of I/Os; the %s must
 //                        add up to 100 (a size with an empty % gets the rest,
-//                        as in fio). Overrides bs when given.
+//                        as in fio). Overrides bs when given. "R,W[,T]": a split
+//                        per direction, as fio.
 //   iodepth              outstanding I/Os per job, 1..65536 (default 1)
 //   numjobs              concurrent jobs, 1..4096 (default 1); numjobs x iodepth
 //                        at most kMaxOutstandingRequests (below)
@@ -120,7 +121,34 @@
 //                        Checked when the volume carries data (--real, with-
 //                        data models); otherwise the reads are issued, and
 //                        the results say nothing was checked.
-//   do_verify, verify_fatal  as fio (verify_fatal: stop at the first mismatch)
+//   do_verify, verify_fatal  as fio (verify_fatal: a read's check stops at its
+//                        first bad block, which tierlab's always does)
+//   verify_pattern       fio's pattern (FioPattern.h) the writes of a verifying
+//                        job carry; without verify it sets verify=meta (fio's
+//                        header-and-pattern check)
+//   verify_interval      where headers start in a write (fio's; tierlab's own
+//                        8-byte header with verify_pattern)
+//   verify_backlog, verify_backlog_batch  fio's: read back writes while
+//                        writing (bench/lab/VerifyBacklog.h)
+//   verify_write_sequence  fio's (newer than 3.33): 0 skips the blocks a write
+//                        raced the read on (VerifyOracle.h)
+//   continue_on_error, ignore_error  fio's: which errors a job goes on after
+//                        (ContinueOnError.h); default none: the first error
+//                        ends the job (its error code in the results)
+//   fill_device          fio's: ENOSPC ends a writing job without an error
+//   dedupe_percentage, dedupe_mode, dedupe_working_set_percentage, dedupe_global,
+//   buffer_compress_percentage, buffer_compress_chunk, buffer_pattern, zero_buffers
+//                        fio's buffer contents: what the writes carry when the
+//                        volume carries data (WriteData.h)
+//   prio, prioclass, cmdprio_percentage, cmdprio_class, cmdprio, cmdprio_bssplit,
+//   log_prio             fio's I/O priorities (IoPriority.h): carried to the logs
+//                        and the JSON; devices do not schedule by them
+//   atomic               fio's RWF_ATOMIC writes: a write must be a power of
+//                        two bytes at an offset it divides, else EINVAL
+//   latency_target, latency_window, latency_percentile, latency_run
+//                        fio's search for the deepest queue (up to iodepth)
+//                        whose I/Os meet the target (bench/lab/LatencyTarget.h);
+//                        times: bare number = microseconds, as fio
 //   new_group            start a new reporting group (fio's groupid), as
 //                        stonewall does, without waiting
 //   wait_for             start when the section of that name (one before
@@ -178,6 +206,9 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/workload/ContinueOnError.h"
+#include "bench/workload/IoPriority.h"
+#include "bench/workload/WriteData.h"
 #include "layouts/FieldDoc.h"
 #include "tiering/core/Expected.h"
 #include "tiering/core/IoRequest.h"
@@ -281,6 +312,9 @@ struct Profile {
   std::uint64_t bs_max[3] = {0, 0, 0};
   std::uint64_t ba = 0;               // blockalign of random offsets; 0: min_bs()
   std::vector<BsSplitEntry> bssplit;  // empty: every I/O is `bs` / write_bs
+  // fio's per-direction bssplit ("reads,writes[,trims]"): the writes' and
+  // trims' own splits; unset: as the reads' (the writes', for trims).
+  std::optional<std::vector<BsSplitEntry>> bssplit_write, bssplit_trim;
   // fio's rw offset modifier ("randread:8", "read:-8k"): random modes take a
   // new random offset every `rw_seq_nr` I/Os; sequential modes add
   // `rw_seq_add` bytes to each next offset.
@@ -346,7 +380,38 @@ struct Profile {
   // would check with (every method compares every byte in tierlab).
   std::string verify;
   bool do_verify = true;      // a writing job reads back what it wrote
-  bool verify_fatal = false;  // stop checking at the first mismatch
+  bool verify_fatal = false;  // accepted; a read is checked up to its first bad block
+  // fio's verify_pattern (FioPattern.h) as written, "" for none: what a
+  // verifying job's writes carry; verify_interval: where fio's headers (and
+  // tierlab's) start in a write, 0 for fio's default (verify_interval_bytes).
+  std::string verify_pattern;
+  std::uint64_t verify_interval = 0;
+  // fio's verify_backlog: read back verify_backlog_batch (0: the backlog) of
+  // a job's writes whenever this many wait (0: all after the writes).
+  std::uint32_t verify_backlog = 0;
+  std::uint32_t verify_backlog_batch = 0;
+  // fio's verify_write_sequence (after fio 3.33): 0 leaves unchecked the
+  // blocks another write was landing on while they were read.
+  bool verify_write_sequence = true;
+  // fio's continue_on_error / ignore_error (ContinueOnError.h): by default
+  // a job ends at its first error, as fio's.
+  ContinueOnError continue_on_error;
+  // What the writes carry (WriteData.h): fio's dedupe_*, buffer_compress_*,
+  // buffer_pattern, zero_buffers.
+  WriteDataSpec write_data;
+  // fio's I/O priorities (IoPriority.h): the job's and cmdprio's per I/O,
+  // and log_prio.
+  IoPriorities priorities;
+  // fio's atomic: writes with torn-write protection (RWF_ATOMIC).
+  bool atomic = false;
+  // fio's latency_target (bench/lab/LatencyTarget.h): 0: off. Times in ns.
+  Nanos latency_target = 0;
+  Nanos latency_window = 0;
+  double latency_percentile = 100;
+  bool latency_run = false;
+  // fio's fill_device: a write's ENOSPC ends the job without an error (its
+  // size, unless given, is the rest of the volume or file already).
+  bool fill_device = false;
   // fio's reporting groups: new_group (as stonewall) starts a groupid.
   bool new_group = false;
   // fio's wait_for: the section starts when the one of this name, before
@@ -394,6 +459,11 @@ struct Profile {
     if (op == IoOp::kDiscard && trim_bs) return *trim_bs;
     return op != IoOp::kRead && write_bs ? *write_bs : bs;
   }
+  // bssplit of that direction (empty: none).
+  const std::vector<BsSplitEntry>& bssplit_for(IoOp op) const {
+    if (op == IoOp::kDiscard && bssplit_trim) return *bssplit_trim;
+    return op != IoOp::kRead && bssplit_write ? *bssplit_write : bssplit;
+  }
   // Largest I/O of that direction.
   std::uint64_t max_bs_for(IoOp op) const;
   // Over the directions the job does.
@@ -411,6 +481,9 @@ struct Profile {
     return iodepth_batch_complete_max < iodepth_batch_complete_min ? iodepth_batch_complete_min
                                                                    : iodepth_batch_complete_max;
   }
+  // fio's verify_interval after its fixups: within the job's smallest write
+  // (and read, for a job that reads), dividing its write sizes, else their gcd.
+  std::uint64_t verify_interval_bytes() const;
   // Whether completions are reaped in batches (not one slot at a time).
   bool batched_reaping() const { return queue_low() < iodepth || reap_min() > 1 || reap_max() > 1; }
 };
@@ -458,5 +531,7 @@ std::vector<FieldDoc> ProfileFieldDocs();
 // Names, for error messages and documentation.
 const std::vector<std::string_view>& SupportedOptionNames();
 const std::vector<std::string_view>& IgnoredOptionNames();
+// Why tierlab refuses a fio option it knows of ("" for the others).
+std::string_view RefusalReason(std::string_view key);
 
 }  // namespace tierlab

@@ -50,8 +50,10 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     return fail("rw: offset modifier " + std::to_string(profile.rw_seq_add) +
                 " is not a multiple of the device's " + std::to_string(alignment) + "-byte blocks");
   }
-  for (const auto& e : profile.bssplit) {
-    if (auto r = check_bs(e.bs, "bssplit"); !r) return r.error();
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    for (const auto& e : profile.bssplit_for(op)) {
+      if (auto r = check_bs(e.bs, "bssplit"); !r) return r.error();
+    }
   }
 
   WorkloadGenerator g;
@@ -120,12 +122,14 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.seq_nr_ = profile.is_random() ? profile.rw_seq_nr : 1;
   g.seq_add_ = profile.is_random() ? 0 : profile.rw_seq_add;
   g.identical_ = profile.rw_sequencer_identical;
-  if (!profile.bssplit.empty()) {
-    g.bs_by_percent_.reserve(100);
-    for (const auto& e : profile.bssplit) {
-      for (std::uint32_t i = 0; i < e.percent; ++i) g.bs_by_percent_.push_back(e.bs);
+  for (int d = 0; d < 3 && !profile.bssplit.empty(); ++d) {
+    const std::vector<BsSplitEntry>& split = profile.bssplit_for(ops[d]);
+    std::vector<std::uint64_t>& by_percent = g.bs_by_percent_[d];
+    by_percent.reserve(100);
+    for (const auto& e : split) {
+      for (std::uint32_t i = 0; i < e.percent; ++i) by_percent.push_back(e.bs);
     }
-    g.bs_by_percent_.resize(100, profile.bssplit.back().bs);
+    by_percent.resize(100, split.back().bs);
   }
 
   const std::uint64_t seed = profile.randseed;
@@ -171,7 +175,7 @@ bool WorkloadGenerator::SyncDue() const {
 }
 
 std::uint64_t WorkloadGenerator::PickLength(int dir) {
-  if (!bs_by_percent_.empty()) return bs_by_percent_[bs_rng_.Below(100)];
+  if (!bs_by_percent_[dir].empty()) return bs_by_percent_[dir][bs_rng_.Below(100)];
   const std::uint64_t lo = bs_[dir], hi = bs_hi_[dir];
   if (hi == lo) return lo;
   // fio's get_next_buflen: min + a uniform draw below max, rounded down to a
@@ -244,7 +248,7 @@ NextIo WorkloadGenerator::Next() {
     }
     // bsrange as fio: while the smallest size fits before the region end,
     // draw again until one does.
-    while (off + io.length > end_ && off + bs_[dir] <= end_ && bs_by_percent_.empty())
+    while (off + io.length > end_ && off + bs_[dir] <= end_ && bs_by_percent_[dir].empty())
       io.length = PickLength(dir);
     if (off + io.length > end_) {
       off = begin_;

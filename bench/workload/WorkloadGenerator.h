@@ -127,8 +127,8 @@ class WorkloadGenerator {
   std::uint32_t fsync_ = 0, fdatasync_ = 0;  // 0 for jobs that do not write
   std::uint64_t writes_ = 0;                 // writes drawn so far
   bool last_was_sync_ = false;
-  std::vector<std::uint64_t> bs_by_percent_;  // 100 entries when bssplit is set
-  std::uint64_t cursor_[3] = {0, 0, 0};       // next sequential offset: read, write, trim
+  std::vector<std::uint64_t> bs_by_percent_[3];  // per direction, 100 entries with bssplit
+  std::uint64_t cursor_[3] = {0, 0, 0};          // next sequential offset: read, write, trim
   Xoshiro256 op_rng_, bs_rng_, seq_rng_, block_rng_;
   RandomDistribution dist_ = RandomDistribution::kRandom;
   ZipfSampler zipf_;

@@ -222,6 +222,116 @@ rw=randwrite
 bsrange=4k-16k,8k-28k
 FIO
 
+# Issue 16's last block I/O options: verify_pattern (verify=pattern writes
+# fio's bytes, compared below), verify_interval, verify_backlog (writes and
+# read-backs, as fio counts them; sequential, as a random job repeats
+# blocks without fio's random map), continue_on_error and ignore_error
+# (no errors here: fio's total_err and first_error keys, both 0), and
+# fill_device with a size (fio keeps the size).
+cat >verifyopts.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+[pattern]
+rw=write
+bs=8k
+size=64k
+verify=pattern
+verify_pattern=0xaa55"x"%o
+[meta]
+rw=write
+bs=64k
+size=256k
+offset=1m
+verify=meta
+verify_pattern=0xaa555aa5
+verify_interval=512
+[backlog]
+rw=write
+bs=4k
+size=64k
+offset=2m
+verify=crc32c
+verify_backlog=4
+[batch]
+rw=write
+bs=8k
+size=128k
+offset=3m
+verify=md5
+verify_backlog=8
+verify_backlog_batch=3
+[errors]
+rw=randread
+size=1m
+offset=4m
+number_ios=100
+continue_on_error=io
+ignore_error=,ENOSPC
+[fill]
+rw=write
+size=128k
+offset=5m
+fill_device=1
+FIO
+
+# Per-direction bssplit (sizes as a distribution, as bsrange's), what the
+# writes carry (dedupe and compression; the counts here, the bytes below)
+# and I/O priorities (the counts here; the priorities below).
+cat >split.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=16m
+number_ios=300
+norandommap ; fio's random map would shorten I/Os to untouched blocks
+bssplit=4k/50:16k/50,64k/100
+[splitread]
+rw=randread
+[splitwrite]
+rw=randwrite
+FIO
+cat >data.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+rw=write
+bs=4k
+size=1m
+[repeat]
+dedupe_percentage=50
+[workingset]
+offset=1m
+dedupe_percentage=40
+dedupe_mode=working_set
+dedupe_working_set_percentage=20
+buffer_compress_percentage=50
+[zeros]
+offset=2m
+zero_buffers
+FIO
+cat >prio.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=1m
+bs=4k
+[cmdprio]
+rw=randread
+iodepth=4
+prioclass=2
+prio=4
+cmdprio_percentage=25
+cmdprio_class=3
+cmdprio=5
+write_iops_log=cp
+log_prio=1
+FIO
+
 # Groups (wait_for, new_group), flow and exitall. With flow the jobs of a
 # flow take turns (the counts stay the sizes'); exitall is global in fio,
 # so it has a file of its own: quick starts at 200 ms (so that slow has
@@ -277,7 +387,8 @@ rw=read
 size=64k
 FIO
 
-python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio groups.fio exitall.fio <<'PY'
+python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio \
+  verifyopts.fio split.fio data.fio prio.fio groups.fio exitall.fio <<'PY'
 import collections, json, os, re, subprocess, sys
 
 bin, jobs = sys.argv[1], sys.argv[2:]
@@ -351,7 +462,7 @@ for job in jobs:
     groups = [j["groupid"] for j in fio_doc["jobs"]]
     assert [j["groupid"] for j in doc["jobs"]] == groups, (job, groups)
     for name, w, g in zip(names, want, got):
-        if job == "bsrange.fio":
+        if job in ("bsrange.fio", "split.fio"):
             assert same_distribution(w, g), f"{job} [{name}]: fio issued {w}, tierlab {g}"
         else:
             assert w == g, f"{job} [{name}]: fio issued {w}, tierlab {g}"
@@ -368,6 +479,16 @@ for job in jobs:
             assert tj["trim"]["total_ios"] == fj["trim"]["total_ios"], fj["jobname"]
         if job == "flush.fio":  # fio's sync keys; its total_ios leaves out the end flush
             assert set(fj["sync"]) <= set(tj["sync"]), sorted(tj["sync"])
+        # continue_on_error: fio's error counts, on the jobs fio prints them for.
+        assert ("total_err" in fj) == ("total_err" in tj), fj["jobname"]
+        for k in ("error", "total_err", "first_error"):
+            assert fj.get(k) == tj.get(k), (fj["jobname"], k, fj.get(k), tj.get(k))
+        if job == "prio.fio":  # fio's per-priority latencies: the same priorities, similar shares
+            got = lambda j: {(p["prioclass"], p["prio"]): p["clat_ns"]["N"] / j["read"]["total_ios"]
+                             for p in j["read"]["prios"]}
+            w, g = got(fj), got(tj)
+            assert w.keys() == g.keys() and all(abs(w[k] - g[k]) <= 0.1 for k in w), (w, g)
+            assert set(fj["read"]["prios"][0]) <= set(tj["read"]["prios"][0])
 
 # The keys tierlab takes from fio are fio's, with fio's units.
 f, t = fio_doc["jobs"][0], doc["jobs"][0]
@@ -543,4 +664,100 @@ assert 3900 <= t["job_runtime"] <= 4100 and t["job_runtime"] <= f["job_runtime"]
     t["job_runtime"], f["job_runtime"])
 print("steadystate: as fio; stopped after", t["job_runtime"], "ms (fio", f["job_runtime"], "ms)")
 PY
+# What the writes carry: fio and tierlab --real each write contents.fio on
+# a fresh file of their own (tierlab keeps its device file, whose bytes are
+# the volume's). verify=pattern's blocks are fio's bytes exactly; dedupe and
+# compression give the same shares of repeated blocks and of zeros (the
+# random bytes themselves differ).
+mkdir -p contents-fio contents-tierlab
+truncate -s 16m contents-fio/target
+export CONTENTS="$tmp/contents-fio/target"
+cat >contents.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${CONTENTS}
+rw=write
+bs=4k
+size=1m
+[pattern]
+bs=8k
+size=64k
+verify=pattern
+verify_pattern=0xaa55"x"%o
+[repeat]
+offset=1m
+dedupe_percentage=50
+[compress]
+offset=2m
+buffer_compress_percentage=50
+FIO
+fio --output=/dev/null contents.fio || fail "fio contents.fio"
+(cd contents-tierlab && "$bin" run --real -q -l ../layout.json -p ../contents.fio --dir . --keep \
+  -f json >out.json) || fail "tierlab contents.fio"
+python3 - contents-fio/target contents-tierlab/one-d0.img <<'PY'
+import sys
+f, t = (open(p, "rb").read(3 << 20) for p in sys.argv[1:3])
+assert f[:65536] == t[:65536], "verify=pattern: tierlab's bytes differ from fio's"
+def distinct(data):
+    blocks = [data[i:i + 4096] for i in range(0, len(data), 4096)]
+    return len(set(blocks)) / len(blocks)
+def zeros(data):
+    return data.count(0) / len(data)
+for name, share in (("fio", distinct(f[1 << 20:2 << 20])), ("tierlab", distinct(t[1 << 20:2 << 20]))):
+    assert 0.4 <= share <= 0.6, (name, "distinct blocks under dedupe_percentage=50", share)
+for name, share in (("fio", zeros(f[2 << 20:3 << 20])), ("tierlab", zeros(t[2 << 20:3 << 20]))):
+    assert 0.48 <= share <= 0.53, (name, "zeros under buffer_compress_percentage=50", share)
+print("contents: pattern bytes as fio's; dedupe and compression shares as fio's")
+PY
+
+# I/O priorities in the logs: log_prio's column has the same values, in
+# similar shares (each tool draws its own 25 %).
+mkdir -p prio-fio prio-tierlab
+(cd prio-fio && fio --output=/dev/null ../prio.fio) || fail "fio prio.fio"
+(cd prio-tierlab && "$bin" run --real -q -l ../layout.json -p ../prio.fio --dir . >/dev/null) ||
+  fail "tierlab prio.fio"
+python3 - <<'PY'
+import collections
+def shares(path):
+    c = collections.Counter(line.split(", ")[4].strip() for line in open(path))
+    n = sum(c.values())
+    return {k: v / n for k, v in c.items()}
+f, t = shares("prio-fio/cp_iops.1.log"), shares("prio-tierlab/cp_iops.1.log")
+assert f.keys() == t.keys() == {"0x4004", "0x6005"}, (f, t)
+assert all(abs(f[k] - t[k]) <= 0.1 for k in f), (f, t)
+print("log_prio: as fio's", t)
+PY
+
+# latency_target: on a file that meets 500 ms at any depth, both search up
+# to iodepth, run one more window there and end long before the runtime,
+# and print fio's latency keys.
+cat >lat.fio <<'FIO'
+[lat]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=${SIZE}
+rw=randread
+iodepth=8
+time_based
+runtime=10
+latency_target=500ms
+latency_window=100ms
+latency_percentile=99
+FIO
+fio --output-format=json lat.fio >lat-fio.json || fail "fio lat.fio"
+"$bin" run --real -q -l layout.json -p lat.fio --dir . -f json >lat-tierlab.json || fail "tierlab lat.fio"
+python3 - <<'PY'
+import json
+f = json.load(open("lat-fio.json"))["jobs"][0]
+t = json.load(open("lat-tierlab.json"))["jobs"][0]
+for k in ("latency_target", "latency_window", "latency_percentile", "latency_depth"):
+    assert f[k] == t[k], (k, f[k], t[k])
+assert t["latency_depth"] == 8 and t["error"] == 0
+# The final window's figures only; the job ended with the search.
+assert t["job_runtime"] < 1000 and f["job_runtime"] < 5000, (t["job_runtime"], f["job_runtime"])
+print("latency_target: as fio; depth", t["latency_depth"])
+PY
+
 echo "fio compare: ok"

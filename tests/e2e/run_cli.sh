@@ -55,11 +55,11 @@ rw=randread
 iodepth=4
 [second]
 rw=randwrite ; trailing comment
-verify_backlog=16
+verify_offset=16
 FIO
 "$bin" run --layout ssd1 --profile "$tmp/two.fio" --ignore-unknown --output-format json \
   >"$tmp/two.json" 2>"$tmp/two.err"
-grep -qx 'tierlab: .*two.fio: ignored unknown option(s): verify_backlog' "$tmp/two.err" ||
+grep -qx 'tierlab: .*two.fio: ignored unknown option(s): verify_offset' "$tmp/two.err" ||
   fail "--ignore-unknown names: $(cat "$tmp/two.err")"
 python3 - "$tmp/two.json" <<'PY'
 import json, sys
@@ -67,7 +67,7 @@ r = json.load(open(sys.argv[1]))
 jobs = r["jobs"]
 assert [j["jobname"] for j in jobs] == ["first", "second"], jobs
 assert jobs[0]["read"]["total_ios"] == 500 and jobs[1]["write"]["total_ios"] == 500
-assert jobs[1]["job options"] == {"rw": "randwrite", "verify_backlog": "16"}, jobs[1]["job options"]
+assert jobs[1]["job options"] == {"rw": "randwrite", "verify_offset": "16"}, jobs[1]["job options"]
 assert r["global options"] == {"bs": "4k", "size": "64m", "number_ios": "500"}, r["global options"]
 assert "99.000000" in jobs[0]["read"]["clat_ns"]["percentile"]
 assert isinstance(jobs[0]["read"]["bw"], int) and isinstance(jobs[0]["job_runtime"], int)
@@ -110,8 +110,8 @@ echo '{"bs": 0}' > "$tmp/bad-bs.json"
 expect_error 'bad-bs.json: bs:' run --profile "$tmp/bad-bs.json"
 echo '{"random_distribution": "zipf:abc"}' > "$tmp/bad-zipf.json"
 expect_error 'bad-zipf.json: random_distribution:' run --profile "$tmp/bad-zipf.json"
-printf '[job]\nrw=randread\nverify_backlog=4\n' > "$tmp/unknown.fio"
-expect_error 'verify_backlog' run --profile "$tmp/unknown.fio"
+printf '[job]\nrw=randread\nverify_offset=64\n' > "$tmp/unknown.fio"
+expect_error 'verify_offset' run --profile "$tmp/unknown.fio"
 "$bin" run --layout ssd1 --profile "$tmp/unknown.fio" --ignore-unknown >/dev/null || fail "--ignore-unknown"
 echo '{"tiers": [{"preset": "optane", "count": 2}]}' > "$tmp/bad-layout.json"
 expect_error 'bad-layout.json: tiers[0].preset: unknown "optane"; known:' run --layout "$tmp/bad-layout.json"

@@ -107,6 +107,26 @@ TEST_F(FioLogsTest, AveragedEntries) {
   EXPECT_EQ(Lines("v_clat.1.log")[1], "250, 5000, 1, 0, 0");
 }
 
+// The priority column: 1 for an I/O of fio's RT class, 0 otherwise; with
+// log_prio the priority's value in hex (class << 13 | level), as fio.
+TEST_F(FioLogsTest, ThePriorityColumnIsFiosWithAndWithoutLogPrio) {
+  // Two reads, RT level 0 and BE level 7, in an IOPS log: its lines.
+  auto lines = [this](bool log_prio, const std::string& name) {
+    Profile p;
+    p.write_iops_log = dir_ + "/" + name;
+    p.priorities.log_prio = log_prio;
+    auto l = FioLogs::Open(p, 1);
+    EXPECT_TRUE(l.ok());
+    (*l)->Add(IoOp::kRead, 0, 4096, 0, 1000, 1000, IoprioValue(1, 0));
+    (*l)->Add(IoOp::kRead, 0, 4096, 0, 1000, 1000, IoprioValue(2, 7));
+    EXPECT_TRUE((*l)->Finish().ok());
+    return Lines(name + "_iops.1.log");
+  };
+  EXPECT_EQ(lines(false, "rt"), (std::vector<std::string>{"0, 1, 0, 4096, 1", "0, 1, 0, 4096, 0"}));
+  EXPECT_EQ(lines(true, "value"),
+            (std::vector<std::string>{"0, 1, 0, 4096, 0x2000", "0, 1, 0, 4096, 0x4007"}));
+}
+
 TEST_F(FioLogsTest, AFileThatCannotBeCreatedIsAnIoError) {
   Profile p;
   p.write_bw_log = dir_ + "/no/such/dir/x";

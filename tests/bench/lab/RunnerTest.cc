@@ -12,11 +12,14 @@
 #include "bench/workload/WorkloadGenerator.h"
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"
+#include "tests/support/SyncIo.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/RealEngine.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/DevicePreset.h"
+#include "tiering/devices/ModelDevice.h"
 #include "tiering/devices/RamDevice.h"
+#include "tiering/targets/FaultTarget.h"
 
 namespace tierlab {
 namespace {
@@ -284,11 +287,12 @@ class HintRecorder final : public BlockDevice {
     if (distance == 2) hinted2_ops.push_back(op);
   }
   std::vector<std::uint64_t> submitted, hinted1, hinted2;
-  std::vector<IoOp> hinted2_ops;
+  std::vector<IoOp> hinted2_ops, ops;
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override {
     submitted.push_back(req.offset);
+    ops.push_back(req.op);
     inner_.Submit(req, std::move(done));
   }
 
@@ -541,5 +545,205 @@ TEST(RunnerTest, RateMinFailsTheRunWithFiosMessage) {
   MustRun(e3, v3->top(),
           MakeProfile({{"rate", "4m"}, {"rate_min", "2m"}, {"runtime", "5s"}, {"time_based", 1}}));
 }
+// fio's continue_on_error: a RAM disk whose writes fail from 64 KiB to
+// 72 KiB (two 4 KiB blocks), under a sequential writer at QD1.
+struct FailingWrites {
+  SimEngine e;
+  FaultTarget disk;
+  explicit FailingWrites(Status status = Status::kIoError)
+      : disk(e, "fault", std::make_unique<RamDevice>(e, "ram", 1 << 20)) {
+    FaultRule rule;
+    rule.op_mask = FaultRule::Ops({IoOp::kWrite});
+    rule.start = 64 << 10;
+    rule.end = 72 << 10;
+    rule.status = status;
+    disk.SetRules({rule});
+  }
+  RunResult Run(const nlohmann::json& patch) {
+    nlohmann::json j = {{"rw", "write"}, {"runtime", "0"}, {"size", "256k"}, {"end_fsync", 1}};
+    j.merge_patch(patch);
+    return MustRun(e, disk, MakeProfile(j));
+  }
+};
+
+TEST(RunnerTest, AnErrorEndsTheJobByDefaultAsFiosDoes) {
+  FailingWrites f;
+  const RunResult r = f.Run(nlohmann::json::object());
+  EXPECT_EQ(r.issued, 17u);  // 16 good writes, then the one that fails
+  EXPECT_EQ(r.metrics.write().ops, 16u);
+  EXPECT_EQ(r.metrics.write().errors, 1u);
+  EXPECT_EQ(r.errors.error, EIO);
+  EXPECT_TRUE(r.errors.ended_job);
+  EXPECT_EQ(r.errors.total, 0u);
+  EXPECT_EQ(r.issued_flushes, 0u);  // a failed job does no end_fsync (fio's do_io)
+}
+
+TEST(RunnerTest, ContinueOnErrorGoesOnAfterEioAndCountsIt) {
+  FailingWrites f;
+  const RunResult r = f.Run({{"continue_on_error", "write"}});
+  EXPECT_EQ(r.issued, 64u);
+  EXPECT_EQ(r.metrics.write().ops, 62u);
+  EXPECT_EQ(r.errors.total, 2u);
+  EXPECT_EQ(r.errors.first, EIO);
+  EXPECT_EQ(r.errors.error, EIO);  // fio reports the first error as the job's
+  EXPECT_FALSE(r.errors.ended_job);
+  EXPECT_EQ(r.issued_flushes, 1u);
+  // A read error is not a write error.
+  FailingWrites g;
+  EXPECT_TRUE(g.Run({{"continue_on_error", "read"}}).errors.ended_job);
+}
+
+TEST(RunnerTest, IgnoreErrorNamesTheErrorsAJobGoesOnAfter) {
+  FailingWrites f(Status::kNoSpace);
+  EXPECT_EQ(f.Run({{"continue_on_error", "write"}}).issued, 17u);  // ENOSPC is not "non-fatal"
+  FailingWrites g(Status::kNoSpace);
+  const RunResult r = g.Run({{"ignore_error", ",ENOSPC"}});
+  EXPECT_EQ(r.issued, 64u);
+  EXPECT_EQ(r.errors.first, ENOSPC);
+}
+
+TEST(RunnerTest, FillDeviceEndsTheJobAtEnospcWithoutAnError) {
+  FailingWrites f(Status::kNoSpace);
+  const RunResult r = f.Run({{"fill_device", 1}});
+  EXPECT_EQ(r.issued, 17u);
+  EXPECT_EQ(r.errors.error, 0);
+  EXPECT_EQ(r.issued_flushes, 1u);  // not a failure: its end_fsync still runs
+}
+
+// A device whose requests each take `unit` per request in flight when they
+// arrive: latency grows with the queue, as a saturated device's does.
+class QueueBoundDevice final : public BlockDevice {
+ public:
+  QueueBoundDevice(Engine& e, Nanos unit) : BlockDevice(e, "queue"), unit_(unit) {}
+  std::uint64_t Size() const override { return 1ull << 30; }
+  std::uint32_t BlockSize() const override { return 4096; }
+  std::string Kind() const override { return "queue"; }
+  std::uint32_t deepest = 0;
+
+ protected:
+  void SubmitImpl(const IoRequest&, IoCallback done) override {
+    deepest = std::max(deepest, in_flight());
+    engine().ScheduleAt(engine().Now() + unit_ * in_flight(),
+                        [this, d = std::move(done)]() mutable { Finish(d, Status::kOk); });
+  }
+
+ private:
+  Nanos unit_;
+};
+
+TEST(RunnerTest, LatencyTargetFindsTheDeepestQueueThatMeetsIt) {
+  SimEngine e;
+  QueueBoundDevice d(e, 100 * kMicro);  // depth 10: 1 ms
+  const Profile p = MakeProfile({{"iodepth", 64},
+                                 {"runtime", "0"},
+                                 {"size", "1g"},
+                                 {"latency_target", "1ms"},
+                                 {"latency_window", "100ms"},
+                                 {"latency_percentile", 99}});
+  const RunResult r = MustRun(e, d, p);
+  EXPECT_EQ(r.latency_depth, 10u);
+  EXPECT_GT(d.deepest, 10u);  // the search went past it
+  // The figures are the final run's, at depth 10: within the target.
+  EXPECT_LE(r.metrics.read().lat.Max(), kMilli);
+  EXPECT_GT(r.ramp_end, r.start);
+  EXPECT_NEAR(static_cast<double>(r.metrics.window()), 100e6, 2e6);
+  EXPECT_EQ(r.errors.error, 0);
+  // Without it the job keeps 64 in flight: 6.4 ms.
+  SimEngine e2;
+  QueueBoundDevice d2(e2, 100 * kMicro);
+  const RunResult full = MustRun(e2, d2, MakeProfile({{"iodepth", 64}, {"number_ios", 1000}}));
+  EXPECT_GT(full.metrics.read().lat.Max(), 6 * kMilli);
+}
+
+TEST(RunnerTest, LatencyTargetMissedAtDepthOneEndsTheJobWithEtimedout) {
+  SimEngine e;
+  QueueBoundDevice d(e, 2 * kMilli);
+  const RunResult r =
+      MustRun(e, d, MakeProfile({{"iodepth", 8}, {"runtime", "0"}, {"latency_target", "1ms"}}));
+  EXPECT_EQ(r.issued, 1u);
+  EXPECT_EQ(r.errors.error, ETIMEDOUT);
+  EXPECT_TRUE(r.errors.ended_job);
+}
+
+TEST(RunnerTest, AtomicWritesThatAreNotAPowerOfTwoFailWithEinval) {
+  SimEngine e;
+  RamDevice d(e, "ram", 64 << 20);
+  const RunResult ok = MustRun(
+      e, d,
+      MakeProfile({{"rw", "randwrite"}, {"number_ios", 100}, {"atomic", 1}, {"runtime", "0"}}));
+  EXPECT_EQ(ok.metrics.write().ops, 100u);
+  const RunResult bad =
+      MustRun(e, d, MakeProfile({{"rw", "write"}, {"bs", "12k"}, {"atomic", 1}, {"runtime", "0"}}));
+  EXPECT_EQ(bad.issued, 1u);
+  EXPECT_EQ(bad.errors.error, EINVAL);
+  EXPECT_EQ(d.stats().write_ops, 100u);  // the refused write never reached the device
+  // A job that does not write is not concerned (fio turns atomic off for it).
+  EXPECT_EQ(MustRun(e, d, MakeProfile({{"bs", "12k"}, {"atomic", 1}, {"number_ios", 10}})).issued,
+            10u);
+}
+
+TEST(RunnerTest, VerifyBacklogReadsBackWhileWriting) {
+  SimEngine e;
+  HintRecorder d(e);
+  const RunResult r = MustRun(e, d,
+                              MakeProfile({{"rw", "write"},
+                                           {"size", "40k"},
+                                           {"runtime", "0"},
+                                           {"verify", "crc32c"},
+                                           {"verify_backlog", 4}}));
+  std::string ops;
+  for (IoOp op : d.ops) ops += op == IoOp::kRead ? 'r' : 'w';
+  EXPECT_EQ(ops, "wwwwrrrrwwwwrrrrwwrr");  // the last two: the verify phase
+  EXPECT_EQ(r.verify.reads, 10u);
+}
+
+TEST(RunnerTest, CmdprioPercentageGivesThatShareOfIosItsPriority) {
+  SimEngine e;
+  RamDevice d(e, "ram", 64 << 20);
+  const Profile p = MakeProfile({{"number_ios", 4000},
+                                 {"runtime", "0"},
+                                 {"prioclass", 3},
+                                 {"cmdprio_percentage", 20},
+                                 {"cmdprio_class", 1}});
+  const RunResult r = MustRun(e, d, p);
+  const nlohmann::json prios = r.prios.Json(0);
+  ASSERT_EQ(prios.size(), 2u) << prios.dump();
+  EXPECT_EQ(prios[0]["prioclass"], 3);  // the job's own first
+  EXPECT_EQ(prios[1]["prioclass"], 1);
+  const double rt = prios[1]["clat_ns"]["N"].get<double>();
+  EXPECT_NEAR(rt / 4000, 0.2, 0.03);
+  EXPECT_TRUE(r.prios.Json(1).is_null());  // no writes
+}
+
+// fio's buffer options reach the volume's data: dedupe_percentage=100
+// writes one buffer everywhere, zero_buffers zeros.
+TEST(RunnerTest, TheWritesCarryWhatTheBufferOptionsSay) {
+  SimEngine e;
+  ModelOptions mo;
+  mo.capacity = 16 << 20;
+  mo.with_data = true;
+  auto d = MakeModelDevice(e, *FindPreset("ssd-hk4e"), "ssd", mo);
+  MustRun(e, *d,
+          MakeProfile({{"rw", "write"},
+                       {"size", "64k"},
+                       {"runtime", "0"},
+                       {"iodepth", 4},
+                       {"dedupe_percentage", 100}}));
+  MustRun(e, *d,
+          MakeProfile({{"rw", "write"},
+                       {"size", "64k"},
+                       {"offset", "1m"},
+                       {"runtime", "0"},
+                       {"zero_buffers", 1}}));
+  std::vector<std::byte> a(4096), b(4096);
+  ASSERT_EQ(testing::SubmitAndRun(e, *d, IoOp::kRead, 0, 4096, a.data()), Status::kOk);
+  ASSERT_EQ(testing::SubmitAndRun(e, *d, IoOp::kRead, 60 << 10, 4096, b.data()), Status::kOk);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, std::vector<std::byte>(4096));
+  ASSERT_EQ(testing::SubmitAndRun(e, *d, IoOp::kRead, (1 << 20) + 8192, 4096, b.data()),
+            Status::kOk);
+  EXPECT_EQ(b, std::vector<std::byte>(4096));
+}
+
 }  // namespace
 }  // namespace tierlab

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include "bench/lab/Runner.h"
 #include "bench/lab/VerifyOracle.h"
+#include "tests/support/SyncIo.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/DevicePreset.h"
 #include "tiering/devices/ModelDevice.h"
@@ -70,6 +72,14 @@ struct DataVolume {
     fault = f.get();
     top = std::move(f);
   }
+  void CorruptReadsOfTheBlockAt64k() {
+    FaultRule rule;
+    rule.op_mask = FaultRule::Ops({IoOp::kRead});
+    rule.start = 65536;
+    rule.end = 65536 + 4096;
+    rule.action = FaultAction::kCorruptRead;
+    fault->SetRules({rule});
+  }
 };
 
 Profile WriteAndVerify() {
@@ -99,12 +109,7 @@ TEST(VerifyRunTest, AWritingJobReadsBackEveryBlockItWroteAndFindsNothingWrong) {
 
 TEST(VerifyRunTest, DamagedReadsAreFoundWithTheirOffsets) {
   DataVolume v;
-  FaultRule rule;
-  rule.op_mask = FaultRule::Ops({IoOp::kRead});
-  rule.start = 65536;
-  rule.end = 65536 + 4096;
-  rule.action = FaultAction::kCorruptRead;
-  v.fault->SetRules({rule});
+  v.CorruptReadsOfTheBlockAt64k();
   auto r = RunWorkload(v.e, *v.top, WriteAndVerify());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->verify.mismatches, 1u);
@@ -121,6 +126,8 @@ TEST(VerifyRunTest, AReadingJobChecksWhatAVerifyingJobWroteBeforeIt) {
   rd.number_ios = 1000;
   rd.has_io_size = true;
   rd.io_size = 64 << 20;
+  // The job goes on after each mismatch (fio's default would end it at the first).
+  ASSERT_TRUE(ParseContinueOnError("verify", rd.continue_on_error).ok());
   VerifyOracle oracle(v.top->BlockSize());
   auto first = RunSections(v.e, *v.top, {SectionWork{&w, {}, {}, &oracle}});
   ASSERT_TRUE(first.ok()) << first.error().message;
@@ -136,6 +143,22 @@ TEST(VerifyRunTest, AReadingJobChecksWhatAVerifyingJobWroteBeforeIt) {
   // A damaged read is checked up to its first bad block (fio stops there too).
   EXPECT_EQ((*second)[0].verify.bytes_checked, 997u * 4096 + 3 * 512);
   EXPECT_EQ((*second)[0].verify.mismatches, 3u);
+  EXPECT_EQ((*second)[0].errors.total, 3u);
+  EXPECT_EQ((*second)[0].errors.error, EILSEQ);
+  EXPECT_FALSE((*second)[0].errors.ended_job);
+}
+
+TEST(VerifyRunTest, AMismatchEndsTheJobByDefaultAsFiosDoes) {
+  DataVolume v;
+  v.CorruptReadsOfTheBlockAt64k();
+  Profile p = WriteAndVerify();
+  p.iodepth = 1;
+  auto r = RunWorkload(v.e, *v.top, p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->verify.mismatches, 1u);
+  EXPECT_EQ(r->verify.reads, 17u);  // read back in offset order up to the bad block
+  EXPECT_EQ(r->errors.error, EILSEQ);
+  EXPECT_TRUE(r->errors.ended_job);
 }
 
 TEST(VerifyRunTest, WithoutDataTheReadsAreIssuedAndNothingIsChecked) {
@@ -148,6 +171,77 @@ TEST(VerifyRunTest, WithoutDataTheReadsAreIssuedAndNothingIsChecked) {
   EXPECT_FALSE(r->verify.checked);
   EXPECT_EQ(r->verify.reads, 256u);
   EXPECT_EQ(r->verify.bytes_checked, 0u);
+}
+
+// fio's verify_pattern: the device holds the pattern from each write's
+// first byte (fio's bytes exactly with verify=pattern); other methods get
+// tierlab's 8-byte header, the offset there, at every verify_interval.
+TEST(VerifyRunTest, APatternJobWritesThePatternAndChecksIt) {
+  DataVolume v;
+  Profile p = WriteAndVerify();
+  p.bs = 8192;
+  p.size = SizeSpec{64 << 10, 0, false};
+  ASSERT_TRUE(SetProfileOption(p, "verify", "pattern", true, 1024).ok());
+  ASSERT_TRUE(SetProfileOption(p, "verify_pattern", "0xaa55\"x\"%o", true, 1024).ok());
+  auto r = RunWorkload(v.e, *v.top, p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->verify.mismatches, 0u);
+  EXPECT_EQ(r->verify.bytes_checked, 64u << 10);
+  std::vector<std::byte> block(8192);
+  ASSERT_EQ(testing::SubmitAndRun(v.e, *v.top, IoOp::kRead, 16384, block.size(), block.data()),
+            Status::kOk);
+  std::vector<std::byte> want(8192);
+  FillFromPattern(*ParseFioPattern("0xaa55\"x\"%o", true), 16384, 0, want.data(), want.size());
+  EXPECT_EQ(block, want);
+  EXPECT_EQ(block[0], std::byte{0xaa});
+  EXPECT_EQ(block[3], std::byte{0x00});  // the write's offset, 16384, little-endian
+  EXPECT_EQ(block[4], std::byte{0x40});
+  EXPECT_EQ(block[11], std::byte{0xaa});  // the next copy: 11 bytes each
+
+  // verify=meta with an interval: the offset at every 512 bytes.
+  Profile m = p;
+  m.verify = "meta";
+  m.verify_interval = 512;
+  m.offset = SizeSpec{1 << 20, 0, false};
+  auto mr = RunWorkload(v.e, *v.top, m);
+  ASSERT_TRUE(mr.ok()) << mr.error().message;
+  EXPECT_EQ(mr->verify.mismatches, 0u);
+  ASSERT_EQ(
+      testing::SubmitAndRun(v.e, *v.top, IoOp::kRead, (1 << 20) + 8192, block.size(), block.data()),
+      Status::kOk);
+  std::uint64_t header = 0;
+  std::memcpy(&header, block.data() + 1536, 8);
+  EXPECT_EQ(header, (1u << 20) + 8192 + 1536);
+  EXPECT_EQ(block[11], std::byte{0xaa});  // the pattern goes on after the header
+}
+
+TEST(VerifyRunTest, APatternMismatchIsFound) {
+  DataVolume v;
+  v.CorruptReadsOfTheBlockAt64k();
+  Profile p = WriteAndVerify();
+  ASSERT_TRUE(SetProfileOption(p, "verify_pattern", "0x0102", true, 1024).ok());
+  auto r = RunWorkload(v.e, *v.top, p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->verify.first_bad, std::vector<std::uint64_t>{65536});
+}
+
+// verify_write_sequence=0: a block that a write was landing on while it
+// was read is not checked.
+TEST(VerifyOracleTest, WithoutTheWriteSequenceBlocksARaceCouldReachAreNotChecked) {
+  VerifyOracle o(4096);
+  std::vector<std::byte> old_data(4096), new_data(4096);
+  const std::uint64_t first = o.RecordWrite(1, 0, 4096, old_data.data());
+  o.Landed(first, 0, 4096, 100);
+  const std::uint64_t second = o.RecordWrite(1, 0, 4096, new_data.data());
+  // A read issued at 150 returned the old data: the newer write had not landed.
+  std::uint64_t checked = 0;
+  EXPECT_TRUE(o.Check(0, 4096, old_data.data(), &checked).has_value());
+  EXPECT_FALSE(o.Check(0, 4096, old_data.data(), &checked, Nanos{150}).has_value());
+  EXPECT_EQ(checked, 0u);
+  o.Landed(second, 0, 4096, 200);
+  EXPECT_FALSE(o.Check(0, 4096, old_data.data(), &checked, Nanos{190}).has_value());
+  EXPECT_TRUE(o.Check(0, 4096, old_data.data(), &checked, Nanos{250}).has_value());  // after it
+  EXPECT_EQ(checked, 4096u);
 }
 
 }  // namespace

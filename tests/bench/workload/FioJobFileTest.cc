@@ -63,14 +63,19 @@ TEST(FioJobFileTest, GlobalInheritanceCommentsAndFlags) {
 }
 
 TEST(FioJobFileTest, UnknownOptionNamesItsLineUnlessIgnored) {
-  const std::string_view text =
-      "[global]\nbs=4k\n\n[job1]\nrw=randwrite\nverify_backlog=8\nnumjobs=2\n";
+  const std::string_view text = "[global]\nbs=4k\n\n[job1]\nrw=randwrite\nverify_only\nnumjobs=2\n";
   auto r = ParseFioJobFile(text, "job.fio", false);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::kInput);
   EXPECT_EQ(r.error().message,
-            "job.fio:6: unknown option 'verify_backlog' (tierlab does not support it; use "
+            "job.fio:6: unknown option 'verify_only' (tierlab does not support it; use "
             "--ignore-unknown to skip it)");
+  // An option tierlab knows of and refuses says why.
+  auto newer = ParseFioJobFile("[p]\nrw=randwrite\nsprandom=1\n", "sp.fio", false);
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.error().message,
+            "sp.fio:3: unknown option 'sprandom' (fio's SanDisk random preconditioning is newer "
+            "than fio 3.33, which tierlab follows; use --ignore-unknown to skip it)");
   auto ignored = ParseFioJobFile(text, "job.fio", true);
   ASSERT_TRUE(ignored.ok()) << ignored.error().message;
   ASSERT_EQ(ignored->size(), 1u);
@@ -375,7 +380,7 @@ TEST(FioJobFileTest, TrimFlushQueueingRateAndRangeOptions) {
         << e.error().message;
   }
   // Still refused, with the reason on the line.
-  for (const char* no : {"verify_backlog=1", "blocksize_unaligned=1", "thinktime_blocks=2"}) {
+  for (const char* no : {"verify_only=1", "blocksize_unaligned=1", "thinktime_blocks=2"}) {
     auto e = ParseFioJobFile(std::string("[j]\n") + no + "\n", "x.fio", false);
     ASSERT_FALSE(e.ok()) << no;
     EXPECT_NE(e.error().message.find("x.fio:2: unknown option"), std::string::npos)

@@ -255,6 +255,105 @@ TEST(ProfileTest, PerDirectionRatesRefuseWhatTheyCannotFollow) {
   EXPECT_EQ(w->effective_rate(), 2u << 20);
 }
 
+// The options of issue 16's last block I/O examples, as a fio job file
+// writes them: each reads back from ToJson, and what fio refuses is refused.
+TEST(ProfileTest, ToJsonRoundTripsErrorsLatencyVerifyDataAndPriorityOptions) {
+  Profile p;
+  p.rw = RwMode::kRandRw;
+  for (auto [key, value] : {std::pair{"continue_on_error", "verify"},
+                            {"ignore_error", "EAGAIN,ENOSPC:122"},
+                            {"fill_device", "1"},
+                            {"latency_target", "500ms"},
+                            {"latency_window", "5000000"},
+                            {"latency_percentile", "99.9"},
+                            {"latency_run", "1"},
+                            {"verify_pattern", "0xaa555aa5"},
+                            {"verify_interval", "512"},
+                            {"verify_backlog", "1024"},
+                            {"verify_backlog_batch", "8"},
+                            {"verify_write_sequence", "0"},
+                            {"dedupe_percentage", "30"},
+                            {"dedupe_mode", "working_set"},
+                            {"dedupe_working_set_percentage", "50"},
+                            {"dedupe_global", "1"},
+                            {"size", "100m"},
+                            {"buffer_compress_percentage", "50"},
+                            {"buffer_compress_chunk", "4k"},
+                            {"buffer_pattern", "\"ab\"0x01"},
+                            {"zero_buffers", "1"},
+                            {"atomic", "1"},
+                            {"prio", "7"},
+                            {"prioclass", "2"},
+                            {"cmdprio_class", "1,3"},
+                            {"cmdprio", "0,5"},
+                            {"cmdprio_bssplit", "64k/25/1/1:64k/75/3/2:1m/0,1m/10"},
+                            {"log_prio", "1"},
+                            {"bssplit", "64k/40:1m/60,1m/100"}}) {
+    auto r = SetProfileOption(p, key, value, true, 1024);
+    ASSERT_TRUE(r.ok()) << key << ": " << r.error().message;
+    EXPECT_EQ(*r, OptionResult::kApplied) << key;
+  }
+  ASSERT_TRUE(ValidateProfile(p).ok()) << ValidateProfile(p).error().message;
+  EXPECT_EQ(p.verify, "meta");  // verify_pattern without verify: fio's header-and-pattern check
+  EXPECT_EQ(p.latency_target, 500 * kMilli);
+  EXPECT_EQ(p.latency_window, 5 * kSecond);  // a bare number is in microseconds
+  EXPECT_EQ(p.priorities.job(), IoprioValue(2, 7));
+  EXPECT_EQ(p.priorities.cmdprio_bssplit[0].size(), 2u);  // the 0 % entry is left out
+  EXPECT_EQ(p.bssplit_for(IoOp::kWrite), (std::vector<BsSplitEntry>{{1 << 20, 100}}));
+  auto back = ParseProfileJson(ToJson(p), "roundtrip");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, p) << ToJson(p).dump();
+  // Defaults write nothing new, so existing profiles read as before.
+  const json d = ToJson(Profile{});
+  for (const char* k : {"continue_on_error", "ignore_error", "latency_target", "verify_pattern",
+                        "verify_backlog", "dedupe_percentage", "prio", "cmdprio_percentage",
+                        "cmdprio_bssplit", "atomic", "log_prio", "verify_write_sequence"})
+    EXPECT_FALSE(d.contains(k)) << k;
+}
+
+TEST(ProfileTest, RefusesWhatFioRefusesInTheNewOptions) {
+  auto error = [](const json& j) {
+    auto r = ParseProfileJson(j, "j.json");
+    return r.ok() ? std::string() : r.error().message;
+  };
+  EXPECT_NE(error({{"cmdprio_percentage", 10}, {"cmdprio_bssplit", "4k/10"}}).find("exclusive"),
+            std::string::npos);
+  EXPECT_NE(error({{"cmdprio_bssplit", "4k/60/1/0:4k/60"}}).find("more than 100"),
+            std::string::npos);
+  EXPECT_NE(error({{"cmdprio_bssplit", "4k/60/1"}}).find("BS/PCT/CLASS/LEVEL"), std::string::npos);
+  EXPECT_NE(error({{"dedupe_percentage", 10}, {"dedupe_mode", "working_set"}})
+                .find("needs the job's size"),
+            std::string::npos);
+  EXPECT_NE(error({{"size", "1m"},
+                   {"dedupe_percentage", 60},
+                   {"dedupe_mode", "working_set"},
+                   {"dedupe_working_set_percentage", 50}})
+                .find("exceed 100 %"),
+            std::string::npos);
+  EXPECT_NE(error({{"verify", "pattern"}}).find("needs verify_pattern"), std::string::npos);
+  EXPECT_NE(error({{"verify_interval", 64}}).find("at least 80"), std::string::npos);
+  EXPECT_NE(error({{"latency_target", "1ms"}, {"rate_iops", 100}}).find("closed loop"),
+            std::string::npos);
+  EXPECT_NE(error({{"buffer_pattern", "%o"}}).find("verify_pattern only"), std::string::npos);
+  EXPECT_NE(error({{"prio", 8}}).find("must be 0..7"), std::string::npos);
+  EXPECT_NE(RefusalReason("sprandom").find("newer than fio 3.33"), std::string::npos);
+  EXPECT_EQ(RefusalReason("bs"), "");
+}
+
+TEST(ProfileTest, VerifyIntervalFollowsFiosFixups) {
+  auto interval = [](const json& j) {
+    auto p = ParseProfileJson(j, "j.json");
+    EXPECT_TRUE(p.ok()) << p.error().message;
+    return p.ok() ? p->verify_interval_bytes() : 0;
+  };
+  EXPECT_EQ(interval({{"rw", "write"}, {"bs", "64k"}}), 65536u);  // default: the write
+  EXPECT_EQ(interval({{"rw", "write"}, {"bs", "64k"}, {"verify_interval", 512}}), 512u);
+  EXPECT_EQ(interval({{"rw", "write"}, {"bs", "4k"}, {"verify_interval", "8k"}}), 4096u);
+  EXPECT_EQ(interval({{"rw", "write"}, {"bsrange", "4k-12k"}}), 4096u);
+  EXPECT_EQ(interval({{"rw", "write"}, {"bssplit", "8k/50:12k/50"}, {"verify_interval", "3k"}}),
+            4096u);  // does not divide 8k: their gcd
+}
+
 TEST(ProfileTest, PatchAndSetFieldRevalidate) {
   auto base = FindBuiltinProfile("4k-70-30");
   ASSERT_TRUE(base.ok());

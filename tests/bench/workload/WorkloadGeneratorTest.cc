@@ -58,6 +58,28 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
   EXPECT_NEAR(100.0 * seen[65536] / n, 20, 1);
 }
 
+// fio's "reads,writes" bssplit (cmdprio-bssplit.fio's form): each direction
+// draws from its own split.
+TEST(WorkloadGeneratorTest, APerDirectionSplitDrawsEachDirectionFromItsOwn) {
+  Profile p = RandRead();
+  p.rw = RwMode::kRandRw;
+  p.bssplit = {{65536, 40}, {1 << 20, 60}};
+  p.bssplit_write = std::vector<BsSplitEntry>{{1 << 20, 100}};
+  auto g = Make(p);
+  std::map<std::uint64_t, int> reads, writes;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    const NextIo io = g.Next();
+    ++(io.op == IoOp::kRead ? reads : writes)[io.length];
+  }
+  EXPECT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes.begin()->first, 1u << 20);
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_NEAR(100.0 * reads[65536] / (reads[65536] + reads[1 << 20]), 40, 1.5);
+  EXPECT_EQ(p.min_bs(), 65536u);
+  EXPECT_EQ(p.max_bs(), 1u << 20);
+}
+
 TEST(WorkloadGeneratorTest, RegionBoundsAndAlignmentRespected) {
   Profile p = RandRead();
   p.bssplit = {{4096, 50}, {12288, 25}, {131072, 25}};
