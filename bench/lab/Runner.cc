@@ -735,9 +735,18 @@ class Run {
       const std::uint64_t lat = lats > 0 ? (ss_now_.lat_sum - ss_prev_.lat_sum) / lats : 0;
       round_starts_.push_back(ss_prev_at_);
       if (round_starts_.size() > r_.steadystate->window()) round_starts_.pop_front();
+      const std::uint64_t left_before = r_.steadystate->left_sample();
       const bool attained =
           r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
                               per_second(ss_now_.bytes - ss_prev_.bytes), lat, now - begin_);
+      if (p_.ss_leave_stop && left_before == 0 && r_.steadystate->left_sample() != 0 &&
+          now > r_.ramp_end) {
+        // ss_leave=stop: the measured window ends with the round that left.
+        stop_at_ = now;
+        for (auto& j : jobs_) TerminateJob(j.get());
+        StopIfDone();
+        return;
+      }
       if (attained && p_.ss.snia) {
         // tierlab's criterion ends the ramp: the measured window starts now
         // (unless ramp_time, the longest ramp, ended it already).

@@ -1620,18 +1620,31 @@ const std::vector<Option>& Options() {
                    if (p.precondition == Precondition::kNone) return nlohmann::json();
                    return PreconditionString(p);
                  }});
+    // tierlab's keyword options of two values, `off` (the default) or `on`.
+    auto two_values = [](std::string_view off, std::string_view on, bool Profile::*field) {
+      return [=](Profile& p, std::string_view v, int) -> Expected<void> {
+        const std::string_view t = Trim(v);
+        if (t != off && t != on) {
+          return Reason("unknown value " + Quote(t) + " (valid: " + std::string(off) + ", " +
+                        std::string(on) + ")");
+        }
+        p.*field = t == on;
+        return {};
+      };
+    };
     o.push_back({"warmup", "none | fast", "",
                  "fast: the job's own stream warms the cache and tier state with no timing "
                  "until it converges, before ramp_time",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   const std::string_view t = Trim(v);
-                   if (t != "none" && t != "fast")
-                     return Reason("unknown value " + Quote(t) + " (valid: none, fast)");
-                   p.warmup_fast = t == "fast";
-                   return {};
-                 },
+                 two_values("none", "fast", &Profile::warmup_fast),
                  [](const Profile& p) -> nlohmann::json {
                    return p.warmup_fast ? nlohmann::json("fast") : nlohmann::json();
+                 }});
+    o.push_back({"ss_leave", "report | stop", "",
+                 "with ss=snia: when the rounds stop meeting the criterion during the measured "
+                 "window, report when (the default) or also end the job there",
+                 two_values("report", "stop", &Profile::ss_leave_stop),
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.ss_leave_stop ? nlohmann::json("stop") : nlohmann::json();
                  }});
     // fio's logs (bench/lab/FioLogs.h): NAME, or the job's name without one.
     auto log = [](std::optional<std::string> Profile::*field) {
@@ -1989,6 +2002,9 @@ Expected<void> ValidateProfile(const Profile& p) {
         "offset_increment: not with split_size, which starts each job where the one before "
         "it ends (offset + j x size/numjobs)");
   }
+  if (p.ss_leave_stop && !(p.ss.snia && p.ss.dur != 0)) {
+    return fail("ss_leave: stop needs ss=snia and ss_dur");
+  }
   if (p.ss.dur != 0 && p.ss.snia) {
     // tierlab's criterion: any interval, a window of whole intervals.
     if (p.ss.interval <= 0) return fail("ss_interval: must be > 0");
@@ -2255,6 +2271,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
     if (o.name == "io_submit_mode") fallback = "inline";
     if (o.name == "precondition" || o.name == "warmup") fallback = "none";
+    if (o.name == "ss_leave") fallback = "report";
     if (o.name == "rate_process") fallback = "linear";
     if (o.name == "steadystate") fallback = "\"iops_slope:0.01%\"";
     if (o.name == "ss_dur" || o.name == "ss_ramp") fallback = "\"0s\"";

@@ -182,6 +182,9 @@
 //                        writes every block once, sequentially; random
 //                        overwrites SIZE bytes (default: the region's size)
 //                        at random offsets (bench/lab/Preparation.h)
+//   ss_leave             tierlab's, with ss=snia: report (default) | stop: when
+//                        the rounds stop meeting the criterion during the
+//                        measured window, say when, or also end the job there
 //   warmup               tierlab's: none (default) | fast: before the timed
 //                        ramp, the job's own request stream drives the cache
 //                        and tier state with no timing until it converges
@@ -439,6 +442,9 @@ struct Profile {
   Precondition precondition = Precondition::kNone;
   std::uint64_t precondition_bytes = 0;
   bool warmup_fast = false;
+  // ss=snia: end the job when the rounds stop meeting the criterion during
+  // the measured window (fio users ask for this: fio #1112).
+  bool ss_leave_stop = false;
 
   bool operator==(const Profile&) const = default;
 

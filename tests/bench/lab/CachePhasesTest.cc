@@ -85,5 +85,47 @@ TEST(CachePhasesTest, ARandomWriteBurstIsAbsorbedThenThrottled) {
   EXPECT_EQ(phases.back()["phase"], "throttled") << phases.dump();
 }
 
+// ss=snia on a write burst: steady while the cache absorbs, then the
+// rounds fall when writes wait for destage: the job has left steady state.
+// ss_leave=stop ends it there; report (the default) measures on.
+TEST(CachePhasesTest, ALeftSteadyStateIsReportedOrEndsTheJob) {
+  auto layout = ParseLayoutJson(
+      {{"name", "l"},
+       {"tiers",
+        {{{"name", "c"}, {"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "512m"}},
+         {{"name", "h"}, {"preset", "hdd-7200"}, {"count", 1}, {"capacity", "4g"}}}},
+       {"cache", {{"tier", "c"}, {"write", "writeback"}, {"capacity", "256m"}}}},
+      "test");
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  double window_s[2] = {0, 0};
+  for (int stop = 0; stop < 2; ++stop) {
+    auto p = ParseProfileJson({{"rw", "randwrite"},
+                               {"bs", "4k"},
+                               {"iodepth", 16},
+                               {"size", "1g"},
+                               {"runtime", "1s"},
+                               {"ramp_time", "1s"},
+                               {"time_based", true},
+                               {"ss", "snia"},
+                               {"ss_interval", "10ms"},
+                               {"ss_dur", "50ms"},
+                               {"ss_leave", stop ? "stop" : "report"}},
+                              "test");
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    auto runs = RunCell(*layout, Workload{std::vector<Profile>{*p}}, RunSettings{});
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    const nlohmann::json& job = (*runs)[0].json["jobs"][0];
+    const nlohmann::json& ss = job["steadystate"];
+    EXPECT_EQ(ss["attained"], 1) << ss.dump();
+    EXPECT_GT(ss["left_at_s"].get<double>(), ss["attained_at_s"].get<double>()) << ss.dump();
+    window_s[stop] = job["window_ns"].get<double>() / 1e9;
+  }
+  EXPECT_GT(window_s[0], 0.99);
+  EXPECT_LT(window_s[1], 0.5);
+  auto bad = ParseProfileJson({{"ss_leave", "stop"}}, "job.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("ss_leave: stop needs ss=snia"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tierlab
