@@ -11,6 +11,7 @@
 #include "cli/Commands.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
+#include "policies/PolicyRegistry.h"
 
 namespace tierlab::cli {
 namespace {
@@ -29,6 +30,7 @@ struct AnalyzeArgs {
   double replay_time_scale = 100;
   std::uint64_t replay_scale = 1;
   double sample = 0;
+  std::string policy = "lru";
   int write_points = 6;
   double target = 95;
   std::string format = "table";
@@ -75,6 +77,10 @@ int Analyze(const AnalyzeArgs& a) {
   }
   if (a.sample < 0 || a.sample > 1) return Fail("--sample must be in (0, 1]", kExitUsage);
   in.shards_rate = a.sample;
+  if (auto spec = ParseReplacementSpec(a.policy); !spec.ok()) {
+    return Fail("--policy: " + spec.error().message, kExitUsage);
+  }
+  in.mrc_policy = a.policy;
   in.write_curve_points = a.write_points;
   in.absorb_target = a.target / 100;
   auto r = AnalyzeWriteCache(in);
@@ -117,6 +123,10 @@ void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result) {
   c->add_option("--replay_scale,--replay-scale", a->replay_scale, "Divide trace offsets by this")
       ->capture_default_str();
   c->add_option("--sample", a->sample, "Read MRC by SHARDS at this rate (default: exact)");
+  c->add_option("--policy", a->policy,
+                "Replacement policy of the read MRC (lru: stack distance; others simulated at "
+                "the same sizes)")
+      ->capture_default_str();
   c->add_option("--write-points", a->write_points,
                 "Simulations for the write curve, halving the cache each time")
       ->capture_default_str();

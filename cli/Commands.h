@@ -25,7 +25,7 @@ void RegisterVolumeCommands(CLI::App& app, CommandResult& result);
 void RegisterMatrixCommand(CLI::App& app, CommandResult& result);  // matrix, merge
 void RegisterReportCommand(CLI::App& app, CommandResult& result);
 void RegisterDiffCommand(CLI::App& app, CommandResult& result);
-void RegisterTraceCommand(CLI::App& app, CommandResult& result);  // trace stats, trace convert
+void RegisterTraceCommand(CLI::App& app, CommandResult& result);  // trace stats, convert, simulate
 void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 
 // Prints "tierlab: <message>" to stderr and returns `code`.

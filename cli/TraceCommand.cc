@@ -12,6 +12,7 @@
 #include "bench/trace/TraceFactory.h"
 #include "bench/trace/TraceWriter.h"
 #include "cli/Commands.h"
+#include "cli/TraceSimulate.h"
 #include "tiering/core/Expected.h"
 
 namespace tierlab::cli {
@@ -116,7 +117,7 @@ int RunConvert(const ConvertArgs& a) {
 }  // namespace
 
 void RegisterTraceCommand(CLI::App& app, CommandResult& result) {
-  CLI::App* trace = app.add_subcommand("trace", "Block trace tools: stats, convert");
+  CLI::App* trace = app.add_subcommand("trace", "Block trace tools: stats, convert, simulate");
   trace->require_subcommand(1);
 
   auto stats = std::make_shared<StatsArgs>();
@@ -137,6 +138,17 @@ void RegisterTraceCommand(CLI::App& app, CommandResult& result) {
       ->transform([](std::string v) { return v == "fio" ? std::string("fio-v3") : v; });
   AddInputOptions(c, conv->input, "--from");
   c->callback([conv, &result] { result.exit_code = RunConvert(*conv); });
+
+  auto sim = std::make_shared<TraceSimulateArgs>();
+  auto sim_in = std::make_shared<TraceInputArgs>();
+  CLI::App* m = trace->add_subcommand(
+      "simulate", "Miss ratios of replacement policies at cache sizes over a trace");
+  AddTraceSimulateOptions(m, *sim);
+  AddInputOptions(m, *sim_in, "--trace-format");
+  m->callback([sim, sim_in, &result] {
+    auto options = MakeTraceOptions(*sim_in);
+    result.exit_code = options.ok() ? RunTraceSimulate(*sim, *options) : Fail(options.error());
+  });
 }
 
 }  // namespace tierlab::cli

@@ -38,14 +38,17 @@ int CiDigits(double half_width, int digits) {
   return std::clamp(-first, digits, 6);
 }
 
+std::string FormatFixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
 std::string FormatWithCi(double value, double half_width, int digits) {
+  if (half_width < 0) return FormatFixed(value, digits);
   char buf[96];
-  if (half_width < 0) {
-    std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  } else {
-    const int d = CiDigits(half_width, digits);
-    std::snprintf(buf, sizeof buf, "%.*f ± %.*f", d, value, d, half_width);
-  }
+  const int d = CiDigits(half_width, digits);
+  std::snprintf(buf, sizeof buf, "%.*f ± %.*f", d, value, d, half_width);
   return buf;
 }
 

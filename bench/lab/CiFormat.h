@@ -25,6 +25,8 @@ nlohmann::json CiToJson(const ConfidenceInterval& ci, std::string_view method);
 // anything that is not the shape.
 ConfidenceInterval CiFromJson(const nlohmann::json& j);
 
+// "3.50": the value with `digits` decimals, as tables print figures.
+std::string FormatFixed(double value, int digits);
 // "3.50 ± 0.03": the value with `digits` decimals, or more where the
 // half-width needs them to show its first significant digit (at most 6);
 // the value alone when `half_width` is negative (no interval).

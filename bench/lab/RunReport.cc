@@ -45,12 +45,6 @@ nlohmann::json CacheJson(const CacheStats& c) {
           {"metadata_bytes_per_line", c.metadata_bytes_per_line}};
 }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 double Ms(const nlohmann::json& lat, const char* key) {
   return lat.value(key, 0.0) / 1e6;
 }
@@ -79,7 +73,7 @@ std::string WithCi(double value, const nlohmann::json& ci_json, double scale, in
 std::string HalfWidth(const nlohmann::json& ci_json, double scale, int digits) {
   const ConfidenceInterval ci = CiFromJson(ci_json);
   if (!ci.valid()) return "";
-  return Fixed(ci.half_width / scale, CiDigits(ci.half_width / scale, digits));
+  return FormatFixed(ci.half_width / scale, CiDigits(ci.half_width / scale, digits));
 }
 const nlohmann::json& Member(const nlohmann::json& j, const char* key) {
   static const nlohmann::json kNull;
@@ -135,9 +129,10 @@ std::string TierTable(const nlohmann::json& tiers, TableFormat f) {
   for (const auto& t : tiers) {
     rows.push_back(
         {{t.value("name", "?"), t.value("role", "?"), t.value("preset", "?"),
-          std::to_string(t.value("devices", 0)), Fixed(t.value("read_bytes", 0.0) / 1e6, 1),
-          Fixed(t.value("write_bytes", 0.0) / 1e6, 1), Fixed(100 * t.value("util", 0.0), 1),
-          Fixed(t.value("avg_queue_depth", 0.0), 1)}});
+          std::to_string(t.value("devices", 0)), FormatFixed(t.value("read_bytes", 0.0) / 1e6, 1),
+          FormatFixed(t.value("write_bytes", 0.0) / 1e6, 1),
+          FormatFixed(100 * t.value("util", 0.0), 1),
+          FormatFixed(t.value("avg_queue_depth", 0.0), 1)}});
   }
   return Render({"tier", "role", "preset", "devices", "MB read", "MB written", "util %", "avg QD"},
                 rows, f);
@@ -335,17 +330,17 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
     any_ci = any_ci || CiFromJson(iops_ci).valid();
     Row row;
     if (csv) {
-      row.cells = {op, Fixed(s.value("iops", 0.0), 0), Fixed(s.value("bw_bytes", 0.0) / 1e6, 1),
-                   Fixed(Ms(lat, "mean"), 3)};
+      row.cells = {op, FormatFixed(s.value("iops", 0.0), 0),
+                   FormatFixed(s.value("bw_bytes", 0.0) / 1e6, 1), FormatFixed(Ms(lat, "mean"), 3)};
     } else {
       row.cells = {op, WithCi(s.value("iops", 0.0), iops_ci, 1, 0),
                    WithCi(s.value("bw_bytes", 0.0), bw_ci, 1e6, 1),
                    WithCi(lat.value("mean", 0.0), lat_ci, 1e6, 3)};
     }
     for (const char* p : {"50.000000", "95.000000", "99.000000", "99.900000"}) {
-      row.cells.push_back(Fixed(Pct(lat, p), 3));
+      row.cells.push_back(FormatFixed(Pct(lat, p), 3));
     }
-    row.cells.push_back(Fixed(Ms(lat, "max"), 3));
+    row.cells.push_back(FormatFixed(Ms(lat, "max"), 3));
     if (csv) {
       row.cells.insert(row.cells.end(), {HalfWidth(iops_ci, 1, 0), HalfWidth(bw_ci, 1e6, 1),
                                          HalfWidth(lat_ci, 1e6, 3)});
@@ -364,10 +359,11 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
     const auto& c = run.at("cache");
     o << "\n";
     std::vector<Row> crow = {
-        {{Fixed(100 * c.value("read_hit_ratio", 0.0), 1), std::to_string(c.value("dirty_lines", 0)),
-          std::to_string(c.value("clean_lines", 0)), std::to_string(c.value("promotions", 0)),
-          std::to_string(c.value("evictions", 0)), Fixed(c.value("destaged_bytes", 0.0) / 1e6, 1),
-          Fixed(c.value("avg_destage_bytes", 0.0) / 1024, 1),
+        {{FormatFixed(100 * c.value("read_hit_ratio", 0.0), 1),
+          std::to_string(c.value("dirty_lines", 0)), std::to_string(c.value("clean_lines", 0)),
+          std::to_string(c.value("promotions", 0)), std::to_string(c.value("evictions", 0)),
+          FormatFixed(c.value("destaged_bytes", 0.0) / 1e6, 1),
+          FormatFixed(c.value("avg_destage_bytes", 0.0) / 1024, 1),
           std::to_string(c.value("write_throttled", 0))}}};
     o << Render({"cache hit %", "dirty lines", "clean lines", "promotions", "evictions",
                  "destaged MB", "avg destage KiB", "throttled writes"},
@@ -375,7 +371,8 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
   }
   if (run.contains("whole_run")) {
     const auto& w = run.at("whole_run");
-    o << "\nwhole run, every section (" << Fixed(w.value("elapsed_ns", 0.0) / 1e9, 1) << " s):\n"
+    o << "\nwhole run, every section (" << FormatFixed(w.value("elapsed_ns", 0.0) / 1e9, 1)
+      << " s):\n"
       << TierTable(w.at("tiers"), f);
   }
   return o.str();

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bench/analysis/MrcPass.h"
+#include "bench/analysis/PolicySweep.h"
 #include "bench/lab/RunCell.h"
 #include "bench/trace/TraceFactory.h"
 #include "bench/workload/WorkloadGenerator.h"
@@ -228,28 +229,75 @@ Expected<CacheRunFigures> Simulate(const AnalyzerInput& in, const LayoutSpec& la
   return f;
 }
 
-// The read MRC of a profile: its generators' request stream, as many I/Os
-// as the simulation issued, through the same MRC as a trace. The jobs'
-// streams are interleaved round robin (in the simulation they interleave
-// by completion order, which the MRC cannot know without re-running it).
-Expected<MissRatioCurve> ProfileMrc(const AnalyzerInput& in, std::uint64_t line_size,
-                                    const ProfileStream& stream) {
+// A profile's request stream: its generators, as many I/Os as the
+// simulation issued. The jobs' streams are interleaved round robin (in the
+// simulation they interleave by completion order, which cannot be known
+// without re-running it).
+template <typename Sink>
+Expected<void> ProfileStreamRecords(const AnalyzerInput& in, const ProfileStream& stream,
+                                    Sink&& sink) {
   std::vector<WorkloadGenerator> jobs;
   for (std::uint32_t j = 0; j < in.profile->numjobs; ++j) {
     auto g = WorkloadGenerator::Create(*in.profile, stream.volume_bytes, stream.alignment, j);
     if (!g.ok()) return g.error();
     jobs.push_back(std::move(g.value()));
   }
-  MrcPass pass(line_size, in.shards_rate);
   TraceRecord rec;
   for (std::uint64_t i = 0; i < stream.issued; ++i) {
     const NextIo io = jobs[i % jobs.size()].Next();
     rec.op = io.op;
     rec.offset = io.offset;
     rec.length = static_cast<std::uint32_t>(io.length);
-    pass.Add(rec);
+    sink(rec);
   }
+  return {};
+}
+
+// The read MRC of a profile, through the same MRC as a trace.
+Expected<MissRatioCurve> ProfileMrc(const AnalyzerInput& in, std::uint64_t line_size,
+                                    const ProfileStream& stream) {
+  MrcPass pass(line_size, in.shards_rate);
+  auto fed = ProfileStreamRecords(in, stream, [&](const TraceRecord& r) { pass.Add(r); });
+  if (!fed.ok()) return fed.error();
   return pass.Curve();
+}
+
+// `lru`'s sizes simulated with another policy in write-back mode: every
+// line a request touches is a reference, writes allocate, as in the LRU
+// curve, so the two are comparable point for point.
+Expected<MissRatioCurve> PolicyMrc(const AnalyzerInput& in, const ProfileStream& stream,
+                                   const MissRatioCurve& lru) {
+  auto spec = ParseReplacementSpec(in.mrc_policy);
+  if (!spec.ok()) return Error{"policy: " + spec.error().message, ErrorKind::kInput};
+  const SweepTraceOptions options{lru.block_size, false};
+  Expected<SweepTrace> trace = Error{"", ErrorKind::kInput};
+  if (!in.trace_path.empty()) {
+    auto reader = OpenTrace(in.trace_path, in.trace_options);
+    if (!reader.ok()) return reader.error();
+    trace = SweepTrace::Load(**reader, options);
+  } else {
+    std::vector<TraceRecord> records;
+    auto fed =
+        ProfileStreamRecords(in, stream, [&](const TraceRecord& r) { records.push_back(r); });
+    if (!fed.ok()) return fed.error();
+    trace = SweepTrace::FromRecords(records, options, in.profile->name);
+  }
+  if (!trace.ok()) return trace.error();
+  SweepOptions so;
+  so.policies = {*spec};
+  for (const MrcPoint& p : lru.points) so.sizes_lines.push_back(p.cache_blocks);
+  so.writes = SweepWriteMode::kWriteBack;
+  auto cells = RunSweep(*trace, so);
+  if (!cells.ok()) return cells.error();
+  MissRatioCurve curve = lru;
+  curve.references = static_cast<double>(trace->ids().size());
+  for (std::size_t i = 0; i < curve.points.size(); ++i) {
+    const SweepCounts& c = (*cells)[i].counts;
+    curve.points[i].miss_ratio = c.MissRatio();
+    curve.points[i].read_miss_ratio = c.ReadMissRatio();
+  }
+  if (!cells->empty()) curve.read_references = static_cast<double>(cells->front().counts.read_refs);
+  return curve;
 }
 
 }  // namespace
@@ -354,8 +402,15 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
     mrc = std::move(*m);
   }
   if (mrc) {
-    r.read_mrc = std::move(mrc);
     r.mrc_method = MrcPass::Method(in.shards_rate);
+    if (in.mrc_policy != "lru") {
+      auto m = PolicyMrc(in, stream, *mrc);
+      if (!m.ok()) return m.error();
+      mrc = std::move(*m);
+      r.mrc_method = "exact";
+    }
+    r.read_mrc = std::move(mrc);
+    r.mrc_policy = in.mrc_policy;
   }
 
   // Endurance over the workload's own time (trace time for traces).
@@ -479,6 +534,7 @@ nlohmann::json ToJson(const AnalyzerReport& r) {
   if (r.read_mrc) {
     j["sizing"]["read_mrc"] = ToJson(*r.read_mrc);
     j["sizing"]["read_mrc_method"] = r.mrc_method;
+    j["sizing"]["read_mrc_policy"] = r.mrc_policy;
   }
   j["wall_s"] = r.wall_seconds;
   return j;
@@ -545,7 +601,7 @@ std::string ToTextTable(const AnalyzerReport& r) {
     o << buf;
   }
   if (r.read_mrc) {
-    o << "\nread miss-ratio curve (" << r.mrc_method << ", LRU)\n";
+    o << "\nread miss-ratio curve (" << r.mrc_method << ", " << r.mrc_policy << ")\n";
     const auto& pts = r.read_mrc->points;
     const std::size_t step = std::max<std::size_t>(1, pts.size() / 8);
     for (std::size_t i = 0; i < pts.size(); i += step) {

@@ -46,6 +46,10 @@ struct AnalyzerInput {
   Nanos sample_interval = 0;
   // Read MRC: 0 = exact (stack distance); in (0,1] = SHARDS at this rate.
   double shards_rate = 0;
+  // The read MRC's replacement policy (a PolicyRegistry spec). LRU is the
+  // stack-distance curve; any other is simulated at the same sizes by the
+  // policy sweep (bench/analysis/PolicySweep.h) in write-back mode.
+  std::string mrc_policy = "lru";
   // Write-side curve: this many simulations at cache sizes halving from the
   // configured one (0 = none).
   int write_curve_points = 6;
@@ -100,6 +104,7 @@ struct AnalyzerReport {
   // Sizing.
   std::optional<MissRatioCurve> read_mrc;  // traces, and profiles (their generated stream)
   std::string mrc_method;                  // "exact" or "shards@R"
+  std::string mrc_policy = "lru";
   std::vector<WriteCurvePoint> write_curve;
   SizeRecommendation size;  // from the write curve
   // size.at_most_bytes, unless no size reached absorb_target.

@@ -18,10 +18,7 @@ std::string RenderAnalyzerHtml(const AnalyzerReport& r) {
     wc.push_back({static_cast<double>(p.cache_bytes) / kMiB, 100 * p.absorbed_share});
   }
   std::ostringstream o;
-  o << "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>tierlab analyze: "
-    << HtmlEscape(r.workload)
-    << "</title><style>body{font-family:sans-serif;max-width:900px;"
-       "margin:2em auto}pre{background:#f6f6f6;padding:1em}</style></head><body>";
+  o << HtmlPageHead("tierlab analyze: " + r.workload);
   o << "<h1>Write-cache analysis: " << HtmlEscape(r.workload) << "</h1>";
   o << "<p><b>Recommendation:</b> " << HtmlEscape(r.recommendation) << "</p>";
   o << SvgLinePlot("Dirty occupancy over time", "time (s)", "dirty MiB", dirty,
@@ -35,8 +32,8 @@ std::string RenderAnalyzerHtml(const AnalyzerReport& r) {
       m.push_back({static_cast<double>(p.cache_blocks * r.read_mrc->block_size) / kMiB,
                    100 * p.read_miss_ratio});
     }
-    o << SvgLinePlot("Read miss-ratio curve (" + r.mrc_method + ", LRU)", "cache MiB",
-                     "read miss %", m, {});
+    o << SvgLinePlot("Read miss-ratio curve (" + r.mrc_method + ", " + r.mrc_policy + ")",
+                     "cache MiB", "read miss %", m, {});
   }
   o << "<h2>Figures</h2><pre>" << HtmlEscape(ToTextTable(r)) << "</pre></body></html>\n";
   return o.str();

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "bench/lab/CiFormat.h"
 #include "bench/lab/MatrixRunner.h"
 #include "layouts/MatrixSpec.h"
 
@@ -24,12 +25,6 @@ MetricRef SplitMetric(const std::string& m) {
     if (m.starts_with(op)) return {std::string(op, std::strlen(op) - 1), m.substr(std::strlen(op))};
   }
   return {"complete", m};
-}
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 DiffRow Compare(const CellGroup& base, const CellGroup& next, const std::string& metric,
@@ -92,7 +87,7 @@ std::string_view ToString(DiffVerdict v) {
 }
 
 std::string DescribeBasis(DiffBasis b, double threshold) {
-  const std::string t = Fixed(100 * threshold, 1) + "%";
+  const std::string t = FormatFixed(100 * threshold, 1) + "%";
   switch (b) {
     case DiffBasis::kWithinThreshold: return "|delta| <= " + t;
     case DiffBasis::kCisApart: return "> " + t + ", 95% CIs apart";
@@ -258,7 +253,7 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
     row.push_back(FormatStat(SplitMetric(r.metric).name, r.base));
     row.push_back(FormatStat(SplitMetric(r.metric).name, r.next));
     std::string change = r.delta >= 0 ? "+" : "";
-    change += Fixed(100 * r.delta, 1);
+    change += FormatFixed(100 * r.delta, 1);
     change += '%';
     row.push_back(std::move(change));
     row.push_back(std::string(ToString(r.verdict)));
@@ -277,7 +272,7 @@ std::string FormatDiff(const DiffResult& d, TableStyle style, const DiffOptions&
   out << "\n"
       << d.regressions() << " regression" << (d.regressions() == 1 ? "" : "s") << " in "
       << d.rows.size() << " comparisons (a regression: beyond the threshold of "
-      << Fixed(100 * o.threshold, 1) << "% and the 95% confidence intervals apart; "
+      << FormatFixed(100 * o.threshold, 1) << "% and the 95% confidence intervals apart; "
       << "without an interval, the threshold alone)";
   if (d.noise() > 0) {
     out << "; " << d.noise() << " beyond the threshold within the intervals (noise)";

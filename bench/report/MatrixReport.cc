@@ -13,12 +13,6 @@
 namespace tierlab {
 namespace {
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // fio's percentile key for a metric name "p99.9" -> "99.900000".
 std::string PercentileKey(std::string_view metric) {
   const double p = std::stod(std::string(metric.substr(1)));
@@ -119,8 +113,8 @@ double MetricDisplay(std::string_view metric, double raw) {
 
 std::string FormatMetric(std::string_view metric, double raw) {
   const double v = MetricDisplay(metric, raw);
-  if (metric == "iops") return Fixed(v, 0);
-  return Fixed(v, 3);
+  if (metric == "iops") return FormatFixed(v, 0);
+  return FormatFixed(v, 3);
 }
 
 double Stat::SpreadPercent() const {
@@ -413,15 +407,15 @@ std::string Csv(const nlohmann::json& results) {
       row.push_back(std::to_string(OpIos(*c, op)));
       for (const auto& m : KnownMetrics()) {
         const double v = CellMetric(*c, op, m);
-        row.push_back(m == "iops" || m == "lat" ? Fixed(v, 1) : Fixed(v, 0));
+        row.push_back(m == "iops" || m == "lat" ? FormatFixed(v, 1) : FormatFixed(v, 0));
       }
     }
-    row.push_back(c->contains("cache") ? Fixed(c->at("cache").value("read_hit_ratio", 0.0), 4)
+    row.push_back(c->contains("cache") ? FormatFixed(c->at("cache").value("read_hit_ratio", 0.0), 4)
                                        : "");
     for (const auto& op : kOps) {
       for (const auto& [m, suffix] : ci_columns) {
         const ConfidenceInterval ci = CellMetricCi(*c, op, m);
-        row.push_back(ci.valid() ? Fixed(ci.half_width, m == "bw" ? 0 : 1) : "");
+        row.push_back(ci.valid() ? FormatFixed(ci.half_width, m == "bw" ? 0 : 1) : "");
       }
     }
     t.rows.push_back(std::move(row));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 namespace tierlab {
@@ -21,14 +22,31 @@ std::string HtmlEscape(const std::string& s) {
   return out;
 }
 
-// A line plot as inline SVG: x and y in data units, optional horizontal marks.
+std::string HtmlPageHead(const std::string& title) {
+  return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + HtmlEscape(title) +
+         "</title><style>body{font-family:sans-serif;max-width:900px;margin:2em auto}"
+         "pre{background:#f6f6f6;padding:1em}</style></head><body>";
+}
+
 std::string SvgLinePlot(const std::string& title, const std::string& xlabel,
                         const std::string& ylabel,
                         const std::vector<std::pair<double, double>>& pts,
                         const std::vector<std::pair<double, std::string>>& hlines) {
+  return SvgLinePlot(title, xlabel, ylabel, std::vector<SvgSeries>{{"", pts}}, hlines);
+}
+
+// A line plot as inline SVG: x and y in data units, optional horizontal marks.
+std::string SvgLinePlot(const std::string& title, const std::string& xlabel,
+                        const std::string& ylabel, const std::vector<SvgSeries>& series,
+                        const std::vector<std::pair<double, std::string>>& hlines) {
+  // Distinguishable colours (Tableau 10); they repeat after ten series.
+  static constexpr const char* kColours[] = {"#2563eb", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                             "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
   const double w = 640, h = 280, ml = 60, mr = 20, mt = 30, mb = 40;
   double xmax = 0, ymax = 0;
-  for (const auto& [x, y] : pts) xmax = std::max(xmax, x), ymax = std::max(ymax, y);
+  for (const SvgSeries& s : series) {
+    for (const auto& [x, y] : s.pts) xmax = std::max(xmax, x), ymax = std::max(ymax, y);
+  }
   for (const auto& hl : hlines) ymax = std::max(ymax, hl.first);
   if (xmax <= 0) xmax = 1;
   if (ymax <= 0) ymax = 1;
@@ -65,12 +83,24 @@ std::string SvgLinePlot(const std::string& title, const std::string& xlabel,
         ml, w - mr, Y(y), Y(y), w - mr - 2, Y(y) - 3);
     o << b << HtmlEscape(label) << "</text>";
   }
-  o << "<polyline fill=\"none\" stroke=\"#2563eb\" stroke-width=\"1.5\" points=\"";
-  for (const auto& [x, y] : pts) {
-    std::snprintf(b, sizeof b, "%.1f,%.1f ", X(x), Y(y));
-    o << b;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const char* colour = kColours[i % std::size(kColours)];
+    o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
+    for (const auto& [x, y] : series[i].pts) {
+      std::snprintf(b, sizeof b, "%.1f,%.1f ", X(x), Y(y));
+      o << b;
+    }
+    o << "\"/>";
+    if (series[i].name.empty()) continue;
+    // Legend, top right inside the frame, one row per series.
+    const double ly = mt + 12 + 13 * static_cast<double>(i);
+    std::snprintf(b, sizeof b,
+                  "<line x1=\"%g\" x2=\"%g\" y1=\"%g\" y2=\"%g\" stroke=\"%s\" "
+                  "stroke-width=\"2\"/><text x=\"%g\" y=\"%g\">",
+                  w - mr - 110, w - mr - 92, ly - 4, ly - 4, colour, w - mr - 88, ly);
+    o << b << HtmlEscape(series[i].name) << "</text>";
   }
-  o << "\"/></svg>";
+  o << "</svg>";
   return o.str();
 }
 

@@ -55,7 +55,7 @@ TEST(AnalyzerHtmlTest, OnePageWithItsPlotsAndNothingFetched) {
   r.mrc_method = "exact";
   html = RenderAnalyzerHtml(r);
   EXPECT_EQ(Count(html, "<svg"), 3u);
-  EXPECT_NE(html.find("Read miss-ratio curve (exact, LRU)"), std::string::npos);
+  EXPECT_NE(html.find("Read miss-ratio curve (exact, lru)"), std::string::npos);
 }
 
 }  // namespace
