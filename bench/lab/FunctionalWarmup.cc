@@ -10,18 +10,27 @@
 namespace tierlab {
 namespace {
 
-// Bytes covered by the union of the regions.
-std::uint64_t UnionBytes(std::vector<FileRegion> regions) {
+// The union of the regions, as disjoint regions in ascending order.
+std::vector<FileRegion> Union(std::vector<FileRegion> regions) {
   std::sort(regions.begin(), regions.end(),
             [](const FileRegion& a, const FileRegion& b) { return a.offset < b.offset; });
-  std::uint64_t total = 0;
-  std::uint64_t end = 0;  // of what is counted so far
+  std::vector<FileRegion> out;
   for (const FileRegion& r : regions) {
-    const std::uint64_t b = std::max(r.offset, end);
-    const std::uint64_t e = r.offset + r.length;
-    if (e > b) total += e - b;
-    end = std::max(end, e);
+    if (r.length == 0) continue;
+    if (!out.empty() && r.offset <= out.back().offset + out.back().length) {
+      const std::uint64_t end =
+          std::max(out.back().offset + out.back().length, r.offset + r.length);
+      out.back().length = end - out.back().offset;
+    } else {
+      out.push_back(r);
+    }
   }
+  return out;
+}
+
+std::uint64_t Bytes(const std::vector<FileRegion>& disjoint) {
+  std::uint64_t total = 0;
+  for (const FileRegion& r : disjoint) total += r.length;
   return total;
 }
 
@@ -46,17 +55,23 @@ nlohmann::json WarmupResult::Json() const {
   j["window"] = window;
   j["windows"] = placed.size();
   j["placed"] = placed;
+  if (filled_bytes != 0) j["filled_bytes"] = filled_bytes;
   j["converged"] = converged;
   return j;
 }
 
 Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
-                                                       const std::vector<SectionWork>& sections) {
+                                                       std::vector<SectionWork>& sections,
+                                                       std::uint64_t fill_within) {
   static const std::vector<FileRegion> kWholeVolume;
   std::vector<JobStream> streams;
+  // Whose each stream is (section, job), and whether it completed a pass.
+  std::vector<std::pair<std::size_t, std::uint32_t>> owner;
+  std::vector<bool> wrapped;
   std::vector<FileRegion> regions;
   std::uint64_t min_bs = 0;
-  for (const SectionWork& w : sections) {
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const SectionWork& w = sections[i];
     const Profile& p = *w.profile;
     if (!p.warmup_fast) continue;
     for (std::uint32_t j = 0; j < p.numjobs; ++j) {
@@ -65,6 +80,7 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
       if (!s.ok()) return s.error();
       for (const FileRegion& r : s->regions()) regions.push_back(r);
       streams.push_back(std::move(*s));
+      owner.emplace_back(i, j);
     }
     min_bs = min_bs == 0 ? p.min_bs() : std::min(min_bs, p.min_bs());
   }
@@ -77,8 +93,25 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
         "by running; use ramp_time";
     return std::optional<WarmupResult>{std::move(r)};
   }
-  r.window = std::clamp(UnionBytes(std::move(regions)) / std::max<std::uint64_t>(1, min_bs),
+  const std::vector<FileRegion> working_set = Union(std::move(regions));
+  const std::uint64_t working_bytes = Bytes(working_set);
+  r.window = std::clamp(working_bytes / std::max<std::uint64_t>(1, min_bs),
                         WarmupResult::kMinWindow, WarmupResult::kMaxWindow);
+  IoRequest req;
+  if (working_bytes <= fill_within) {
+    // The fill pass (the file comment): sequential reads of 128 KiB.
+    constexpr std::uint64_t kFillChunk = 128 * 1024;
+    req.op = IoOp::kRead;
+    for (const FileRegion& region : working_set) {
+      for (std::uint64_t at = 0; at < region.length; at += kFillChunk) {
+        req.offset = region.offset + at;
+        req.length = std::min(kFillChunk, region.length - at);
+        volume.Warm(req);
+      }
+    }
+    volume.WarmSettle();
+    r.filled_bytes = working_bytes;
+  }
   // Requests are drawn kAhead before they are warmed and hinted to the
   // stack three times on the way (BlockDevice::PrefetchHint: the bucket head
   // at kAhead, the chain at kAhead / 2, its next entry and the policy's
@@ -88,14 +121,15 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
   constexpr std::size_t kAhead = 32;
   std::array<NextIo, kAhead> ring;
   std::size_t next_stream = 0;
+  wrapped.assign(streams.size(), false);
   auto draw = [&] {
     const NextIo io = streams[next_stream].Next();
+    if (io.wrapped) wrapped[next_stream] = true;
     if (++next_stream == streams.size()) next_stream = 0;
     volume.PrefetchHint(io.op, io.offset, 2);
     return io;
   };
   for (NextIo& io : ring) io = draw();
-  IoRequest req;
   std::size_t at = 0;
   while (r.placed.size() < WarmupResult::kMaxWindows) {
     std::uint64_t placed = 0;
@@ -121,6 +155,25 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
       r.converged = true;
       break;
     }
+  }
+  // The timed run continues the streams. The ring holds kAhead requests
+  // drawn but not warmed: they are the streams' next requests, so they are
+  // warmed now rather than lost (a stream cannot be rewound).
+  for (std::size_t k = 0; k < kAhead; ++k) {
+    const NextIo& io = ring[(at + k) % kAhead];
+    req.op = io.op;
+    req.offset = io.offset;
+    req.length = io.length;
+    volume.Warm(req);
+  }
+  volume.WarmSettle();
+  r.accesses += kAhead;
+  for (std::size_t s = 0; s < streams.size(); ++s) {
+    SectionWork& w = sections[owner[s].first];
+    const bool one_pass = !w.profile->time_based && streams[s].ends_at_pass();
+    if (wrapped[s] && one_pass) continue;
+    if (w.streams.size() < w.profile->numjobs) w.streams.resize(w.profile->numjobs);
+    w.streams[owner[s].second] = std::move(streams[s]);
   }
   return std::optional<WarmupResult>{std::move(r)};
 }

@@ -89,7 +89,14 @@ class CellRunner {
       // the sections' device figures count from after them.
       auto prep = PrepareRegions(engine_, volume_.top(), work, oracle.get());
       if (!prep.ok()) return prep.error();
-      auto warm = FunctionalWarmup(volume_.top(), work);
+      // A working set that fits the read cache is read into it first
+      // (FunctionalWarmup.h); not where a tier's heat would count the reads.
+      std::uint64_t fill_within = 0;
+      if (const CacheTarget* c = volume_.cache();
+          c != nullptr && c->config().read && volume_.tier_target() == nullptr) {
+        fill_within = c->capacity_lines() * c->line_size();
+      }
+      auto warm = FunctionalWarmup(volume_.top(), work, fill_within);
       if (!warm.ok()) return warm.error();
       whole.KeepPeaks(volume_);
       DeviceWindow window;

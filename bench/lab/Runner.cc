@@ -155,6 +155,7 @@ class Run {
         v_(v),
         p_(*w.profile),
         files_(w.files),
+        streams_(w.streams),
         o_(w.options),
         g_(g),
         oracle_(w.oracle),
@@ -171,6 +172,10 @@ class Run {
     const bool data = v_.RequiresData();
     static const std::vector<FileRegion> kWholeVolume;
     for (std::uint32_t j = 0; j < p_.numjobs; ++j) {
+      if (j < streams_.size() && streams_[j]) {
+        jobs_.push_back(std::make_unique<Job>(std::move(*streams_[j])));
+        continue;
+      }
       auto g = JobStream::Create(p_, v_.Size(), v_.BlockSize(), j,
                                  j < files_.size() ? files_[j] : kWholeVolume);
       if (!g.ok()) return g.error();
@@ -1132,6 +1137,7 @@ class Run {
   BlockDevice& v_;
   const Profile& p_;
   const std::vector<std::vector<FileRegion>>& files_;
+  std::vector<std::optional<JobStream>> streams_;  // from a fast warm-up
   const RunOptions& o_;
   Group& g_;
   VerifyOracle* oracle_ = nullptr;

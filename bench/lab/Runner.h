@@ -55,6 +55,7 @@
 #include "bench/lab/SteadyState.h"
 #include "bench/lab/VerifyOracle.h"
 #include "bench/workload/JobFiles.h"
+#include "bench/workload/JobStream.h"
 #include "bench/workload/Profile.h"
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
@@ -162,6 +163,10 @@ struct SectionWork {
   // the jobs of its sections, in order).
   std::uint32_t first_job = 0;
   std::uint32_t run_jobs = 0;
+  // Per job, the stream a fast warm-up drew from (FunctionalWarmup.h), which
+  // the job continues, as a job continues after fio's ramp_time; a job
+  // without one (nullopt, or past the end) creates its stream afresh.
+  std::vector<std::optional<JobStream>> streams;
   bool exitall = false;     // a job of the run has exitall (fio's is global)
   bool terminated = false;  // exit_what=all ended the run before: no I/O
 };

@@ -212,6 +212,8 @@ TEST(FunctionalWarmupTest, AWorkingSetThatFitsConvergesWithEveryLineResident) {
   EXPECT_EQ(w["mode"], "fast");
   EXPECT_TRUE(w["converged"].get<bool>());
   EXPECT_EQ(w["window"].get<std::uint64_t>(), WarmupResult::kMinWindow);
+  // It fits the read cache: the fill pass read it all first.
+  EXPECT_EQ(w["filled_bytes"].get<std::uint64_t>(), 8u << 20);
   const CacheStats st = [&] {
     CacheStats out;
     RunSettings s;
@@ -229,6 +231,55 @@ TEST(FunctionalWarmupTest, AWorkingSetThatFitsConvergesWithEveryLineResident) {
   s.after = [&](Engine&, Volume& v) { cold = v.cache()->cache_stats(); };
   ASSERT_TRUE(RunCell(layout, Workload{std::vector<Profile>{p}}, s).ok());
   EXPECT_GT(cold.read_misses, 50u);
+  // A region larger than the cache gets no fill pass.
+  const Profile big = MakeProfile({{"rw", "randread"},
+                                   {"size", "32m"},
+                                   {"iodepth", 8},
+                                   {"runtime", "100ms"},
+                                   {"time_based", true},
+                                   {"warmup", "fast"}});
+  auto r = RunCell(layout, Workload{std::vector<Profile>{big}}, RunSettings{});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE((*r)[0].json["jobs"][0]["warmup"].contains("filled_bytes"));
+}
+
+// The timed run continues each job's stream where warm-up left it: its
+// next request is the one after the last warmed, not the stream's first
+// (which would replay the requests that warmed the cache). A job of one
+// pass whose stream completed a pass in warm-up starts afresh instead.
+TEST(FunctionalWarmupTest, TheTimedRunContinuesTheWarmedStreams) {
+  SimEngine engine;
+  auto v = BuildVolume(engine, SmallCachedHdd("lru", "writeback", "16m"), BuildOptions{});
+  ASSERT_TRUE(v.ok());
+  const Profile timed = MakeProfile({{"rw", "randread"},
+                                     {"size", "1g"},
+                                     {"numjobs", 2},
+                                     {"time_based", true},
+                                     {"runtime", "1s"},
+                                     {"random_distribution", "zipf:1.1"},
+                                     {"warmup", "fast"}});
+  const Profile one_pass = MakeProfile({{"rw", "read"}, {"size", "1m"}, {"warmup", "fast"}});
+  std::vector<SectionWork> work(2);
+  work[0].profile = &timed;
+  work[1].profile = &one_pass;
+  auto r = FunctionalWarmup(v->top(), work);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(r->has_value());
+  const std::uint64_t accesses = (*r)->accesses;
+  ASSERT_EQ(work[0].streams.size(), 2u);
+  // Requests are drawn round robin over the three jobs' streams.
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    ASSERT_TRUE(work[0].streams[j].has_value());
+    auto fresh = JobStream::Create(timed, v->top().Size(), v->top().BlockSize(), j, {});
+    ASSERT_TRUE(fresh.ok());
+    const std::uint64_t drawn = accesses / 3 + (j < accesses % 3 ? 1 : 0);
+    for (std::uint64_t i = 0; i < drawn; ++i) fresh->Next();
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_EQ(work[0].streams[j]->Next().offset, fresh->Next().offset) << j << " " << i;
+    }
+  }
+  // 1 MiB read sequentially in 4 KiB requests wraps 256 times a window.
+  EXPECT_TRUE(work[1].streams.empty() || !work[1].streams[0].has_value());
 }
 
 TEST(FunctionalWarmupTest, AVolumeWithDataIsNotWarmedAndTheResultSaysWhy) {
