@@ -387,7 +387,8 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
   run->add_flag("--ignore-unknown", args->ignore_unknown,
                 "Ignore fio options tierlab does not support");
   run->add_option("--trace", args->trace, "Replay this block trace instead of a profile");
-  run->add_option("--trace-format", args->trace_format, "Trace format (default: detected)");
+  run->add_option("--trace-format", args->trace_format,
+                  "Trace format: " + TraceFormatChoices() + " (default: detected)");
   run->add_flag("--skip-bad", args->skip_bad, "--trace: skip malformed records (counted)");
   run->add_option("--replay-mode", args->replay_mode,
                   "--trace: closed (as fast as the stack allows) or open (trace timestamps)")

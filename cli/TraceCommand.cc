@@ -22,6 +22,7 @@ struct TraceInputArgs {
   bool skip_bad = false;
   std::string blkparse_action = "D";
   std::uint32_t lba_unit = 512;
+  std::uint32_t object_size = 4096;
 };
 
 Expected<TraceOptions> MakeTraceOptions(const TraceInputArgs& a) {
@@ -37,6 +38,8 @@ Expected<TraceOptions> MakeTraceOptions(const TraceInputArgs& a) {
   o.blkparse_action = a.blkparse_action[0];
   if (a.lba_unit == 0) return Error{"--lba-unit must be > 0", ErrorKind::kInput};
   o.lba_unit = a.lba_unit;
+  if (a.object_size == 0) return Error{"--object-size must be > 0", ErrorKind::kInput};
+  o.object_size = a.object_size;
   o.skip_bad = a.skip_bad;
   return o;
 }
@@ -57,6 +60,9 @@ void AddInputOptions(CLI::App* cmd, TraceInputArgs& a, const char* format_flag) 
                   "blkparse: the event that becomes a record: Q, D or C")
       ->capture_default_str();
   cmd->add_option("--lba-unit", a.lba_unit, "Bytes per LBA for SPC and vscsi traces")
+      ->capture_default_str();
+  cmd->add_option("--object-size", a.object_size,
+                  "keys-u32/keys-u64: bytes each key reads, at offset key * object size")
       ->capture_default_str();
 }
 

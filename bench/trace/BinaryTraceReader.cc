@@ -32,6 +32,7 @@ bool BinaryTraceReader::ReadExact(void* out, std::size_t n) {
   }
   std::memcpy(out, buf_.data() + begin_, n);
   begin_ += n;
+  header_bytes_ += n;
   return true;
 }
 
@@ -44,10 +45,11 @@ std::size_t BinaryTraceReader::Peek(const unsigned char** p, std::size_t n) {
 }
 
 void BinaryTraceReader::Start(std::size_t record_size,
-                              std::optional<std::uint64_t> expected_records) {
+                              std::optional<std::uint64_t> expected_records, PartialTail tail) {
   record_size_ = record_size;
   if (buf_.size() < record_size) buf_.resize(record_size);
   expected_records_ = expected_records;
+  tail_ = tail;
 }
 
 void BinaryTraceReader::Fail(std::string why, std::optional<std::uint64_t> record) {
@@ -69,8 +71,14 @@ Expected<bool> BinaryTraceReader::Next(TraceRecord* record) {
           return *failed_;
         }
         if (end_ != begin_) {
-          Fail("truncated: " + std::to_string(end_ - begin_) + " of " +
-                   std::to_string(record_size_) + " bytes",
+          if (tail_ == PartialTail::kBadRecord && options_.skip_bad) {
+            ++bad_records_;
+            ++index_;
+            begin_ = end_;
+            return false;
+          }
+          Fail("truncated at byte " + std::to_string(header_bytes_ + index_ * record_size_) + ": " +
+                   std::to_string(end_ - begin_) + " of " + std::to_string(record_size_) + " bytes",
                index_);
           return *failed_;
         }

@@ -5,6 +5,7 @@
 
 #include "bench/trace/BlkparseReader.h"
 #include "bench/trace/FioIologReader.h"
+#include "bench/trace/KeyTraceReader.h"
 #include "bench/trace/MsrCsvReader.h"
 #include "bench/trace/SpcCsvReader.h"
 #include "bench/trace/Systor17CsvReader.h"
@@ -51,7 +52,7 @@ Expected<TraceFormat> DetectTraceFormat(std::string_view head, const std::string
   if (!text) {
     if (VscsiReader::DetectVersion(bytes, head.size()) != 0) return TraceFormat::kVscsi;
     return MakeError(name + ": binary data of unknown trace format (valid formats: " +
-                     TraceFormatChoices() + ")");
+                     TraceFormatChoices() + "; key-only traces are never detected: name them)");
   }
   // Examine the first lines (the last one may be cut off by the 4 KiB head).
   std::size_t pos = 0;
@@ -97,6 +98,7 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
                      std::string(1, opts.blkparse_action) + "'");
   }
   if (opts.lba_unit == 0) return MakeError(name + ": lba_unit must be > 0");
+  if (opts.object_size == 0) return MakeError(name + ": object_size must be > 0");
   if (opts.buffer_bytes < kMinTraceBuffer) {
     return MakeError(name + ": buffer_bytes must be >= " + std::to_string(kMinTraceBuffer));
   }
@@ -137,6 +139,12 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
       break;
     case TraceFormat::kTierlabBin:
       reader = std::make_unique<TierlabBinaryReader>(std::move(in), std::move(name), opts);
+      break;
+    case TraceFormat::kKeysU32:
+      reader = std::make_unique<KeyTraceReader>(std::move(in), std::move(name), opts, 4);
+      break;
+    case TraceFormat::kKeysU64:
+      reader = std::make_unique<KeyTraceReader>(std::move(in), std::move(name), opts, 8);
       break;
     case TraceFormat::kAuto: return MakeError(name + ": no trace format");
   }

@@ -68,6 +68,9 @@ struct TraceOptions {
   // Large buffers read files fast; fuzzers use small ones, since every input
   // allocates and clears the buffer anew.
   std::size_t buffer_bytes = std::size_t{1} << 20;
+  // keys-u32 / keys-u64: bytes of the object each key names. Key k is a
+  // read of object_size bytes at offset k * object_size. > 0.
+  std::uint32_t object_size = 4096;
 };
 
 inline constexpr std::size_t kMinTraceBuffer = 64;

@@ -8,6 +8,7 @@
 //    "skip_bad": false,               // skip malformed records (counted in "replay")
 //    "blkparse_action": "D",          // Q, D or C
 //    "lba_unit": 512,                 // bytes per LBA (SPC, vscsi)
+//    "object_size": 4096,             // bytes each key reads (keys-u32, keys-u64)
 //    "replay_mode": "closed",         // closed: as fast as the stack allows; open: trace times
 //    "iodepth": 1,                    // default 1 closed loop, 256 open loop
 //    "replay_time_scale": 100,        // open loop: % of the trace's rate (fio's meaning)
@@ -52,7 +53,8 @@ Expected<TraceProfile> ParseTraceProfileJson(const nlohmann::json& j, std::strin
                                              const std::string& base_dir = "");
 
 // The effective profile; ParseTraceProfileJson(ToJson(p)) == p but for path
-// resolution. iodepth appears only when it was set.
+// resolution. iodepth appears only when it was set, object_size only for
+// key-only formats or when it is not the default.
 nlohmann::json ToJson(const TraceProfile& p);
 
 // JSON merge patch on ToJson(p), re-parsed; the trace is re-resolved only
