@@ -54,6 +54,12 @@ void BinaryTraceReader::Start(std::size_t record_size,
 
 void BinaryTraceReader::Fail(std::string why, std::optional<std::uint64_t> record) {
   if (failed_) return;
+  if (!record && in_->bad()) {
+    // A header seen short because the stream failed (damaged compressed
+    // data): that is the error, not the header's shape.
+    failed_ = ReadError(*in_);
+    return;
+  }
   failed_ =
       MakeError(name_ + ": " + (record ? "record " + std::to_string(*record) + ": " : "") + why);
 }
@@ -67,7 +73,7 @@ Expected<bool> BinaryTraceReader::Next(TraceRecord* record) {
       }
       if (end_ - begin_ < record_size_) {
         if (in_->bad()) {
-          failed_ = MakeError(name_ + ": read error", ErrorKind::kIo);
+          failed_ = ReadError(*in_);
           return *failed_;
         }
         if (end_ != begin_) {

@@ -43,6 +43,8 @@ class BinaryTraceReader : public TraceReader {
   void Start(std::size_t record_size, std::optional<std::uint64_t> expected_records,
              PartialTail tail = PartialTail::kFatal);
   // Fails construction-time problems (bad header); Next returns this error.
+  // Without a record number, a stream gone bad is reported instead (the
+  // header looked short because the stream failed).
   void Fail(std::string why, std::optional<std::uint64_t> record = std::nullopt);
 
   RecordResult Bad(std::string why) {

@@ -13,7 +13,7 @@ namespace {
 
 std::string Resolve(const std::string& trace, const std::string& base_dir) {
   std::error_code ec;
-  if (!base_dir.empty() && std::filesystem::path(trace).is_relative()) {
+  if (!base_dir.empty() && !IsStdinTrace(trace) && std::filesystem::path(trace).is_relative()) {
     const std::filesystem::path p = std::filesystem::path(base_dir) / trace;
     if (std::filesystem::is_regular_file(p, ec)) return p.string();
   }
@@ -42,7 +42,9 @@ Expected<TraceProfile> ParseTraceProfileJson(const nlohmann::json& j, std::strin
   TraceProfile p;
   p.trace = f.String("trace", "");
   if (f.ok() && p.trace.empty()) f.Fail("trace", "must name a trace file");
-  p.name = f.String("name", std::filesystem::path(p.trace).filename().string());
+  p.name =
+      f.String("name", IsStdinTrace(p.trace) ? std::string(kStdinTraceName)
+                                             : std::filesystem::path(p.trace).filename().string());
   const std::string format = f.Choice("format", "auto", TraceFormatNames());
   p.trace_options.skip_bad = f.Bool("skip_bad", false);
   const std::string action = f.Choice("blkparse_action", "D", {"Q", "D", "C"});
@@ -108,6 +110,11 @@ Expected<TraceProfile> ApplyTraceProfilePatch(const TraceProfile& p, const nlohm
 }
 
 Expected<void> CheckTraceProfile(const TraceProfile& p) {
+  if (IsStdinTrace(p.path)) {
+    return StdinReadOnceError(
+        "a matrix opens its traces before it runs and replays them in every "
+        "cell");
+  }
   auto reader = OpenTrace(p.path, p.trace_options);
   if (!reader.ok()) return reader.error();
   TraceRecord r;

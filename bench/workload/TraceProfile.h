@@ -2,7 +2,8 @@
 // A block trace used as a workload profile, as a matrix names it: a JSON
 // object whose "trace" key is the trace file, plus how to read and replay it.
 //
-//   {"trace": "traces/db.vscsi",      // required; relative to the matrix file, else the cwd
+//   {"trace": "traces/db.vscsi",      // required; relative to the matrix file, else the cwd;
+//                                     // gzip/zstd/xz read directly; "-": stdin (not in a matrix)
 //    "name": "db",                    // default: the file name
 //    "format": "auto",                // a TraceFormat name (TraceFormat.h)
 //    "skip_bad": false,               // skip malformed records (counted in "replay")
@@ -64,7 +65,9 @@ Expected<TraceProfile> ApplyTraceProfilePatch(const TraceProfile& p, const nlohm
                                               const std::string& base_dir = "");
 
 // Opens the trace and reads its first record, so that a missing file, an
-// undetectable format or a bad header fails before a matrix runs.
+// undetectable format or a bad header fails before a matrix runs. A matrix
+// reads its traces more than once, so "-" (standard input) is an error
+// here (StdinReadOnceError).
 Expected<void> CheckTraceProfile(const TraceProfile& p);
 
 // The keys above, for "valid keys" lists.

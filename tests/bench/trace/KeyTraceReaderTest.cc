@@ -39,7 +39,8 @@ TEST(KeyTraceReaderTest, U32KeysAreFourKiBReadsAtKeyTimesFourKiB) {
                                          Read(7 * 4096, 4096), Read(42 * 4096, 4096),
                                          Read(4096, 4096),     Read(0xffffffffull * 4096, 4096)};
   EXPECT_EQ(r.records, want);
-  // With another object size.
+  // The same through zstd, and with another object size.
+  EXPECT_EQ(ReadAll(Fixture("keys-u32.bin.zst"), {.format = TraceFormat::kKeysU32}).records, want);
   const ReadResult small =
       ReadAll(Fixture("keys-u32.bin"), {.format = TraceFormat::kKeysU32, .object_size = 512});
   ASSERT_EQ(small.records.size(), 6u);

@@ -59,6 +59,10 @@ TEST(DetectTraceFormatTest, EveryFixtureIsDetected) {
       {"cloudPhysicsIO.vscsi", TraceFormat::kVscsi},
       {"vscsi-v2.bin", TraceFormat::kVscsi},
       {"tierlab.bin", TraceFormat::kTierlabBin},
+      // Compressed: the format of the decompressed content.
+      {"fio-v3-members.iolog.gz", TraceFormat::kFioIologV3},
+      {"msr-cambridge1-sample.csv.zst", TraceFormat::kMsrCsv},
+      {"vscsi-v2.bin.xz", TraceFormat::kVscsi},
   };
   for (const Case& c : cases) {
     auto f = DetectTraceFormat(Fixture(c.file));
@@ -92,7 +96,8 @@ TEST(ConvertTraceTest, EveryFormatRoundTripsThroughTierlabBinary) {
   TempDir dir;
   for (const char* file :
        {"fio-v2.iolog", "fio-v3.iolog", "blkparse.txt", "msr-cambridge1-sample.csv", "spc.csv",
-        "systor17-traces-sample.csv", "cloudPhysicsIO.vscsi", "vscsi-v2.bin", "tierlab.bin"}) {
+        "systor17-traces-sample.csv", "cloudPhysicsIO.vscsi", "vscsi-v2.bin", "tierlab.bin",
+        "msr-cambridge1-sample.csv.gz", "systor17-streams.csv.xz"}) {
     std::vector<TraceRecord> direct = ReadRecords(Fixture(file));
     ASSERT_FALSE(direct.empty()) << file;
     std::string out = dir.File(std::string(file) + ".tl");

@@ -96,6 +96,21 @@ TEST(TraceProfileTest, ObjectSizeOfKeyTraces) {
   EXPECT_FALSE(ParseTraceProfileJson({{"trace", kMsr}, {"object_size", 0}}, "t.json").ok());
 }
 
+// "-" is standard input: never resolved against the matrix directory, named
+// "stdin", and refused by the matrix check (a matrix reads its traces more
+// than once).
+TEST(TraceProfileTest, StandardInputIsNotForMatrices) {
+  auto p = ParseTraceProfileJson({{"trace", "-"}}, "t.json", kTraces);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->path, "-");
+  EXPECT_EQ(p->name, "stdin");
+  auto check = CheckTraceProfile(*p);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.error().kind, ErrorKind::kInput);
+  EXPECT_NE(check.error().message.find("standard input can be read only once"), std::string::npos)
+      << check.error().message;
+}
+
 nlohmann::json TraceMatrix() {
   return {{"name", "traces"},
           {"layouts", {"nvme1+hdd2"}},
