@@ -103,8 +103,11 @@ void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result) {
   CLI::App* c = app.add_subcommand(
       "analyze",
       "Write-cache analysis of a trace or profile: absorption, destage, endurance, sizing");
-  c->add_option("--trace", a->trace, "Block trace to replay");
-  c->add_option("--trace-format", a->trace_format, "Trace format (default: detected)");
+  c->add_option("--trace", a->trace,
+                "Block trace to replay (a file, read several times; gzip, zstd and xz "
+                "compressed traces are read directly)");
+  c->add_option("--trace-format", a->trace_format,
+                "Trace format: " + TraceFormatChoices() + " (default: detected)");
   c->add_flag("--skip-bad", a->skip_bad, "Skip malformed trace records (counted)");
   c->add_option("--profile,-p", a->profile, "Workload profile instead of a trace");
   c->add_option("--layout,-l", a->layout, "Layout with a write-back cache (file or shorthand)");

@@ -97,7 +97,8 @@ class RunStatus {
 // The replay that --trace and its options describe; exit code on bad options.
 Expected<TraceProfile> ReplayFromArgs(const RunArgs& a) {
   TraceProfile spec;
-  spec.name = std::filesystem::path(a.trace).filename().string();
+  spec.name = IsStdinTrace(a.trace) ? std::string(kStdinTraceName)
+                                    : std::filesystem::path(a.trace).filename().string();
   spec.trace = spec.path = a.trace;
   auto tf = ParseTraceFormat(a.trace_format);
   if (!tf) return MakeError("unknown trace format '" + a.trace_format + "'", ErrorKind::kInput);
@@ -386,8 +387,11 @@ void RegisterRunCommand(CLI::App& app, CommandResult& result) {
                   "--real: where to create device files (default: a new temp dir)");
   run->add_flag("--ignore-unknown", args->ignore_unknown,
                 "Ignore fio options tierlab does not support");
-  run->add_option("--trace", args->trace, "Replay this block trace instead of a profile");
-  run->add_option("--trace-format", args->trace_format, "Trace format (default: detected)");
+  run->add_option("--trace", args->trace,
+                  "Replay this block trace instead of a profile (- reads standard input; gzip, "
+                  "zstd and xz compressed traces are read directly)");
+  run->add_option("--trace-format", args->trace_format,
+                  "Trace format: " + TraceFormatChoices() + " (default: detected)");
   run->add_flag("--skip-bad", args->skip_bad, "--trace: skip malformed records (counted)");
   run->add_option("--replay-mode", args->replay_mode,
                   "--trace: closed (as fast as the stack allows) or open (trace timestamps)")

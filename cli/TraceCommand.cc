@@ -1,7 +1,8 @@
 // tierlab trace stats / trace convert: summary figures of a block trace and
-// conversion between trace formats. Malformed input is "file:line: what is
-// wrong" with exit code 2; --skip-bad skips such lines and reports the count
-// on stderr.
+// conversion between trace formats. Traces may be gzip, zstd or xz
+// compressed, and "-" reads standard input. Malformed input is "file:line:
+// what is wrong" with exit code 2; --skip-bad skips such lines and reports
+// the count on stderr.
 
 #include <cstdio>
 #include <memory>
@@ -23,6 +24,7 @@ struct TraceInputArgs {
   bool skip_bad = false;
   std::string blkparse_action = "D";
   std::uint32_t lba_unit = 512;
+  std::uint32_t object_size = 4096;
 };
 
 Expected<TraceOptions> MakeTraceOptions(const TraceInputArgs& a) {
@@ -38,6 +40,8 @@ Expected<TraceOptions> MakeTraceOptions(const TraceInputArgs& a) {
   o.blkparse_action = a.blkparse_action[0];
   if (a.lba_unit == 0) return Error{"--lba-unit must be > 0", ErrorKind::kInput};
   o.lba_unit = a.lba_unit;
+  if (a.object_size == 0) return Error{"--object-size must be > 0", ErrorKind::kInput};
+  o.object_size = a.object_size;
   o.skip_bad = a.skip_bad;
   return o;
 }
@@ -59,7 +63,14 @@ void AddInputOptions(CLI::App* cmd, TraceInputArgs& a, const char* format_flag) 
       ->capture_default_str();
   cmd->add_option("--lba-unit", a.lba_unit, "Bytes per LBA for SPC and vscsi traces")
       ->capture_default_str();
+  cmd->add_option("--object-size", a.object_size,
+                  "keys-u32/keys-u64: bytes each key reads, at offset key * object size")
+      ->capture_default_str();
 }
+
+// What the trace argument accepts, for the help of both subcommands.
+constexpr const char* kTraceArgHelp =
+    "(- reads standard input; gzip, zstd and xz compressed traces are read directly)";
 
 struct StatsArgs {
   std::string trace;
@@ -76,16 +87,17 @@ int RunStats(const StatsArgs& a) {
   if (!reader.ok()) return Fail(reader.error());
   auto stats = ComputeTraceStats(**reader, a.block_size);
   if (!stats.ok()) return Fail(stats.error());
-  ReportSkipped(a.trace, (*reader)->bad_records());
+  const std::string& name = (*reader)->name();  // the path, or "stdin"
+  ReportSkipped(name, (*reader)->bad_records());
   if (a.json) {
     nlohmann::json j = ToJson(*stats);
-    j["trace"] = a.trace;
+    j["trace"] = name;
     j["format"] = ToString((*reader)->format());
     j["bad_records"] = (*reader)->bad_records();
     j["reordered_records"] = (*reader)->reordered_records();
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("trace      %s\nformat     %s\n", a.trace.c_str(), ToString((*reader)->format()));
+    std::printf("trace      %s\nformat     %s\n", name.c_str(), ToString((*reader)->format()));
     std::fputs(ToTextTable(*stats).c_str(), stdout);
   }
   return kExitOk;
@@ -108,7 +120,7 @@ int RunConvert(const ConvertArgs& a) {
   }
   auto summary = ConvertTrace(a.in, *options, a.out, *to);
   if (!summary.ok()) return Fail(summary.error());
-  ReportSkipped(a.in, summary->bad_records);
+  ReportSkipped(TraceInputName(a.in), summary->bad_records);
   std::fprintf(stderr, "tierlab: wrote %llu record(s) to %s (%s)\n",
                static_cast<unsigned long long>(summary->records), a.out.c_str(), ToString(*to));
   return kExitOk;
@@ -122,7 +134,7 @@ void RegisterTraceCommand(CLI::App& app, CommandResult& result) {
 
   auto stats = std::make_shared<StatsArgs>();
   CLI::App* s = trace->add_subcommand("stats", "Summary figures of a block trace");
-  s->add_option("trace", stats->trace, "Trace file")->required();
+  s->add_option("trace", stats->trace, std::string("Trace file ") + kTraceArgHelp)->required();
   AddInputOptions(s, stats->in, "--format");
   s->add_flag("--json", stats->json, "Print JSON instead of a table");
   s->add_option("--block-size", stats->block_size, "Block size of the working-set count (bytes)")
@@ -131,7 +143,7 @@ void RegisterTraceCommand(CLI::App& app, CommandResult& result) {
 
   auto conv = std::make_shared<ConvertArgs>();
   CLI::App* c = trace->add_subcommand("convert", "Convert a trace to another format");
-  c->add_option("in", conv->in, "Input trace")->required();
+  c->add_option("in", conv->in, std::string("Input trace ") + kTraceArgHelp)->required();
   c->add_option("out", conv->out, "Output file (created or truncated)")->required();
   c->add_option("--to", conv->to, "Output format: tierlab, fio (fio-v3) or msr")
       ->required()

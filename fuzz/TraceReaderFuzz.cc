@@ -1,15 +1,19 @@
 // libFuzzer target for the trace readers. The first byte selects the format
-// (low 4 bits: 0 = auto-detect, 1..8 = one reader) and options (bit 4:
+// (low 4 bits modulo 11: 0 = auto-detect, 1..10 = one reader) and options (bit 4:
 // skip_bad, bit 5: keep unsorted times, bits 6-7: the reader's buffer size,
 // 64, 97, 512 or 4096 bytes); the rest is the trace, read from memory. Small
 // buffers keep each input cheap (the default 1 MiB buffer would be
 // allocated and cleared per input) and exercise refills across record and
 // line boundaries; 97 divides no record size. Every reader must end with records, a clean end or an
 // Error, never a crash, and every record must be self-consistent. Accepted records are written back
-// as a tierlab binary trace, which must read back identically. See fuzz/README.md.
+// as a tierlab binary trace, which must read back identically. Input that
+// starts with a gzip, zstd or xz magic goes through the decompressors, as a
+// compressed file would (damaged compressed data must be an error naming the
+// input too; CompressedTraceFuzz feeds them valid streams). See fuzz/README.md.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -24,7 +28,8 @@ constexpr tierlab::TraceFormat kFormats[] = {
     tierlab::TraceFormat::kFioIologV3,  tierlab::TraceFormat::kBlkparse,
     tierlab::TraceFormat::kMsrCsv,      tierlab::TraceFormat::kSpcCsv,
     tierlab::TraceFormat::kSystor17Csv, tierlab::TraceFormat::kVscsi,
-    tierlab::TraceFormat::kTierlabBin,
+    tierlab::TraceFormat::kTierlabBin,  tierlab::TraceFormat::kKeysU32,
+    tierlab::TraceFormat::kKeysU64,
 };
 
 }  // namespace
@@ -32,12 +37,13 @@ constexpr tierlab::TraceFormat kFormats[] = {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   tierlab::TraceOptions options;
-  options.format = kFormats[(data[0] & 0x0f) % 9];
+  options.format = kFormats[(data[0] & 0x0f) % std::size(kFormats)];
   options.skip_bad = (data[0] & 0x10) != 0;
   options.order = (data[0] & 0x20) != 0 ? tierlab::TimestampOrder::kKeep
                                         : tierlab::TimestampOrder::kClampMonotonic;
   constexpr std::size_t kBuffers[] = {64, 97, 512, 4096};
   options.buffer_bytes = kBuffers[data[0] >> 6];
+  options.decoder_memory_bytes = 16 << 20;  // keeps each input's decoder small
   std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
   auto reader = tierlab::OpenTrace(std::make_unique<std::istringstream>(body), "fuzz", options);
   if (!reader.ok()) {

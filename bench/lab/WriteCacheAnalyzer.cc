@@ -330,6 +330,10 @@ Expected<AnalyzerReport> AnalyzeWriteCache(const AnalyzerInput& in) {
   if (in.trace_path.empty() == !in.profile.has_value()) {
     return Error{"analyze: give either a trace or a profile", ErrorKind::kInput};
   }
+  if (IsStdinTrace(in.trace_path)) {
+    return StdinReadOnceError(
+        "analyze reads the trace several times (its MRC pass and one simulation per cache size)");
+  }
   AnalyzerReport r;
   r.absorb_target = in.absorb_target;
   r.layout = in.layout.name;

@@ -36,7 +36,8 @@ namespace tierlab {
 
 struct AnalyzerInput {
   LayoutSpec layout;  // must hold a cache tier and a write-back cache section
-  // The workload: a trace (trace_path set) or a profile.
+  // The workload: a trace (trace_path set) or a profile. The trace is read
+  // several times, so it cannot be standard input ("-": an input error).
   std::string trace_path;
   TraceOptions trace_options;
   ReplayOptions replay;  // default for analyze: open loop at the trace's times

@@ -32,6 +32,7 @@ bool BinaryTraceReader::ReadExact(void* out, std::size_t n) {
   }
   std::memcpy(out, buf_.data() + begin_, n);
   begin_ += n;
+  header_bytes_ += n;
   return true;
 }
 
@@ -44,14 +45,21 @@ std::size_t BinaryTraceReader::Peek(const unsigned char** p, std::size_t n) {
 }
 
 void BinaryTraceReader::Start(std::size_t record_size,
-                              std::optional<std::uint64_t> expected_records) {
+                              std::optional<std::uint64_t> expected_records, PartialTail tail) {
   record_size_ = record_size;
   if (buf_.size() < record_size) buf_.resize(record_size);
   expected_records_ = expected_records;
+  tail_ = tail;
 }
 
 void BinaryTraceReader::Fail(std::string why, std::optional<std::uint64_t> record) {
   if (failed_) return;
+  if (!record && in_->bad()) {
+    // A header seen short because the stream failed (damaged compressed
+    // data): that is the error, not the header's shape.
+    failed_ = ReadError(*in_);
+    return;
+  }
   failed_ =
       MakeError(name_ + ": " + (record ? "record " + std::to_string(*record) + ": " : "") + why);
 }
@@ -65,12 +73,18 @@ Expected<bool> BinaryTraceReader::Next(TraceRecord* record) {
       }
       if (end_ - begin_ < record_size_) {
         if (in_->bad()) {
-          failed_ = MakeError(name_ + ": read error", ErrorKind::kIo);
+          failed_ = ReadError(*in_);
           return *failed_;
         }
         if (end_ != begin_) {
-          Fail("truncated: " + std::to_string(end_ - begin_) + " of " +
-                   std::to_string(record_size_) + " bytes",
+          if (tail_ == PartialTail::kBadRecord && options_.skip_bad) {
+            ++bad_records_;
+            ++index_;
+            begin_ = end_;
+            return false;
+          }
+          Fail("truncated at byte " + std::to_string(header_bytes_ + index_ * record_size_) + ": " +
+                   std::to_string(end_ - begin_) + " of " + std::to_string(record_size_) + " bytes",
                index_);
           return *failed_;
         }

@@ -1,7 +1,9 @@
 #pragma once
 // Shared driver of fixed-size-record binary readers: buffered reads,
 // truncation checks, skip_bad, and "file: record N: what" errors (N counts
-// from 0 over the records in the file, skipped ones included).
+// from 0 over the records in the file, skipped ones included). A partial
+// record at the end also names its byte offset in the (decompressed) trace:
+// "file: record N: truncated at byte B: 3 of 8 bytes".
 
 #include <cstring>
 #include <memory>
@@ -31,10 +33,18 @@ class BinaryTraceReader : public TraceReader {
   // Peeks at the first n bytes of the records without consuming them;
   // returns how many bytes were available (< n near the end).
   std::size_t Peek(const unsigned char** p, std::size_t n);
+  // What a partial record at the end is: always an error (formats where it
+  // means a damaged file), or a bad record that skip_bad counts and drops
+  // (formats without a header, where it is one more malformed record).
+  enum class PartialTail { kFatal, kBadRecord };
+
   // Once a subclass has read its header: the record size, and the number of
   // records the header promises, if it does.
-  void Start(std::size_t record_size, std::optional<std::uint64_t> expected_records);
+  void Start(std::size_t record_size, std::optional<std::uint64_t> expected_records,
+             PartialTail tail = PartialTail::kFatal);
   // Fails construction-time problems (bad header); Next returns this error.
+  // Without a record number, a stream gone bad is reported instead (the
+  // header looked short because the stream failed).
   void Fail(std::string why, std::optional<std::uint64_t> record = std::nullopt);
 
   RecordResult Bad(std::string why) {
@@ -54,7 +64,9 @@ class BinaryTraceReader : public TraceReader {
   bool eof_ = false;
   std::size_t record_size_ = 0;
   std::optional<std::uint64_t> expected_records_;
-  std::uint64_t index_ = 0;  // next record number in the file
+  PartialTail tail_ = PartialTail::kFatal;
+  std::uint64_t header_bytes_ = 0;  // read by ReadExact before the first record
+  std::uint64_t index_ = 0;         // next record number in the file
   std::optional<Error> failed_;
 };
 

@@ -32,9 +32,7 @@ Expected<bool> TextTraceReader::Next(TraceRecord* record) {
         failed_ = MakeError(name_ + ":" + std::to_string(line_number() + 1) +
                             ": line too long (not a text trace?)");
         return *failed_;
-      case LineReader::Result::kReadError:
-        failed_ = MakeError(name_ + ": read error", ErrorKind::kIo);
-        return *failed_;
+      case LineReader::Result::kReadError: failed_ = ReadError(*in_); return *failed_;
       case LineReader::Result::kLine: break;
     }
     switch (ParseLine(line, record)) {

@@ -1,16 +1,20 @@
 #include "bench/trace/TraceFactory.h"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "bench/trace/BlkparseReader.h"
 #include "bench/trace/FioIologReader.h"
+#include "bench/trace/KeyTraceReader.h"
 #include "bench/trace/MsrCsvReader.h"
 #include "bench/trace/SpcCsvReader.h"
 #include "bench/trace/Systor17CsvReader.h"
 #include "bench/trace/TextFields.h"
 #include "bench/trace/TierlabBinaryFormat.h"
 #include "bench/trace/TierlabBinaryReader.h"
+#include "bench/trace/TraceInput.h"
 #include "bench/trace/VscsiReader.h"
 
 namespace tierlab {
@@ -51,7 +55,7 @@ Expected<TraceFormat> DetectTraceFormat(std::string_view head, const std::string
   if (!text) {
     if (VscsiReader::DetectVersion(bytes, head.size()) != 0) return TraceFormat::kVscsi;
     return MakeError(name + ": binary data of unknown trace format (valid formats: " +
-                     TraceFormatChoices() + ")");
+                     TraceFormatChoices() + "; key-only traces are never detected: name them)");
   }
   // Examine the first lines (the last one may be cut off by the 4 KiB head).
   std::size_t pos = 0;
@@ -79,39 +83,88 @@ Expected<TraceFormat> DetectTraceFormat(std::string_view head, const std::string
                    TraceFormatChoices() + ")");
 }
 
-Expected<TraceFormat> DetectTraceFormat(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(path + ": cannot open");
-  std::string head(kHeadBytes, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  if (head.empty()) return MakeError(path + ": empty file; cannot detect the trace format");
-  return DetectTraceFormat(head, path);
+namespace {
+
+// The source of `path`: the file, or standard input for "-", which one
+// process reads at most once (a second reader would silently miss what the
+// first consumed).
+Expected<std::unique_ptr<std::istream>> OpenSource(const std::string& path) {
+  if (IsStdinTrace(path)) {
+    static std::atomic<bool> taken{false};
+    if (taken.exchange(true)) {
+      return StdinReadOnceError("this command opened the trace a second time");
+    }
+    return std::unique_ptr<std::istream>(std::make_unique<std::istream>(std::cin.rdbuf()));
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return MakeError(path + ": is a directory, not a trace file");
+  }
+  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
+  if (!*in) return MakeError(path + ": cannot open");
+  return std::unique_ptr<std::istream>(std::move(in));
 }
 
-Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> in, std::string name,
-                                                 const TraceOptions& options) {
+}  // namespace
+
+bool IsStdinTrace(std::string_view path) {
+  return path == kStdinTracePath;
+}
+
+std::string TraceInputName(const std::string& path) {
+  return IsStdinTrace(path) ? std::string(kStdinTraceName) : path;
+}
+
+Error StdinReadOnceError(const std::string& why) {
+  return MakeError(std::string(kStdinTraceName) +
+                   ": cannot read the trace from standard input here: " + why +
+                   ", and standard input can be read only once; save the trace to a file");
+}
+
+Expected<TraceFormat> DetectTraceFormat(const std::string& path) {
+  auto source = OpenSource(path);
+  if (!source.ok()) return source.error();
+  const std::string name = TraceInputName(path);
+  auto input = TraceInput::Open(std::move(*source), name, {});
+  if (!input.ok()) return input.error();
+  auto head = (*input)->Head(kHeadBytes);
+  if (!head.ok()) return head.error();
+  if (head->empty()) return MakeError(name + ": empty file; cannot detect the trace format");
+  return DetectTraceFormat(*head, name);
+}
+
+Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> source,
+                                                 std::string name, const TraceOptions& options) {
   TraceOptions opts = options;
   if (opts.blkparse_action != 'Q' && opts.blkparse_action != 'D' && opts.blkparse_action != 'C') {
     return MakeError(name + ": blkparse action must be Q, D or C, got '" +
                      std::string(1, opts.blkparse_action) + "'");
   }
   if (opts.lba_unit == 0) return MakeError(name + ": lba_unit must be > 0");
+  if (opts.object_size == 0) return MakeError(name + ": object_size must be > 0");
   if (opts.buffer_bytes < kMinTraceBuffer) {
     return MakeError(name + ": buffer_bytes must be >= " + std::to_string(kMinTraceBuffer));
   }
+  auto input = TraceInput::Open(std::move(source), name, opts);
+  if (!input.ok()) return input.error();
+  // Read the head even when the format is named: damaged compressed data at
+  // the start fails here, as it does with detection.
+  auto head = (*input)->Head(kHeadBytes);
+  if (!head.ok()) return head.error();
   if (opts.format == TraceFormat::kAuto) {
-    std::string head(kHeadBytes, '\0');
-    in->read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in->gcount()));
-    in->clear();
-    in->seekg(0);
-    if (!*in) return MakeError(name + ": cannot detect the format of a non-seekable stream");
-    if (head.empty()) return MakeError(name + ": empty file; cannot detect the trace format");
-    auto detected = DetectTraceFormat(head, name);
+    if (head->empty()) {
+      const TraceCompression c = (*input)->compression();
+      return MakeError(name + ": empty " +
+                       (c == TraceCompression::kNone
+                            ? std::string("file")
+                            : std::string("after ") + ToString(c) + " decompression") +
+                       "; cannot detect the trace format");
+    }
+    auto detected = DetectTraceFormat(*head, name);
     if (!detected.ok()) return detected.error();
     opts.format = *detected;
   }
+  std::unique_ptr<std::istream> in = std::move(*input);
   std::unique_ptr<TraceReader> reader;
   switch (opts.format) {
     case TraceFormat::kFioIologV2:
@@ -138,6 +191,12 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
     case TraceFormat::kTierlabBin:
       reader = std::make_unique<TierlabBinaryReader>(std::move(in), std::move(name), opts);
       break;
+    case TraceFormat::kKeysU32:
+      reader = std::make_unique<KeyTraceReader>(std::move(in), std::move(name), opts, 4);
+      break;
+    case TraceFormat::kKeysU64:
+      reader = std::make_unique<KeyTraceReader>(std::move(in), std::move(name), opts, 8);
+      break;
     case TraceFormat::kAuto: return MakeError(name + ": no trace format");
   }
   return reader;
@@ -145,13 +204,9 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> i
 
 Expected<std::unique_ptr<TraceReader>> OpenTrace(const std::string& path,
                                                  const TraceOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return MakeError(path + ": is a directory, not a trace file");
-  }
-  auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-  if (!*in) return MakeError(path + ": cannot open");
-  return OpenTrace(std::move(in), path, options);
+  auto source = OpenSource(path);
+  if (!source.ok()) return source.error();
+  return OpenTrace(std::move(*source), TraceInputName(path), options);
 }
 
 }  // namespace tierlab

@@ -6,7 +6,7 @@
 namespace tierlab {
 namespace {
 
-constexpr std::array<std::pair<TraceFormat, const char*>, 9> kNames = {{
+constexpr std::array<std::pair<TraceFormat, const char*>, 11> kNames = {{
     {TraceFormat::kAuto, "auto"},
     {TraceFormat::kFioIologV2, "fio-v2"},
     {TraceFormat::kFioIologV3, "fio-v3"},
@@ -16,6 +16,8 @@ constexpr std::array<std::pair<TraceFormat, const char*>, 9> kNames = {{
     {TraceFormat::kSystor17Csv, "systor17"},
     {TraceFormat::kVscsi, "vscsi"},
     {TraceFormat::kTierlabBin, "tierlab"},
+    {TraceFormat::kKeysU32, "keys-u32"},
+    {TraceFormat::kKeysU64, "keys-u64"},
 }};
 
 }  // namespace
@@ -32,6 +34,12 @@ std::optional<TraceFormat> ParseTraceFormat(std::string_view name) {
     if (name == n) return f;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> TraceFormatNames() {
+  std::vector<std::string> out;
+  for (const auto& [f, name] : kNames) out.emplace_back(name);
+  return out;
 }
 
 std::string TraceFormatChoices() {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tierlab {
 
@@ -18,13 +19,19 @@ enum class TraceFormat {
   kSystor17Csv,  // SYSTOR'17: Timestamp,Response,IOType,LUN,Offset,Size (with header)
   kVscsi,        // CloudPhysics / VMware vscsi binary, version 1 or 2
   kTierlabBin,   // tierlab's own fixed-record binary format
+  kKeysU32,      // key-only: little-endian u32 keys, one per record (never detected)
+  kKeysU64,      // key-only: little-endian u64 keys, one per record (never detected)
 };
 
-// "fio-v2", "fio-v3", "blkparse", "msr", "spc", "systor17", "vscsi", "tierlab", "auto".
+// "fio-v2", "fio-v3", "blkparse", "msr", "spc", "systor17", "vscsi", "tierlab",
+// "keys-u32", "keys-u64", "auto".
 const char* ToString(TraceFormat format);
 
 // Accepts the names ToString returns; nullopt for anything else.
 std::optional<TraceFormat> ParseTraceFormat(std::string_view name);
+
+// All names, "auto" first, in the order above (for option choices).
+std::vector<std::string> TraceFormatNames();
 
 // All names, comma-separated, for "valid choices" in error messages.
 std::string TraceFormatChoices();

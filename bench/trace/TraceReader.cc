@@ -1,11 +1,18 @@
 #include "bench/trace/TraceReader.h"
 
+#include "bench/trace/TraceInput.h"
+
 namespace tierlab {
 
 std::string TraceReader::SkippedSummary() const {
   if (skipped_lines_ == 0) return "";
   return std::to_string(skipped_lines_) + " line" + (skipped_lines_ == 1 ? "" : "s") +
          " that are not I/O records";
+}
+
+Error TraceReader::ReadError(const std::istream& in) const {
+  if (const auto* input = dynamic_cast<const TraceInput*>(&in)) return input->Failure();
+  return MakeError(name_ + ": read error", ErrorKind::kIo);
 }
 
 bool TraceReader::RelativeTime(std::int64_t raw, std::int64_t ns_per_unit, Nanos* out) {

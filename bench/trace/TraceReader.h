@@ -15,6 +15,12 @@
 // truncated binary file, an unreadable file) still fail. After an error,
 // Next() keeps returning that error.
 //
+// Compressed traces (gzip, zstd, xz) are decompressed on the way in, by the
+// stream OpenTrace gives a reader (TraceInput.h); a reader sees plain bytes.
+// Damage in the compressed data is an Error of kind kInput naming the codec,
+// "t.vscsi.zst: zstd: ...", even with skip_bad; a stream that cannot be read
+// (EIO) is kIo.
+//
 // Threading: a reader is used by one thread at a time. Readers are not
 // copyable.
 
@@ -68,6 +74,13 @@ struct TraceOptions {
   // Large buffers read files fast; fuzzers use small ones, since every input
   // allocates and clears the buffer anew.
   std::size_t buffer_bytes = std::size_t{1} << 20;
+  // keys-u32 / keys-u64: bytes of the object each key names. Key k is a
+  // read of object_size bytes at offset k * object_size. > 0.
+  std::uint32_t object_size = 4096;
+  // Most memory a decompressor may take (zstd's window, xz's dictionary): a
+  // compressed trace that needs more is an error saying how much, not an
+  // allocation of whatever its header asks for. gzip needs 32 KiB.
+  std::uint64_t decoder_memory_bytes = std::uint64_t{1} << 30;
 };
 
 inline constexpr std::size_t kMinTraceBuffer = 64;
@@ -108,6 +121,11 @@ class TraceReader {
   // the record time: relative to the first record, ordered per
   // options_.order. False when the result does not fit in Nanos.
   bool RelativeTime(std::int64_t raw, std::int64_t ns_per_unit, Nanos* out);
+
+  // The error for `in` gone bad (std::istream::bad()): a TraceInput's
+  // Failure() ("name: gzip: ..." when decompression failed, kInput), else
+  // "name: read error" (kIo).
+  Error ReadError(const std::istream& in) const;
 
   std::string name_;
   TraceOptions options_;

@@ -13,30 +13,20 @@ namespace {
 
 std::string Resolve(const std::string& trace, const std::string& base_dir) {
   std::error_code ec;
-  if (!base_dir.empty() && std::filesystem::path(trace).is_relative()) {
+  if (!base_dir.empty() && !IsStdinTrace(trace) && std::filesystem::path(trace).is_relative()) {
     const std::filesystem::path p = std::filesystem::path(base_dir) / trace;
     if (std::filesystem::is_regular_file(p, ec)) return p.string();
   }
   return trace;
 }
 
-std::vector<std::string> FormatNames() {
-  std::vector<std::string> names;
-  for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kFioIologV2, TraceFormat::kFioIologV3,
-                        TraceFormat::kBlkparse, TraceFormat::kMsrCsv, TraceFormat::kSpcCsv,
-                        TraceFormat::kSystor17Csv, TraceFormat::kVscsi, TraceFormat::kTierlabBin}) {
-    names.emplace_back(ToString(f));
-  }
-  return names;
-}
-
 }  // namespace
 
 const std::vector<std::string_view>& TraceProfileKeys() {
   static const std::vector<std::string_view> keys = {
-      "trace",           "name",        "format",  "skip_bad",          "blkparse_action",
-      "lba_unit",        "replay_mode", "iodepth", "replay_time_scale", "replay_scale",
-      "replay_past_end", "number_ios"};
+      "trace",           "name",        "format",     "skip_bad",          "blkparse_action",
+      "lba_unit",        "replay_mode", "iodepth",    "replay_time_scale", "replay_scale",
+      "replay_past_end", "number_ios",  "object_size"};
   return keys;
 }
 
@@ -48,17 +38,20 @@ Expected<TraceProfile> ParseTraceProfileJson(const nlohmann::json& j, std::strin
                                              const std::string& base_dir) {
   if (!j.is_object()) return MakeError(std::string(source) + ": a trace profile must be an object");
   JsonFields f(j, std::string(source), "");
-  f.OnlyKeys({"trace", "name", "format", "skip_bad", "blkparse_action", "lba_unit", "replay_mode",
-              "iodepth", "replay_time_scale", "replay_scale", "replay_past_end", "number_ios"});
+  f.OnlyKeys(TraceProfileKeys());
   TraceProfile p;
   p.trace = f.String("trace", "");
   if (f.ok() && p.trace.empty()) f.Fail("trace", "must name a trace file");
-  p.name = f.String("name", std::filesystem::path(p.trace).filename().string());
-  const std::string format = f.Choice("format", "auto", FormatNames());
+  p.name =
+      f.String("name", IsStdinTrace(p.trace) ? std::string(kStdinTraceName)
+                                             : std::filesystem::path(p.trace).filename().string());
+  const std::string format = f.Choice("format", "auto", TraceFormatNames());
   p.trace_options.skip_bad = f.Bool("skip_bad", false);
   const std::string action = f.Choice("blkparse_action", "D", {"Q", "D", "C"});
   p.trace_options.lba_unit =
       static_cast<std::uint32_t>(f.Int("lba_unit", 512, 1, std::int64_t{1} << 30));
+  p.trace_options.object_size =
+      static_cast<std::uint32_t>(f.Int("object_size", 4096, 1, std::int64_t{1} << 30));
   const std::string mode = f.Choice("replay_mode", "closed", {"closed", "open"});
   p.iodepth_set = f.Has("iodepth");
   const auto iodepth = f.Int("iodepth", 0, 1, kMaxIodepth);
@@ -95,6 +88,13 @@ nlohmann::json ToJson(const TraceProfile& p) {
                       {"replay_past_end", p.replay.reject_past_end ? "reject" : "wrap"},
                       {"number_ios", p.replay.max_records}};
   if (p.iodepth_set) j["iodepth"] = p.replay.iodepth;
+  // Only where it means something (key-only traces) or was changed, so the
+  // results of other traces keep their shape.
+  const TraceFormat f = p.trace_options.format;
+  if (f == TraceFormat::kKeysU32 || f == TraceFormat::kKeysU64 ||
+      p.trace_options.object_size != TraceOptions{}.object_size) {
+    j["object_size"] = p.trace_options.object_size;
+  }
   return j;
 }
 
@@ -110,6 +110,11 @@ Expected<TraceProfile> ApplyTraceProfilePatch(const TraceProfile& p, const nlohm
 }
 
 Expected<void> CheckTraceProfile(const TraceProfile& p) {
+  if (IsStdinTrace(p.path)) {
+    return StdinReadOnceError(
+        "a matrix opens its traces before it runs and replays them in every "
+        "cell");
+  }
   auto reader = OpenTrace(p.path, p.trace_options);
   if (!reader.ok()) return reader.error();
   TraceRecord r;

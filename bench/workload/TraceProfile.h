@@ -2,12 +2,14 @@
 // A block trace used as a workload profile, as a matrix names it: a JSON
 // object whose "trace" key is the trace file, plus how to read and replay it.
 //
-//   {"trace": "traces/db.vscsi",      // required; relative to the matrix file, else the cwd
+//   {"trace": "traces/db.vscsi",      // required; relative to the matrix file, else the cwd;
+//                                     // gzip/zstd/xz read directly; "-": stdin (not in a matrix)
 //    "name": "db",                    // default: the file name
 //    "format": "auto",                // a TraceFormat name (TraceFormat.h)
 //    "skip_bad": false,               // skip malformed records (counted in "replay")
 //    "blkparse_action": "D",          // Q, D or C
 //    "lba_unit": 512,                 // bytes per LBA (SPC, vscsi)
+//    "object_size": 4096,             // bytes each key reads (keys-u32, keys-u64)
 //    "replay_mode": "closed",         // closed: as fast as the stack allows; open: trace times
 //    "iodepth": 1,                    // default 1 closed loop, 256 open loop
 //    "replay_time_scale": 100,        // open loop: % of the trace's rate (fio's meaning)
@@ -52,7 +54,8 @@ Expected<TraceProfile> ParseTraceProfileJson(const nlohmann::json& j, std::strin
                                              const std::string& base_dir = "");
 
 // The effective profile; ParseTraceProfileJson(ToJson(p)) == p but for path
-// resolution. iodepth appears only when it was set.
+// resolution. iodepth appears only when it was set, object_size only for
+// key-only formats or when it is not the default.
 nlohmann::json ToJson(const TraceProfile& p);
 
 // JSON merge patch on ToJson(p), re-parsed; the trace is re-resolved only
@@ -62,7 +65,9 @@ Expected<TraceProfile> ApplyTraceProfilePatch(const TraceProfile& p, const nlohm
                                               const std::string& base_dir = "");
 
 // Opens the trace and reads its first record, so that a missing file, an
-// undetectable format or a bad header fails before a matrix runs.
+// undetectable format or a bad header fails before a matrix runs. A matrix
+// reads its traces more than once, so "-" (standard input) is an error
+// here (StdinReadOnceError).
 Expected<void> CheckTraceProfile(const TraceProfile& p);
 
 // The keys above, for "valid keys" lists.

@@ -226,6 +226,17 @@ TEST_F(WriteCacheAnalyzerTest, RejectsLayoutWithoutWriteBack) {
   EXPECT_EQ(rep.error().kind, ErrorKind::kInput);
 }
 
+// The analyzer reads its trace several times: standard input ("-") is an
+// input error saying so, before anything is read from it.
+TEST_F(WriteCacheAnalyzerTest, RejectsStandardInput) {
+  AnalyzerInput in = Input("-", 64 * kMiB);
+  auto rep = AnalyzeWriteCache(in);
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.error().kind, ErrorKind::kInput);
+  EXPECT_NE(rep.error().message.find("standard input can be read only once"), std::string::npos)
+      << rep.error().message;
+}
+
 // A light write stream that every simulated size absorbs: the answer is
 // below the smallest size tried, and the recommendation says so instead of
 // naming that size as if it were a knee (issue 16 item 7).

@@ -15,11 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Fixture(const std::string& name) {
-  return std::string(TIERLAB_SOURCE_DIR) + "/tests/data/traces/" + name;
-}
-
-std::vector<TraceRecord> ReadAll(const std::string& path, TraceOptions options = {}) {
+std::vector<TraceRecord> ReadRecords(const std::string& path, TraceOptions options = {}) {
   std::vector<TraceRecord> out;
   auto reader = OpenTrace(path, options);
   EXPECT_TRUE(reader.ok()) << (reader.ok() ? "" : reader.error().message);
@@ -63,6 +59,10 @@ TEST(DetectTraceFormatTest, EveryFixtureIsDetected) {
       {"cloudPhysicsIO.vscsi", TraceFormat::kVscsi},
       {"vscsi-v2.bin", TraceFormat::kVscsi},
       {"tierlab.bin", TraceFormat::kTierlabBin},
+      // Compressed: the format of the decompressed content.
+      {"fio-v3-members.iolog.gz", TraceFormat::kFioIologV3},
+      {"msr-cambridge1-sample.csv.zst", TraceFormat::kMsrCsv},
+      {"vscsi-v2.bin.xz", TraceFormat::kVscsi},
   };
   for (const Case& c : cases) {
     auto f = DetectTraceFormat(Fixture(c.file));
@@ -82,9 +82,12 @@ TEST(DetectTraceFormatTest, UnknownContentIsAnErrorListingFormats) {
 TEST(TraceFormatTest, NamesRoundTrip) {
   for (TraceFormat f : {TraceFormat::kAuto, TraceFormat::kFioIologV2, TraceFormat::kFioIologV3,
                         TraceFormat::kBlkparse, TraceFormat::kMsrCsv, TraceFormat::kSpcCsv,
-                        TraceFormat::kSystor17Csv, TraceFormat::kVscsi, TraceFormat::kTierlabBin}) {
+                        TraceFormat::kSystor17Csv, TraceFormat::kVscsi, TraceFormat::kTierlabBin,
+                        TraceFormat::kKeysU32, TraceFormat::kKeysU64}) {
     EXPECT_EQ(ParseTraceFormat(ToString(f)), f);
   }
+  EXPECT_EQ(TraceFormatNames().size(), 11u);
+  EXPECT_EQ(TraceFormatNames().front(), "auto");
   EXPECT_FALSE(ParseTraceFormat("csv").has_value());
 }
 
@@ -93,15 +96,16 @@ TEST(ConvertTraceTest, EveryFormatRoundTripsThroughTierlabBinary) {
   TempDir dir;
   for (const char* file :
        {"fio-v2.iolog", "fio-v3.iolog", "blkparse.txt", "msr-cambridge1-sample.csv", "spc.csv",
-        "systor17-traces-sample.csv", "cloudPhysicsIO.vscsi", "vscsi-v2.bin", "tierlab.bin"}) {
-    std::vector<TraceRecord> direct = ReadAll(Fixture(file));
+        "systor17-traces-sample.csv", "cloudPhysicsIO.vscsi", "vscsi-v2.bin", "tierlab.bin",
+        "msr-cambridge1-sample.csv.gz", "systor17-streams.csv.xz"}) {
+    std::vector<TraceRecord> direct = ReadRecords(Fixture(file));
     ASSERT_FALSE(direct.empty()) << file;
     std::string out = dir.File(std::string(file) + ".tl");
     auto s = ConvertTrace(Fixture(file), {}, out, TraceFormat::kTierlabBin);
     ASSERT_TRUE(s.ok()) << file << ": " << s.error().message;
     EXPECT_EQ(s->records, direct.size()) << file;
     EXPECT_EQ(fs::file_size(out), 32 + 24 * direct.size()) << file;
-    EXPECT_EQ(ReadAll(out), direct) << file;
+    EXPECT_EQ(ReadRecords(out), direct) << file;
   }
 }
 
@@ -109,15 +113,15 @@ TEST(ConvertTraceTest, EveryFormatRoundTripsThroughTierlabBinary) {
 // hold exactly (microsecond and 100 ns times; MSR: reads and writes only).
 TEST(ConvertTraceTest, TextWritersRoundTrip) {
   TempDir dir;
-  std::vector<TraceRecord> fio_records = ReadAll(Fixture("fio-v3.iolog"));
+  std::vector<TraceRecord> fio_records = ReadRecords(Fixture("fio-v3.iolog"));
   std::string tl = dir.File("fio.tl");
   ASSERT_TRUE(ConvertTrace(Fixture("fio-v3.iolog"), {}, tl, TraceFormat::kTierlabBin).ok());
   std::string fio = dir.File("back.iolog");
   auto s = ConvertTrace(tl, {}, fio, TraceFormat::kFioIologV3);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(ReadAll(fio), fio_records);
+  EXPECT_EQ(ReadRecords(fio), fio_records);
 
-  std::vector<TraceRecord> msr_records = ReadAll(Fixture("msr-cambridge1-sample.csv"));
+  std::vector<TraceRecord> msr_records = ReadRecords(Fixture("msr-cambridge1-sample.csv"));
   std::string msr_tl = dir.File("msr.tl");
   ASSERT_TRUE(
       ConvertTrace(Fixture("msr-cambridge1-sample.csv"), {}, msr_tl, TraceFormat::kTierlabBin)
@@ -125,7 +129,7 @@ TEST(ConvertTraceTest, TextWritersRoundTrip) {
   std::string msr = dir.File("back.csv");
   s = ConvertTrace(msr_tl, {}, msr, TraceFormat::kMsrCsv);
   ASSERT_TRUE(s.ok()) << s.error().message;
-  EXPECT_EQ(ReadAll(msr), msr_records);
+  EXPECT_EQ(ReadRecords(msr), msr_records);
 }
 
 TEST(ConvertTraceTest, MsrCannotHoldFlushes) {

@@ -13,40 +13,6 @@
 namespace tierlab {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(TIERLAB_SOURCE_DIR) + "/tests/data/traces/" + name;
-}
-
-struct ReadResult {
-  std::vector<TraceRecord> records;
-  std::string error;  // empty when the whole trace read
-  std::uint64_t bad = 0;
-  std::uint64_t reordered = 0;
-};
-
-ReadResult ReadAll(const std::string& path, TraceOptions options = {}) {
-  ReadResult out;
-  auto reader = OpenTrace(path, options);
-  if (!reader.ok()) {
-    out.error = reader.error().message;
-    return out;
-  }
-  TraceRecord r;
-  for (;;) {
-    auto more = (*reader)->Next(&r);
-    if (!more.ok()) {
-      out.error = more.error().message;
-      EXPECT_EQ(more.error().kind, ErrorKind::kInput);
-      break;
-    }
-    if (!*more) break;
-    out.records.push_back(r);
-  }
-  out.bad = (*reader)->bad_records();
-  out.reordered = (*reader)->reordered_records();
-  return out;
-}
-
 TraceRecord Rec(Nanos t, IoOp op, std::uint64_t offset, std::uint32_t length) {
   return TraceRecord{t, op, offset, length};
 }
@@ -255,7 +221,7 @@ TEST(VscsiReaderTest, TruncatedRecordIsFatal) {
   while ((more = (*reader)->Next(&rec)).ok() && *more) ++n;
   EXPECT_EQ(n, 2);
   ASSERT_FALSE(more.ok());
-  EXPECT_EQ(more.error().message, "cut.vscsi: record 2: truncated: 33 of 40 bytes");
+  EXPECT_EQ(more.error().message, "cut.vscsi: record 2: truncated at byte 80: 33 of 40 bytes");
 }
 
 TEST(VscsiReaderTest, NotVscsiIsRejected) {

@@ -78,6 +78,39 @@ TEST(TraceProfileTest, ErrorsNameTheKey) {
   EXPECT_NE(check.error().message.find("no-such.csv"), std::string::npos);
 }
 
+// object_size: parsed for key-only traces, in the effective JSON only for
+// them (or when changed), so other traces' results keep their shape.
+TEST(TraceProfileTest, ObjectSizeOfKeyTraces) {
+  auto keys = ParseTraceProfileJson({{"trace", "k.bin"}, {"format", "keys-u64"}}, "t.json");
+  ASSERT_TRUE(keys.ok()) << keys.error().message;
+  EXPECT_EQ(keys->trace_options.format, TraceFormat::kKeysU64);
+  EXPECT_EQ(keys->trace_options.object_size, 4096u);
+  EXPECT_EQ(ToJson(*keys)["object_size"], 4096);
+  auto small = ParseTraceProfileJson({{"trace", kMsr}, {"object_size", 512}}, "t.json");
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->trace_options.object_size, 512u);
+  EXPECT_EQ(ParseTraceProfileJson(ToJson(*small), "again")->trace_options.object_size, 512u);
+  auto msr = ParseTraceProfileJson({{"trace", kMsr}}, "t.json");
+  ASSERT_TRUE(msr.ok());
+  EXPECT_FALSE(ToJson(*msr).contains("object_size"));
+  EXPECT_FALSE(ParseTraceProfileJson({{"trace", kMsr}, {"object_size", 0}}, "t.json").ok());
+}
+
+// "-" is standard input: never resolved against the matrix directory, named
+// "stdin", and refused by the matrix check (a matrix reads its traces more
+// than once).
+TEST(TraceProfileTest, StandardInputIsNotForMatrices) {
+  auto p = ParseTraceProfileJson({{"trace", "-"}}, "t.json", kTraces);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->path, "-");
+  EXPECT_EQ(p->name, "stdin");
+  auto check = CheckTraceProfile(*p);
+  ASSERT_FALSE(check.ok());
+  EXPECT_EQ(check.error().kind, ErrorKind::kInput);
+  EXPECT_NE(check.error().message.find("standard input can be read only once"), std::string::npos)
+      << check.error().message;
+}
+
 nlohmann::json TraceMatrix() {
   return {{"name", "traces"},
           {"layouts", {"nvme1+hdd2"}},
