@@ -54,6 +54,15 @@ for r in j["results"]:
     assert r["dirty_evictions"] == 0
 PY
 
+# Compressed, from standard input, or plain: the same results.
+"$bin" trace simulate "$trace" --policy lru,s3fifo --sizes 2%,20% -f csv 2>/dev/null >"$tmp/plain.csv"
+zstd -q -c "$trace" | "$bin" trace simulate - --policy lru,s3fifo --sizes 2%,20% -f csv \
+  2>/dev/null >"$tmp/zstd.csv"
+cmp "$tmp/plain.csv" "$tmp/zstd.csv" || fail "zstd from stdin differs from the plain file"
+gzip -c "$trace" >"$tmp/t.gz"
+"$bin" trace simulate "$tmp/t.gz" --policy lru,s3fifo --sizes 2%,20% -f csv 2>/dev/null >"$tmp/gz.csv"
+cmp "$tmp/plain.csv" "$tmp/gz.csv" || fail "gzip differs from the plain file"
+
 out=$("$bin" trace simulate "$trace" --policy s3fifo,arc --sizes 5% 2>/dev/null)
 grep -Eq '^s3fifo +[0-9]+ ' <<<"$out" || fail "table has no s3fifo row: $out"
 "$bin" trace simulate "$trace" --sizes 5%,20% -f csv 2>/dev/null | head -1 |
