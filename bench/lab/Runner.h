@@ -166,7 +166,7 @@ struct SectionWork {
   // Per job, the stream a fast warm-up drew from (FunctionalWarmup.h), which
   // the job continues, as a job continues after fio's ramp_time; a job
   // without one (nullopt, or past the end) creates its stream afresh.
-  std::vector<std::optional<JobStream>> streams;
+  std::vector<std::optional<JobStream>> streams = {};
   bool exitall = false;     // a job of the run has exitall (fio's is global)
   bool terminated = false;  // exit_what=all ended the run before: no I/O
 };

@@ -41,19 +41,25 @@ TEST(SlotPlacementTest, EverySlotHasItsOwnPlaceAndRunsAreAdjacent) {
         ASSERT_TRUE(places.emplace(d, i).second) << "slot " << s << " shares a place";
         ASSERT_EQ(p.SlotAt(d, i), s);
         // Run 1 is the placement volumes had before the run was recorded.
-        if (run == 1) ASSERT_EQ(std::make_pair(d, i), std::make_pair(s % devices, s / devices));
+        if (run == 1) {
+          ASSERT_EQ(std::make_pair(d, i), std::make_pair(s % devices, s / devices));
+        }
       }
       for (std::uint32_t d = 0; d < devices; ++d) {
         // A device's slots among [0, slots) are its first SlotsOn lines.
         const std::uint64_t on = p.SlotsOn(d, slots);
         for (std::uint64_t i = 0; i < on; ++i) ASSERT_LT(p.SlotAt(d, i), slots);
-        if (on < per_device) EXPECT_GE(p.SlotAt(d, on), slots);
+        if (on < per_device) {
+          EXPECT_GE(p.SlotAt(d, on), slots);
+        }
         // Adjacent means: the next line of the same device.
         for (std::uint64_t i = 0; i + 1 < on; ++i) {
           const auto a = static_cast<std::uint32_t>(p.SlotAt(d, i));
           const auto b = static_cast<std::uint32_t>(p.SlotAt(d, i + 1));
           EXPECT_TRUE(p.Adjacent(a, b)) << a << " " << b;
-          if (devices > 1) EXPECT_FALSE(p.Adjacent(a, a + run * (devices + 1)));
+          if (devices > 1) {
+            EXPECT_FALSE(p.Adjacent(a, a + run * (devices + 1)));
+          }
         }
       }
     }

@@ -57,17 +57,22 @@ TEST(CachePhasesTest, EqualRoundsJoinAndTimesAreFromTheOrigin) {
   EXPECT_EQ(j[1]["phase"], "throttled");
 }
 
-TEST(CachePhasesTest, ARandomWriteBurstIsAbsorbedThenThrottled) {
-  // 4k random writes into a 64 Ki-line write-back cache over one HDD: the
-  // cache absorbs them at NVMe speed until the high watermark (32 Ki lines,
-  // well over one 100 ms round), then writes wait for destage to the disk.
-  auto layout = ParseLayoutJson(
+// A 64 Ki-line (256 MiB) write-back cache on one NVMe over one HDD.
+Expected<LayoutSpec> WriteBackOverOneHdd() {
+  return ParseLayoutJson(
       {{"name", "l"},
        {"tiers",
         {{{"name", "c"}, {"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "512m"}},
          {{"name", "h"}, {"preset", "hdd-7200"}, {"count", 1}, {"capacity", "4g"}}}},
        {"cache", {{"tier", "c"}, {"write", "writeback"}, {"capacity", "256m"}}}},
       "test");
+}
+
+TEST(CachePhasesTest, ARandomWriteBurstIsAbsorbedThenThrottled) {
+  // 4k random writes into a 64 Ki-line write-back cache over one HDD: the
+  // cache absorbs them at NVMe speed until the high watermark (32 Ki lines,
+  // well over one 100 ms round), then writes wait for destage to the disk.
+  const Expected<LayoutSpec> layout = WriteBackOverOneHdd();
   ASSERT_TRUE(layout.ok()) << layout.error().message;
   auto p = ParseProfileJson({{"rw", "randwrite"},
                              {"bs", "4k"},
@@ -89,13 +94,7 @@ TEST(CachePhasesTest, ARandomWriteBurstIsAbsorbedThenThrottled) {
 // rounds fall when writes wait for destage: the job has left steady state.
 // ss_leave=stop ends it there; report (the default) measures on.
 TEST(CachePhasesTest, ALeftSteadyStateIsReportedOrEndsTheJob) {
-  auto layout = ParseLayoutJson(
-      {{"name", "l"},
-       {"tiers",
-        {{{"name", "c"}, {"preset", "nvme-pm1725"}, {"count", 1}, {"capacity", "512m"}},
-         {{"name", "h"}, {"preset", "hdd-7200"}, {"count", 1}, {"capacity", "4g"}}}},
-       {"cache", {{"tier", "c"}, {"write", "writeback"}, {"capacity", "256m"}}}},
-      "test");
+  const Expected<LayoutSpec> layout = WriteBackOverOneHdd();
   ASSERT_TRUE(layout.ok()) << layout.error().message;
   double window_s[2] = {0, 0};
   for (int stop = 0; stop < 2; ++stop) {

@@ -10,7 +10,9 @@ namespace {
 ContinueOnError Parsed(std::string_view continue_on, std::string_view ignore = {}) {
   ContinueOnError c;
   EXPECT_TRUE(ParseContinueOnError(continue_on, c).ok()) << continue_on;
-  if (!ignore.empty()) EXPECT_TRUE(ParseIgnoreError(ignore, c).ok()) << ignore;
+  if (!ignore.empty()) {
+    EXPECT_TRUE(ParseIgnoreError(ignore, c).ok()) << ignore;
+  }
   return c;
 }
 

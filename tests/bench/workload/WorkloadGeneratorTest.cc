@@ -413,7 +413,9 @@ TEST(WorkloadGeneratorModifierTest, RandomEveryNthIo) {
   auto same = Make(p);
   const auto s = Blocks(same, 400);
   for (std::size_t i = 1; i < s.size(); ++i) {
-    if (i % 4 != 0) EXPECT_EQ(s[i], s[i - 1]) << i;
+    if (i % 4 != 0) {
+      EXPECT_EQ(s[i], s[i - 1]) << i;
+    }
   }
 }
 
