@@ -1,30 +1,43 @@
 #!/usr/bin/env bash
-# Compares tierlab's real I/O path (FileDevice on a RealEngine, libaio,
-# O_DIRECT) with fio on the same file: 4k random read at queue depth 32.
+# Compares tierlab's real I/O path (FileDevice on a RealEngine, O_DIRECT,
+# through io_uring and through libaio) with fio's io_uring and libaio engines
+# on the same file, in one run: 4k random read and write at QD32 and QD1, one
+# job and four.
 #
 #   bench/real_vs_fio.sh [build-dir]
 #
-# Environment: SIZE (default 1G), RUNTIME seconds (default 10), ROUNDS
-# (default 2; fio and tierlab alternate to spread noise), TARGETS (default
-# "shm disk"). The "disk" file lives in a temporary directory under the build
-# directory, i.e. on the repo's filesystem (not /tmp, which may be tmpfs).
-# VIA=cli measures the whole `tierlab run --real` path (layout with the file
-# as its one device, runner, metrics) instead of the FileDevice benchmark.
-# Both files are laid out with real data first: reading a hole would never
-# touch the disk. Prints IOPS of each run, the means and tierlab/fio ratio.
+# Environment:
+#   SIZE     file size (default 1G)
+#   RUNTIME  seconds per run (default 5)
+#   ROUNDS   runs per engine and point (default 2; the four engines take
+#            turns, so a burst of load on this shared machine hits all)
+#   TARGETS  "disk" and/or "shm" (default "disk"): the disk file lives in a
+#            temporary directory under the build directory, i.e. on the
+#            repo's filesystem (not /tmp, which may be tmpfs)
+#   POINTS   rw:qd:jobs triples (default "randread:32:1 randwrite:32:1
+#            randread:1:1 randwrite:1:1 randread:32:4 randwrite:32:4")
+#   VIA      bench (default: bench/micro/FileDeviceBench) or cli (the whole
+#            `tierlab run --real` path: layout with the file as its one
+#            device, profile with rw, iodepth, numjobs)
+# Files are laid out with real data first (a hole would read without touching
+# the disk). Prints the mean IOPS per engine and point (and the mean latency
+# at QD1, one job) and the engine tierlab's `auto` picks there (io_uring on
+# the disk, libaio on tmpfs; FileDevice.h) against fio's best engine.
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-${TIERLAB_BUILD_DIR:-$repo/build}}"
 bench_bin="$build/bench/micro/FileDeviceBench"
 size="${SIZE:-1G}"
-runtime="${RUNTIME:-10}"
+runtime="${RUNTIME:-5}"
 rounds="${ROUNDS:-2}"
-targets="${TARGETS:-shm disk}"
+targets="${TARGETS:-disk}"
+points="${POINTS:-randread:32:1 randwrite:32:1 randread:1:1 randwrite:1:1 randread:32:4 randwrite:32:4}"
+via="${VIA:-bench}"
 
 command -v fio >/dev/null || { echo "fio not found" >&2; exit 2; }
 command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
-[[ "${VIA:-bench}" == cli || -x "$bench_bin" ]] || {
+[[ "$via" == cli || -x "$bench_bin" ]] || {
   echo "$bench_bin not built (ninja -C $build FileDeviceBench)" >&2
   exit 2
 }
@@ -42,32 +55,42 @@ make_file() {  # $1 = directory; sets $file to a laid-out file in a new temp dir
     --ioengine=libaio --direct=1 --iodepth=8 --output=/dev/null
 }
 
-run_fio() {
-  fio --name=randread --filename="$1" --size="$size" --ioengine=libaio --direct=1 \
-    --rw=randread --bs=4k --iodepth=32 --runtime="$runtime" --time_based --numjobs=1 \
-    --output-format=json | jq '.jobs[0].read.iops'
+dir_of() { [[ "$1" == randread ]] && echo read || echo write; }
+
+run_fio() {  # file engine rw qd jobs
+  fio --name=job --filename="$1" --size="$size" --ioengine="$2" --direct=1 \
+    --rw="$3" --bs=4k --iodepth="$4" --numjobs="$5" --group_reporting \
+    --runtime="$runtime" --time_based --output-format=json |
+    jq ".jobs[0].$(dir_of "$3").iops"
 }
 
-via="${VIA:-bench}"
-
-run_tierlab() {
+run_tierlab() {  # file engine rw qd jobs
   if [[ "$via" == cli ]]; then
-    local dir layout profile
-    dir="$(dirname "$1")"
-    layout="$dir/layout.json"
-    profile="$dir/profile.json"
-    printf '{"name": "file", "tiers": [{"name": "d", "preset": "nvme-pm1725", "count": 1, "paths": ["%s"]}]}\n' "$1" >"$layout"
-    printf '{"name": "randread", "rw": "randread", "bs": "4k", "iodepth": 32, "runtime": "%ss"}\n' "$runtime" >"$profile"
-    "$build/tierlab" run --real --layout "$layout" --profile "$profile" --format json | jq '.jobs[0].read.iops'
+    local d layout profile
+    d="$(dirname "$1")"
+    layout="$d/layout.json"
+    profile="$d/profile.json"
+    printf '{"name": "file", "tiers": [{"name": "d", "preset": "nvme-pm1725", "count": 1, "paths": ["%s"], "engine": "%s"}]}\n' \
+      "$1" "$2" >"$layout"
+    printf '{"name": "j", "rw": "%s", "bs": "4k", "iodepth": %s, "numjobs": %s, "runtime": "%ss"}\n' \
+      "$3" "$4" "$5" "$runtime" >"$profile"
+    "$build/tierlab" run --real --layout "$layout" --profile "$profile" --format json |
+      jq "[.jobs[].$(dir_of "$3").iops] | add"
     return
   fi
+  local e=0 w=0
+  [[ "$2" == libaio ]] && e=1
+  [[ "$3" == randwrite ]] && w=1
   TIERLAB_BENCH_FILE="$1" TIERLAB_BENCH_SECONDS="$runtime" "$bench_bin" \
+    --benchmark_filter="BM_FileDevice4k/engine:$e/write:$w/qd:$4/jobs:$5/" \
     --benchmark_format=json 2>/dev/null | jq '.benchmarks[0].IOPS'
 }
 
-echo "# tierlab ($via) vs fio: randread 4k QD32, size=$size, runtime=${runtime}s, rounds=$rounds"
-echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(uname -r), $(fio --version)"
-printf '%-6s %-6s %14s %14s\n' target round fio_iops tierlab_iops
+engines=(fio:io_uring fio:libaio tierlab:io_uring tierlab:libaio)
+echo "# tierlab ($via) vs fio: 4k, size=$size, runtime=${runtime}s, rounds=$rounds"
+echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(uname -r), $(fio --version), load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-6s %-16s %12s %12s %12s %12s %8s\n' target point fio_uring fio_libaio tl_uring tl_libaio \
+  auto/best
 for target in $targets; do
   case "$target" in
     shm) [[ -d /dev/shm ]] || { echo "no /dev/shm, skipped"; continue; }
@@ -76,16 +99,34 @@ for target in $targets; do
     *) echo "unknown target $target" >&2; exit 2 ;;
   esac
   df -h "$file" | tail -1 | awk -v t="$target" '{print "# " t ": " $1 " mounted on " $6}'
-  fio_sum=0
-  tl_sum=0
-  for ((r = 1; r <= rounds; r++)); do
-    f_iops="$(run_fio "$file")"
-    t_iops="$(run_tierlab "$file")"
-    printf '%-6s %-6s %14.0f %14.0f\n' "$target" "$r" "$f_iops" "$t_iops"
-    fio_sum="$(echo "$fio_sum + $f_iops" | bc -l)"
-    tl_sum="$(echo "$tl_sum + $t_iops" | bc -l)"
+  for point in $points; do
+    IFS=: read -r rw qd jobs <<<"$point"
+    declare -A sum=()
+    for e in "${engines[@]}"; do sum[$e]=0; done
+    for ((r = 1; r <= rounds; r++)); do
+      # Rotate the order each round so no engine always runs first.
+      for ((k = 0; k < ${#engines[@]}; k++)); do
+        e="${engines[$(((k + r - 1) % ${#engines[@]}))]}"
+        if [[ "$e" == fio:* ]]; then
+          v="$(run_fio "$file" "${e#fio:}" "$rw" "$qd" "$jobs")"
+        else
+          v="$(run_tierlab "$file" "${e#tierlab:}" "$rw" "$qd" "$jobs")"
+        fi
+        sum[$e]="$(echo "${sum[$e]} + $v" | bc -l)"
+      done
+    done
+    m() { echo "${sum[$1]} / $rounds" | bc -l; }
+    fu="$(m fio:io_uring)"; fl="$(m fio:libaio)"; tu="$(m tierlab:io_uring)"; tl="$(m tierlab:libaio)"
+    best="$(echo "if ($fu > $fl) $fu else $fl" | bc -l)"
+    auto="$tu"
+    [[ "$target" == shm ]] && auto="$tl"
+    printf '%-6s %-16s %12.0f %12.0f %12.0f %12.0f %8.3f\n' "$target" "$rw:qd$qd:j$jobs" \
+      "$fu" "$fl" "$tu" "$tl" "$(echo "$auto / $best" | bc -l)"
+    if [[ "$qd" == 1 && "$jobs" == 1 ]]; then
+      printf '%-6s %-16s %10.1fus %10.1fus %10.1fus %10.1fus  (mean latency = 1/IOPS)\n' \
+        "$target" "$rw:qd1 lat" "$(echo "1000000 / $fu" | bc -l)" "$(echo "1000000 / $fl" | bc -l)" \
+        "$(echo "1000000 / $tu" | bc -l)" "$(echo "1000000 / $tl" | bc -l)"
+    fi
+    unset sum
   done
-  printf '%-6s %-6s %14.0f %14.0f  ratio tierlab/fio = %.3f\n' "$target" mean \
-    "$(echo "$fio_sum / $rounds" | bc -l)" "$(echo "$tl_sum / $rounds" | bc -l)" \
-    "$(echo "$tl_sum / $fio_sum" | bc -l)"
 done

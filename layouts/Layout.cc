@@ -12,6 +12,7 @@ namespace tierlab {
 namespace {
 
 const std::vector<std::string> kCombineNames = {"stripe", "mirror", "linear"};
+const std::vector<std::string> kEngineNames = {"auto", "io_uring", "libaio"};
 
 Combine ParseCombine(const std::string& s) {
   if (s == "mirror") return Combine::kMirror;
@@ -163,6 +164,17 @@ const Field<TierSpec> kTierFields[] = {
        }
      },
      [](const TierSpec& t) -> json { return t.paths.empty() ? json() : json(t.paths); }},
+    {"engine", "auto | io_uring | libaio", "",
+     "real mode: the kernel interface of the tier's files (auto: io_uring for direct I/O to "
+     "disks, libaio on memory filesystems, for buffered I/O and where the kernel has no "
+     "io_uring)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       const std::string e = f.Choice(k, ToString(t.engine), kEngineNames);
+       t.engine = e == "io_uring" ? FileEngine::kIoUring
+                  : e == "libaio" ? FileEngine::kLibaio
+                                  : FileEngine::kAuto;
+     },
+     [](const TierSpec& t) -> json { return std::string(ToString(t.engine)); }, true},
     {"model", "object (tiers[].model below)", "", "overrides of the preset's figures",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        const json* m = f.Raw(k);

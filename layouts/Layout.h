@@ -45,6 +45,7 @@
 #include "layouts/TieringSpec.h"
 #include "tiering/core/Expected.h"
 #include "tiering/devices/DevicePreset.h"
+#include "tiering/devices/FileDevice.h"  // FileEngine
 
 namespace tierlab {
 
@@ -56,10 +57,11 @@ struct TierSpec {
   DevicePreset preset;  // the catalog entry, with custom overrides applied
   std::uint32_t count = 1;
   Combine combine = Combine::kStripe;
-  std::uint64_t chunk = 256 * 1024;  // stripe chunk
-  std::uint64_t capacity = 0;        // per device; 0 = the preset's
-  std::vector<std::string> paths;    // real files or block devices, one per device (optional)
-  nlohmann::json model;              // custom preset field overrides, as given
+  std::uint64_t chunk = 256 * 1024;       // stripe chunk
+  std::uint64_t capacity = 0;             // per device; 0 = the preset's
+  std::vector<std::string> paths;         // real files or block devices, one per device (optional)
+  FileEngine engine = FileEngine::kAuto;  // real mode: the kernel interface of the tier's files
+  nlohmann::json model;                   // custom preset field overrides, as given
 };
 
 struct LayoutSpec {

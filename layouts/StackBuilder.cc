@@ -99,6 +99,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
       if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);
     }
     fo.check_head = DeviceOwnerCheck(fo.path, o, cache_tier);
+    fo.engine = t.engine;
     auto d = FileDevice::Open(*real, name, fo);
     if (!d.ok()) {
       return MakeError(

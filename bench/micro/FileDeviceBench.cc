@@ -1,6 +1,12 @@
-// FileDevice 4k random read at a fixed queue depth on a RealEngine: the
-// tierlab side of bench/real_vs_fio.sh (fio --ioengine=libaio --direct=1
-// --rw=randread --bs=4k --iodepth=32).
+// FileDevice 4k random reads or writes at a fixed queue depth on a
+// RealEngine, through io_uring or libaio: the tierlab side of
+// bench/real_vs_fio.sh (fio --direct=1 --rw=randread|randwrite --bs=4k
+// --iodepth=QD --numjobs=JOBS, --ioengine=io_uring or libaio).
+//
+// Arguments: engine (0 = io_uring, 1 = libaio), write (0 = randread,
+// 1 = randwrite), qd (per job), jobs. Jobs share one device and one engine
+// thread, as a `tierlab run --real` job file's sections do; the device's
+// queue depth is qd x jobs, so every job keeps qd requests in the kernel.
 //
 // Environment:
 //   TIERLAB_BENCH_FILE     file or block device to read (laid out beforehand;
@@ -16,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -46,9 +53,11 @@ struct Run {
     return (rng * 0x2545f4914f6cdd1dull) % blocks;
   }
 
+  IoOp op = IoOp::kRead;
+
   void Issue(std::size_t slot) {
     IoRequest r;
-    r.op = IoOp::kRead;
+    r.op = op;
     r.offset = NextBlock() * kBs;
     r.length = kBs;
     r.data = bufs[slot].data();
@@ -76,8 +85,10 @@ std::string DefaultFile(bool* temporary) {
   return path;
 }
 
-void BM_FileDeviceRandRead4k(benchmark::State& state) {
-  const auto qd = static_cast<std::uint32_t>(state.range(0));
+void BM_FileDevice4k(benchmark::State& state) {
+  const FileEngine kind = state.range(0) == 0 ? FileEngine::kIoUring : FileEngine::kLibaio;
+  const bool write = state.range(1) != 0;
+  const auto qd = static_cast<std::uint32_t>(state.range(2) * state.range(3));
   double seconds = 2;
   if (const char* s = std::getenv("TIERLAB_BENCH_SECONDS")) seconds = std::atof(s);
   bool temporary = false;
@@ -87,7 +98,12 @@ void BM_FileDeviceRandRead4k(benchmark::State& state) {
   FileDeviceOptions o;
   o.path = path;
   o.queue_depth = qd;
-  // This compares the libaio path with fio's libaio: keep it on /dev/shm too.
+  o.engine = kind;
+  // The device's own choice unless this says otherwise (to compare).
+  if (const char* b = std::getenv("TIERLAB_BENCH_SUBMIT_BATCH")) {
+    o.submit_batch = static_cast<std::uint32_t>(std::atoi(b));
+  }
+  // This compares the kernel queues with fio's: keep them on /dev/shm too.
   o.map_memory_files = false;
   auto dev = FileDevice::Open(engine, "bench", o);
   if (!dev.ok()) {
@@ -99,7 +115,11 @@ void BM_FileDeviceRandRead4k(benchmark::State& state) {
   run.dev = dev->get();
   run.engine = &engine;
   run.blocks = (*dev)->Size() / kBs;
-  for (std::uint32_t i = 0; i < qd; ++i) run.bufs.emplace_back(kBs);
+  run.op = write ? IoOp::kWrite : IoOp::kRead;
+  for (std::uint32_t i = 0; i < qd; ++i) {
+    run.bufs.emplace_back(kBs);
+    std::memset(run.bufs.back().data(), 0x5a, kBs);
+  }
 
   for (auto _ : state) {
     const Nanos start = engine.Now();
@@ -119,14 +139,21 @@ void BM_FileDeviceRandRead4k(benchmark::State& state) {
   state.counters["sleeps_per_io"] =
       static_cast<double>(engine.sleeps()) / static_cast<double>(run.done);
   state.counters["buffered"] = (*dev)->buffered() ? 1 : 0;
+  state.counters["submit_batch"] = (*dev)->submit_batch();
+  state.counters["io_uring"] = (*dev)->engine() == FileEngine::kIoUring ? 1 : 0;
   state.SetItemsProcessed(static_cast<std::int64_t>(run.done));
-  if (run.errors > 0) state.SkipWithError("read errors");
+  if (run.errors > 0) state.SkipWithError("I/O errors");
   dev->reset();
   if (temporary) unlink(path.c_str());
 }
 
-BENCHMARK(BM_FileDeviceRandRead4k)
-    ->Arg(32)
+BENCHMARK(BM_FileDevice4k)
+    ->ArgNames({"engine", "write", "qd", "jobs"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1, 32}, {1}})
+    ->Args({0, 0, 32, 4})
+    ->Args({1, 0, 32, 4})
+    ->Args({0, 1, 32, 4})
+    ->Args({1, 1, 32, 4})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -41,13 +41,31 @@ std::string Errno(int e) {
   return std::strerror(e);
 }
 
+// One line per process, however many devices fall back.
+void WarnLibaioFallback(const std::string& path, const std::string& why) {
+  static bool warned = false;
+  if (warned) return;
+  warned = true;
+  std::fprintf(stderr, "tierlab: warning: %s: %s; using libaio\n", path.c_str(), why.c_str());
+}
+
 }  // namespace
+
+const char* ToString(FileEngine e) {
+  switch (e) {
+    case FileEngine::kAuto: return "auto";
+    case FileEngine::kIoUring: return "io_uring";
+    case FileEngine::kLibaio: return "libaio";
+  }
+  return "?";
+}
 
 FileDevice::FileDevice(RealEngine& engine, std::string name)
     : BlockDevice(engine, std::move(name)) {}
 
 FileDevice::~FileDevice() {
   if (real_engine_ != nullptr) real_engine_->RemovePoller(this);
+  uring_.reset();                         // cancels and waits for requests in the kernel
   if (ctx_ != nullptr) io_destroy(ctx_);  // waits for requests in the kernel
   if (map_ != nullptr) munmap(map_, size_);
   if (eventfd_ >= 0) close(eventfd_);
@@ -93,7 +111,8 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
     return MakeError(path + ": not a regular file or block device");
   }
   // Before anything is read or changed: one user per file.
-  if (auto r = LockWholeFile(fd, path, o.read_only ? LockMode::kShared : LockMode::kExclusive);
+  if (auto r = LockWholeFile(fd, path, o.read_only ? LockMode::kShared : LockMode::kExclusive,
+                             o.lock_wait_ms);
       !r.ok()) {
     return r.error();
   }
@@ -149,8 +168,11 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
   }
 
   struct statfs fs;
-  if (o.map_memory_files && !dev->is_block_device_ && fstatfs(fd, &fs) == 0 &&
-      (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)) {
+  const bool memory_fs = !dev->is_block_device_ && fstatfs(fd, &fs) == 0 &&
+                         (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+  dev->submit_batch_ =
+      o.submit_batch.value_or(memory_fs || dev->buffered_ ? 0 : kDefaultSubmitBatch);
+  if (o.map_memory_files && memory_fs) {
     // A store through the mapping into a hole that tmpfs cannot back (full,
     // or at its size limit) kills the process with SIGBUS, where pwrite
     // returns ENOSPC. So a writable tmpfs file is mapped only once all of it
@@ -165,22 +187,44 @@ Expected<std::unique_ptr<FileDevice>> FileDevice::Open(RealEngine& engine, std::
     if (m != MAP_FAILED) dev->map_ = static_cast<std::byte*>(m);
   }
 
-  dev->eventfd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (dev->eventfd_ < 0) return MakeError(path + ": eventfd: " + Errno(errno), ErrorKind::kIo);
-  const int r = io_setup(static_cast<int>(o.queue_depth), &dev->ctx_);
-  if (r != 0) {
-    dev->ctx_ = nullptr;
-    return MakeError(path + ": io_setup(" + std::to_string(o.queue_depth) + "): " + Errno(-r) +
-                         " (see /proc/sys/fs/aio-max-nr)",
-                     ErrorKind::kIo);
+  // auto: libaio where the kernel completes reads and writes inside the
+  // call (a memory filesystem, buffered I/O): there libaio does the copy in
+  // io_submit, while io_uring hands such requests to its worker threads.
+  const bool completes_in_call = memory_fs || dev->buffered_;
+  if (o.engine == FileEngine::kIoUring || (o.engine == FileEngine::kAuto && !completes_in_call)) {
+    auto q = UringQueue::Open(fd, o.queue_depth);
+    if (q.ok()) {
+      dev->uring_ = std::move(q.value());
+    } else if (o.engine == FileEngine::kIoUring) {
+      return MakeError(path + ": engine io_uring: " + q.error().message, ErrorKind::kIo);
+    } else {
+      WarnLibaioFallback(path, q.error().message);
+    }
+  }
+  if (dev->uring_ == nullptr) {
+    dev->eventfd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (dev->eventfd_ < 0) return MakeError(path + ": eventfd: " + Errno(errno), ErrorKind::kIo);
+    const int r = io_setup(static_cast<int>(o.queue_depth), &dev->ctx_);
+    if (r != 0) {
+      dev->ctx_ = nullptr;
+      return MakeError(path + ": io_setup(" + std::to_string(o.queue_depth) + "): " + Errno(-r) +
+                           " (see /proc/sys/fs/aio-max-nr)",
+                       ErrorKind::kIo);
+    }
   }
 
   dev->slots_.resize(o.queue_depth);
   dev->free_.reserve(o.queue_depth);
   for (std::size_t i = dev->slots_.size(); i-- > 0;) dev->free_.push_back(&dev->slots_[i]);
   dev->batch_.reserve(o.queue_depth);
+  dev->prepared_.reserve(o.queue_depth);
   dev->rejected_.reserve(o.queue_depth);
-  dev->events_.resize(o.queue_depth);
+  dev->rejected_run_.reserve(o.queue_depth);
+  if (dev->uring_ != nullptr) {
+    dev->completions_.resize(o.queue_depth);
+  } else {
+    dev->events_.resize(o.queue_depth);
+  }
   engine.AddPoller(dev.get());
   dev->real_engine_ = &engine;
   return dev;
@@ -202,10 +246,18 @@ void FileDevice::SubmitImpl(const IoRequest& req, IoCallback done) {
       }
       break;
     case IoOp::kDiscard:
-      FinishAsync(std::move(done), read_only_ ? Status::kInvalid : DiscardNow(req));
-      return;
+      if (read_only_) {
+        FinishAsync(std::move(done), Status::kInvalid);
+        return;
+      }
+      // A file's hole punch is an io_uring command; the rest run here.
+      if (uring_ == nullptr || is_block_device_ || map_ != nullptr) {
+        FinishAsync(std::move(done), DiscardNow(req));
+        return;
+      }
+      break;
     case IoOp::kFlush:
-      if (!aio_fsync_ok_) {
+      if (uring_ == nullptr && !aio_fsync_ok_) {
         FinishAsync(std::move(done), fdatasync(fd_) == 0 ? Status::kOk : FromErrno(errno));
         return;
       }
@@ -224,6 +276,14 @@ void FileDevice::Start(const IoRequest& req, IoCallback done) {
   s->done = std::move(done);
   s->kind = SlotKind::kRw;
   s->expect = req.length;
+  if (uring_ != nullptr) {
+    s->req = req;
+    if (req.op == IoOp::kFlush) s->kind = SlotKind::kFsync;
+    if (req.op == IoOp::kDiscard) s->kind = SlotKind::kDiscard;
+    if (req.op == IoOp::kWrite && req.fua() && !dsync_ok_) s->kind = SlotKind::kWriteThenSync;
+    PrepUring(s);
+    return;
+  }
   if (req.op == IoOp::kFlush) {
     PrepSync(s);
   } else {
@@ -245,6 +305,35 @@ void FileDevice::Start(const IoRequest& req, IoCallback done) {
     s->cb.data = s;
   }
   batch_.push_back(&s->cb);
+  if (submit_batch_ != 0 && batch_.size() >= submit_batch_) {
+    // Sent early, outside the turn's Flush: Poll's inline judgement is about
+    // what went out right before it, so this batch must not count.
+    const bool judged = submitted_;
+    Flush();
+    submitted_ = judged;
+  }
+}
+
+void FileDevice::PrepUring(Slot* s) {
+  bool ok = !uring_failed_;
+  if (ok) {
+    const IoRequest& r = s->req;
+    if (s->kind == SlotKind::kFsync) {
+      ok = uring_->Fdatasync(s);
+    } else if (s->kind == SlotKind::kDiscard) {
+      ok = uring_->PunchHole(s, r.offset, r.length);
+    } else if (r.op == IoOp::kRead) {
+      ok = uring_->Read(s, r.data, r.length, r.offset);
+    } else {
+      ok = uring_->Write(s, r.data, r.length, r.offset, r.fua() && s->kind == SlotKind::kRw);
+    }
+  }
+  if (ok) {
+    prepared_.push_back(s);
+    if (submit_batch_ != 0 && prepared_.size() >= submit_batch_) FlushUring();
+  } else {
+    rejected_.push_back(Rejected{s, Status::kIoError});
+  }
 }
 
 void FileDevice::PrepSync(Slot* s) {
@@ -306,7 +395,32 @@ Status FileDevice::DiscardNow(const IoRequest& req) {
   return FromErrno(e);
 }
 
+void FileDevice::FlushUring() {
+  while (!prepared_.empty()) {
+    const int r = uring_->Submit();
+    ++submit_calls_;
+    if (r > 0) {
+      in_kernel_ += static_cast<std::uint32_t>(r);
+      prepared_.erase(prepared_.begin(), prepared_.begin() + r);
+      continue;
+    }
+    if (r == -EINTR) continue;
+    // Out of kernel resources, or completions to reap first: next turn.
+    if ((r == -EAGAIN || r == -EBUSY) && in_kernel_ > 0) return;
+    // The ring cannot take requests: those prepared fail, and so will every
+    // later one (they stay in the ring, never sent, until it is destroyed).
+    uring_failed_ = true;
+    const Status st = r == 0 || r == -EAGAIN || r == -EBUSY ? Status::kIoError : FromErrno(-r);
+    for (Slot* s : prepared_) rejected_.push_back(Rejected{s, st});
+    prepared_.clear();
+  }
+}
+
 void FileDevice::Flush() {
+  if (uring_ != nullptr) {
+    FlushUring();
+    return;
+  }
   std::size_t done = 0;  // batch_ entries handled (submitted or refused)
   while (done < batch_.size()) {
     const long n = static_cast<long>(batch_.size() - done);
@@ -368,14 +482,26 @@ int FileDevice::RunMapped() {
 int FileDevice::Poll() {
   int delivered = mapped_.empty() ? 0 : RunMapped();
   if (!rejected_.empty()) {
-    // Callbacks cannot add to rejected_ (only Flush does), so index safely.
-    for (std::size_t i = 0; i < rejected_.size(); ++i) {
-      Release(rejected_[i].slot, rejected_[i].status);
+    // Callbacks may add more (a request that cannot be prepared): those are
+    // delivered on the next turn.
+    rejected_run_.swap(rejected_);
+    for (const Rejected& r : rejected_run_) {
+      Release(r.slot, r.status);
       ++delivered;
     }
-    rejected_.clear();
+    rejected_run_.clear();
   }
   if (in_kernel_ == 0) return delivered;
+
+  if (uring_ != nullptr) {
+    // Entries are handed back before callbacks run (they may submit more).
+    const std::size_t got = uring_->Reap(completions_);
+    in_kernel_ -= static_cast<std::uint32_t>(got);
+    for (std::size_t i = 0; i < got; ++i) {
+      Complete(static_cast<Slot*>(completions_[i].tag), completions_[i].res);
+    }
+    return delivered + static_cast<int>(got);
+  }
 
   int n = 0;
   auto* ring = reinterpret_cast<AioRingHeader*>(ctx_);
@@ -423,13 +549,30 @@ int FileDevice::Poll() {
 
 void FileDevice::Complete(Slot* s, long res) {
   Status st = Status::kOk;
+  const bool transfer = s->kind == SlotKind::kRw || s->kind == SlotKind::kWriteThenSync;
+  if (uring_ != nullptr && (res == -EINVAL || res == -EOPNOTSUPP) && s->kind == SlotKind::kRw &&
+      s->req.op == IoOp::kWrite && s->req.fua() && dsync_ok_) {
+    // Kernel without per-request RWF_DSYNC: plain write, then a sync.
+    dsync_ok_ = false;
+    s->kind = SlotKind::kWriteThenSync;
+    PrepUring(s);
+    return;
+  }
   if (res < 0) {
     st = FromErrno(static_cast<int>(-res));
-  } else if (s->kind != SlotKind::kFsync && static_cast<std::uint64_t>(res) != s->expect) {
+    if (s->kind == SlotKind::kDiscard && (res == -EOPNOTSUPP || res == -ENOSYS)) {
+      st = Status::kNotSupported;
+    }
+  } else if (transfer && static_cast<std::uint64_t>(res) != s->expect) {
     st = Status::kIoError;  // short transfer: the file shrank under us, or media trouble
   }
   if (st == Status::kOk && s->kind == SlotKind::kWriteThenSync) {
     // FUA fallback: the write landed; make it durable before completing.
+    if (uring_ != nullptr) {
+      s->kind = SlotKind::kFsync;
+      PrepUring(s);
+      return;
+    }
     if (aio_fsync_ok_) {
       PrepSync(s);
       batch_.push_back(&s->cb);
@@ -446,7 +589,7 @@ void FileDevice::Release(Slot* s, Status status) {
   while (!waiting_.empty() && !free_.empty()) {
     Waiting w = std::move(waiting_.front());
     waiting_.pop_front();
-    if (w.req.op == IoOp::kFlush && !aio_fsync_ok_) {
+    if (w.req.op == IoOp::kFlush && uring_ == nullptr && !aio_fsync_ok_) {
       FinishAsync(std::move(w.done), fdatasync(fd_) == 0 ? Status::kOk : FromErrno(errno));
       continue;
     }
@@ -456,8 +599,8 @@ void FileDevice::Release(Slot* s, Status status) {
 }
 
 bool FileDevice::Busy() const {
-  return in_kernel_ > 0 || !batch_.empty() || !waiting_.empty() || !rejected_.empty() ||
-         !mapped_.empty();
+  return in_kernel_ > 0 || !batch_.empty() || !prepared_.empty() || !waiting_.empty() ||
+         !rejected_.empty() || !mapped_.empty();
 }
 
 }  // namespace tierlab

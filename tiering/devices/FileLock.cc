@@ -29,11 +29,19 @@ ErrorKind OpenErrorKind(int err) {
              : ErrorKind::kIo;
 }
 
-Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode) {
+Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode,
+                             std::uint32_t wait_ms) {
   struct flock l = WholeFile(mode);
+  constexpr std::uint32_t kRetryMs = 5;
+  std::uint32_t waited_ms = 0;
   for (;;) {
     if (::fcntl(fd, F_OFD_SETLK, &l) == 0) return {};
     if (errno == EINTR) continue;
+    if ((errno == EAGAIN || errno == EACCES) && waited_ms < wait_ms) {
+      ::usleep(kRetryMs * 1000);
+      waited_ms += kRetryMs;
+      continue;
+    }
     if (errno == EAGAIN || errno == EACCES) {
       return MakeError(path + ": in use by another process (locked)", ErrorKind::kInUse);
     }

@@ -21,6 +21,7 @@
 //
 // Threading: any thread. Errors name the path.
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -30,10 +31,14 @@ namespace tierlab {
 
 enum class LockMode { kShared, kExclusive };
 
-// Locks the whole file open on `fd` without waiting. An exclusive lock needs
-// `fd` open for writing. Busy (another description holds a conflicting
-// lock): kInUse, "PATH: in use by another process (locked)".
-Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode);
+// Locks the whole file open on `fd`. An exclusive lock needs `fd` open for
+// writing. Busy (another description holds a conflicting lock): retried
+// every 5 ms for up to `wait_ms`, then kInUse, "PATH: in use by another
+// process (locked)". A wait is for a holder that is already gone: a process
+// killed with io_uring requests in flight keeps its files open until the
+// kernel has finished them, some milliseconds after it was reaped.
+Expected<void> LockWholeFile(int fd, const std::string& path, LockMode mode,
+                             std::uint32_t wait_ms = 0);
 
 // True if another open file description holds a lock conflicting with
 // `mode` on the file open on `fd`. Takes nothing.

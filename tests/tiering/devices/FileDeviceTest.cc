@@ -3,13 +3,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/devices/FileDevice.h"
+#include "tiering/devices/FileLock.h"
 
 namespace tierlab {
 namespace {
@@ -39,12 +44,19 @@ void Fill(AlignedBuffer& b, std::uint8_t seed) {
   for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = std::byte(seed + i * 7);
 }
 
-class FileDeviceTest : public ::testing::Test {
+// Every test runs on both engines (FileEngine).
+class FileDeviceTest : public ::testing::TestWithParam<FileEngine> {
  protected:
   FileDeviceTest() : dir_(fs::temp_directory_path()) {}
 
-  std::unique_ptr<FileDevice> Make(std::uint64_t size, std::uint32_t qd = 32) {
+  FileDeviceOptions Opts() const {
     FileDeviceOptions o;
+    o.engine = GetParam();
+    return o;
+  }
+
+  std::unique_ptr<FileDevice> Make(std::uint64_t size, std::uint32_t qd = 32) {
+    FileDeviceOptions o = Opts();
     o.path = dir_.File("dev.img").string();
     o.create = true;
     o.size = size;
@@ -79,7 +91,7 @@ class FileDeviceTest : public ::testing::Test {
   RealEngine engine_;
 };
 
-TEST_F(FileDeviceTest, CreatesASparseFileOfTheRequestedSizeThatReadsZeros) {
+TEST_P(FileDeviceTest, CreatesASparseFileOfTheRequestedSizeThatReadsZeros) {
   ASSERT_TRUE(dir_.ok());
   auto dev = Make(64 << 20);
   ASSERT_NE(dev, nullptr);
@@ -98,7 +110,7 @@ TEST_F(FileDeviceTest, CreatesASparseFileOfTheRequestedSizeThatReadsZeros) {
   for (std::size_t i = 0; i < kBlock; ++i) ASSERT_EQ(b.data()[i], std::byte{0}) << i;
 }
 
-TEST_F(FileDeviceTest, WriteThenReadRoundTripsAndLandsInTheFile) {
+TEST_P(FileDeviceTest, WriteThenReadRoundTripsAndLandsInTheFile) {
   auto dev = Make(1 << 20);
   ASSERT_NE(dev, nullptr);
   AlignedBuffer w(3 * kBlock), r(3 * kBlock);
@@ -121,7 +133,7 @@ TEST_F(FileDeviceTest, WriteThenReadRoundTripsAndLandsInTheFile) {
   EXPECT_EQ(dev->in_flight(), 0u);
 }
 
-TEST_F(FileDeviceTest, RequestsBeyondTheQueueDepthWaitAndAllComplete) {
+TEST_P(FileDeviceTest, RequestsBeyondTheQueueDepthWaitAndAllComplete) {
   constexpr int kQd = 4, kN = 64;
   auto dev = Make(kN * kBlock, kQd);
   ASSERT_NE(dev, nullptr);
@@ -155,22 +167,51 @@ TEST_F(FileDeviceTest, RequestsBeyondTheQueueDepthWaitAndAllComplete) {
   }
 }
 
-TEST_F(FileDeviceTest, RequestsSubmittedInOneTurnGoOutInOneIoSubmit) {
-  auto dev = Make(1 << 20, 32);
-  ASSERT_NE(dev, nullptr);
-  std::vector<AlignedBuffer> bufs;
-  for (int i = 0; i < 32; ++i) bufs.emplace_back(kBlock);
-  int ok = 0;
-  for (int i = 0; i < 32; ++i) {
-    IoRequest r{IoOp::kRead, 0, static_cast<std::uint64_t>(i) * kBlock, kBlock, bufs[i].data()};
-    dev->Submit(r, [&](Status s) { ok += s == Status::kOk; });
+// A turn's requests go out together, or in batches of submit_batch.
+TEST_P(FileDeviceTest, RequestsSubmittedInOneTurnGoOutInOneCallOrInBatches) {
+  for (const std::uint32_t batch : {0u, 8u, 5u}) {
+    FileDeviceOptions o = Opts();
+    o.path = dir_.File("batch" + std::to_string(batch) + ".img").string();
+    o.create = true;
+    o.size = 1 << 20;
+    o.submit_batch = batch;
+    auto dev = FileDevice::Open(engine_, "dev", o);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    EXPECT_EQ((*dev)->submit_batch(), batch);
+    std::vector<AlignedBuffer> bufs;
+    for (int i = 0; i < 32; ++i) bufs.emplace_back(kBlock);
+    int ok = 0;
+    for (int i = 0; i < 32; ++i) {
+      IoRequest r{IoOp::kRead, 0, static_cast<std::uint64_t>(i) * kBlock, kBlock, bufs[i].data()};
+      (*dev)->Submit(r, [&](Status s) { ok += s == Status::kOk; });
+    }
+    engine_.Run();
+    EXPECT_EQ(ok, 32) << "batch " << batch;
+    // 32 in one call; 4 of 8; 6 of 5 and a last one of 2.
+    const std::uint64_t calls = batch == 0 ? 1 : (32 + batch - 1) / batch;
+    EXPECT_EQ((*dev)->submit_calls(), calls) << "batch " << batch;
   }
-  engine_.Run();
-  EXPECT_EQ(ok, 32);
-  EXPECT_EQ(dev->submit_calls(), 1u);
 }
 
-TEST_F(FileDeviceTest, FlushAndFuaWritesCompleteOk) {
+// Unset, the batch is the whole turn where the kernel completes requests in
+// the call (buffered I/O here) and kDefaultSubmitBatch for direct I/O.
+TEST_P(FileDeviceTest, TheDefaultBatchFollowsHowTheKernelCompletes) {
+  FileDeviceOptions o = Opts();
+  o.path = dir_.File("buffered.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  o.direct = false;
+  auto buffered = FileDevice::Open(engine_, "b", o);
+  ASSERT_TRUE(buffered.ok()) << buffered.error().message;
+  EXPECT_EQ((*buffered)->submit_batch(), 0u);
+  auto direct = Make(1 << 20);
+  ASSERT_NE(direct, nullptr);
+  // (A temp dir on tmpfs is a memory filesystem: mapped, and batch 0.)
+  EXPECT_EQ(direct->submit_batch(),
+            direct->buffered() || direct->mapped() ? 0u : kDefaultSubmitBatch);
+}
+
+TEST_P(FileDeviceTest, FlushAndFuaWritesCompleteOk) {
   auto dev = Make(1 << 20);
   ASSERT_NE(dev, nullptr);
   AlignedBuffer w(kBlock), r(kBlock);
@@ -195,7 +236,7 @@ TEST_F(FileDeviceTest, FlushAndFuaWritesCompleteOk) {
   EXPECT_EQ(ok, 9);
 }
 
-TEST_F(FileDeviceTest, DiscardedRangeReadsBackZerosAndNeighboursKeepTheirData) {
+TEST_P(FileDeviceTest, DiscardedRangeReadsBackZerosAndNeighboursKeepTheirData) {
   auto dev = Make(1 << 20);
   ASSERT_NE(dev, nullptr);
   AlignedBuffer w(4 * kBlock), r(4 * kBlock);
@@ -211,7 +252,7 @@ TEST_F(FileDeviceTest, DiscardedRangeReadsBackZerosAndNeighboursKeepTheirData) {
   EXPECT_EQ(dev->stats().discard_bytes, 2 * kBlock);
 }
 
-TEST_F(FileDeviceTest, MisalignedOffsetLengthOrBufferCompleteWithEinval) {
+TEST_P(FileDeviceTest, MisalignedOffsetLengthOrBufferCompleteWithEinval) {
   auto dev = Make(1 << 20);
   ASSERT_NE(dev, nullptr);
   AlignedBuffer b(2 * kBlock);
@@ -230,7 +271,7 @@ TEST_F(FileDeviceTest, MisalignedOffsetLengthOrBufferCompleteWithEinval) {
   for (std::size_t i = 0; i < kBlock; ++i) ASSERT_EQ(r.data()[i], std::byte{0});
 }
 
-TEST_F(FileDeviceTest, OffsetsPastTheEndCompleteWithEinval) {
+TEST_P(FileDeviceTest, OffsetsPastTheEndCompleteWithEinval) {
   auto dev = Make(16 * kBlock);
   ASSERT_NE(dev, nullptr);
   AlignedBuffer b(2 * kBlock);
@@ -243,12 +284,12 @@ TEST_F(FileDeviceTest, OffsetsPastTheEndCompleteWithEinval) {
   EXPECT_EQ(static_cast<std::uint64_t>(st.st_size), 16 * kBlock);  // not extended
 }
 
-TEST_F(FileDeviceTest, ZeroLengthFileIsRefusedAtOpenNamingThePath) {
+TEST_P(FileDeviceTest, ZeroLengthFileIsRefusedAtOpenNamingThePath) {
   const std::string path = dir_.File("empty.img").string();
   int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   close(fd);
-  FileDeviceOptions o;
+  FileDeviceOptions o = Opts();
   o.path = path;
   auto dev = FileDevice::Open(engine_, "empty", o);
   ASSERT_FALSE(dev.ok());
@@ -259,8 +300,8 @@ TEST_F(FileDeviceTest, ZeroLengthFileIsRefusedAtOpenNamingThePath) {
   EXPECT_FALSE(FileDevice::Open(engine_, "tiny", o).ok());
 }
 
-TEST_F(FileDeviceTest, MissingPathIsAnErrorNamingThePath) {
-  FileDeviceOptions o;
+TEST_P(FileDeviceTest, MissingPathIsAnErrorNamingThePath) {
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("no-such-dir/missing.img").string();
   auto dev = FileDevice::Open(engine_, "missing", o);
   ASSERT_FALSE(dev.ok());
@@ -272,8 +313,8 @@ TEST_F(FileDeviceTest, MissingPathIsAnErrorNamingThePath) {
   EXPECT_FALSE(fs::exists(o.path));
 }
 
-TEST_F(FileDeviceTest, BadOptionsAndNonFilesAreRefused) {
-  FileDeviceOptions o;
+TEST_P(FileDeviceTest, BadOptionsAndNonFilesAreRefused) {
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("x.img").string();
   o.create = true;
   o.size = 1 << 20;
@@ -282,18 +323,19 @@ TEST_F(FileDeviceTest, BadOptionsAndNonFilesAreRefused) {
   o.queue_depth = 8;
   o.read_only = true;
   EXPECT_FALSE(FileDevice::Open(engine_, "x", o).ok());
-  FileDeviceOptions d;
+  FileDeviceOptions d = Opts();
   d.path = fs::temp_directory_path().string();  // a directory
   auto dev = FileDevice::Open(engine_, "dir", d);
   ASSERT_FALSE(dev.ok());
   EXPECT_NE(dev.error().message.find(d.path), std::string::npos);
 }
 
-TEST_F(FileDeviceTest, FileOfAnOpenDeviceIsRefusedToASecondOneUntilItCloses) {
+TEST_P(FileDeviceTest, FileOfAnOpenDeviceIsRefusedToASecondOneUntilItCloses) {
   auto first = Make(1 << 20);
   ASSERT_NE(first, nullptr);
-  FileDeviceOptions o;
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("dev.img").string();
+  o.lock_wait_ms = 0;  // the holder is alive: no point waiting for it
   auto second = FileDevice::Open(engine_, "second", o);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error().kind, ErrorKind::kInUse);
@@ -304,9 +346,9 @@ TEST_F(FileDeviceTest, FileOfAnOpenDeviceIsRefusedToASecondOneUntilItCloses) {
   EXPECT_TRUE(FileDevice::Open(engine_, "reader", o).ok());
 }
 
-TEST_F(FileDeviceTest, DeviceShorterThanItsMinimumIsRefusedAndNotGrown) {
+TEST_P(FileDeviceTest, DeviceShorterThanItsMinimumIsRefusedAndNotGrown) {
   { ASSERT_NE(Make(1 << 20), nullptr); }
-  FileDeviceOptions o;
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("dev.img").string();
   o.min_size = 2 << 20;
   auto dev = FileDevice::Open(engine_, "short", o);
@@ -320,7 +362,7 @@ TEST_F(FileDeviceTest, DeviceShorterThanItsMinimumIsRefusedAndNotGrown) {
   EXPECT_TRUE(FileDevice::Open(engine_, "exact", o).ok());
 }
 
-TEST_F(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
+TEST_P(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
   const std::string path = dir_.File("head.img").string();
   {
     const int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
@@ -329,7 +371,7 @@ TEST_F(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
     ASSERT_EQ(ftruncate(fd, kBlock), 0);
     close(fd);
   }
-  FileDeviceOptions o;
+  FileDeviceOptions o = Opts();
   o.path = path;
   o.create = true;
   o.size = 1 << 20;
@@ -349,9 +391,9 @@ TEST_F(FileDeviceTest, HeadCheckSeesTheFirstBytesBeforeTheFileIsExtended) {
   EXPECT_EQ(fs::file_size(path), 1u << 20);
 }
 
-TEST_F(FileDeviceTest, ReadOnlyDeviceRefusesWritesAndDiscardsButReads) {
+TEST_P(FileDeviceTest, ReadOnlyDeviceRefusesWritesAndDiscardsButReads) {
   { ASSERT_NE(Make(1 << 20), nullptr); }
-  FileDeviceOptions o;
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("dev.img").string();
   o.read_only = true;
   auto dev = FileDevice::Open(engine_, "ro", o);
@@ -363,8 +405,8 @@ TEST_F(FileDeviceTest, ReadOnlyDeviceRefusesWritesAndDiscardsButReads) {
   EXPECT_EQ(Do(**dev, IoOp::kRead, 0, kBlock, b.data()), Status::kOk);
 }
 
-TEST_F(FileDeviceTest, BufferedModeOnRequestStillMovesData) {
-  FileDeviceOptions o;
+TEST_P(FileDeviceTest, BufferedModeOnRequestStillMovesData) {
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("buffered.img").string();
   o.create = true;
   o.size = 1 << 20;
@@ -379,11 +421,13 @@ TEST_F(FileDeviceTest, BufferedModeOnRequestStillMovesData) {
   EXPECT_EQ(std::memcmp(w.data(), r.data(), kBlock), 0);
 }
 
-TEST_F(FileDeviceTest, BufferedDeviceLearnsToCompleteInlineAndStillDeliversEverything) {
+TEST_P(FileDeviceTest, BufferedDeviceLearnsToCompleteInlineAndStillDeliversEverything) {
   // Buffered libaio reads and writes complete inside io_submit, so after the
   // first turn the device drops the eventfd; every later request must still
-  // complete, including those that wait for a queue slot.
-  FileDeviceOptions o;
+  // complete, including those that wait for a queue slot. (io_uring has no
+  // such mode: the ring's descriptor wakes the loop; the rest holds.)
+  const bool libaio = GetParam() == FileEngine::kLibaio;
+  FileDeviceOptions o = Opts();
   o.path = dir_.File("inline.img").string();
   o.create = true;
   o.size = 1 << 20;
@@ -395,7 +439,7 @@ TEST_F(FileDeviceTest, BufferedDeviceLearnsToCompleteInlineAndStillDeliversEvery
   AlignedBuffer w(kBlock);
   Fill(w, 5);
   ASSERT_EQ(Do(**dev, IoOp::kWrite, 0, kBlock, w.data()), Status::kOk);
-  EXPECT_TRUE((*dev)->completes_inline());
+  EXPECT_EQ((*dev)->completes_inline(), libaio);
   constexpr int kN = 40;
   std::vector<AlignedBuffer> bufs;
   for (int i = 0; i < kN; ++i) {
@@ -423,6 +467,118 @@ TEST_F(FileDeviceTest, BufferedDeviceLearnsToCompleteInlineAndStillDeliversEvery
   }
   // A flush still goes to a kernel worker with the eventfd, and completes.
   EXPECT_EQ(Do(**dev, IoOp::kFlush, 0, 0, nullptr), Status::kOk);
+}
+
+// A holder that lets go within the wait (as a killed process's io_uring
+// requests do once the kernel finishes them) does not make the file "in use".
+TEST_P(FileDeviceTest, ALockReleasedWithinTheWaitIsTaken) {
+  FileDeviceOptions o = Opts();
+  o.path = dir_.File("held.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  const int holder = open(o.path.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(holder, 0);
+  ASSERT_TRUE(LockWholeFile(holder, o.path, LockMode::kExclusive).ok());
+  o.lock_wait_ms = 0;
+  EXPECT_FALSE(FileDevice::Open(engine_, "now", o).ok());
+  o.lock_wait_ms = 10000;
+  std::thread closer([holder] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    close(holder);  // the lock goes with the description
+  });
+  auto later = FileDevice::Open(engine_, "later", o);
+  closer.join();
+  EXPECT_TRUE(later.ok()) << later.error().message;
+}
+
+TEST_P(FileDeviceTest, TheEngineIsTheOneAskedFor) {
+  auto dev = Make(1 << 20);
+  ASSERT_NE(dev, nullptr);
+  EXPECT_EQ(dev->engine(), GetParam());
+}
+
+// Flushes and (with io_uring) discards run in the kernel's workers: reads
+// submitted beside them all complete, in any order, in the same run.
+TEST_P(FileDeviceTest, FlushesAndDiscardsAmongReadsAllComplete) {
+  auto dev = Make(1 << 20, 8);
+  ASSERT_NE(dev, nullptr);
+  std::vector<AlignedBuffer> bufs;
+  for (int i = 0; i < 32; ++i) bufs.emplace_back(kBlock);
+  int ok = 0, flushes = 0, discards = 0;
+  for (int i = 0; i < 32; ++i) {
+    dev->Submit(IoRequest{IoOp::kRead, 0, i * kBlock, kBlock, bufs[i].data()},
+                [&](Status s) { ok += s == Status::kOk; });
+    if (i % 8 == 0) {
+      dev->Submit(IoRequest{IoOp::kFlush}, [&](Status s) { flushes += s == Status::kOk; });
+      dev->Submit(IoRequest{IoOp::kDiscard, 0, (128 + i) * kBlock, kBlock, nullptr},
+                  [&](Status s) { discards += s == Status::kOk || s == Status::kNotSupported; });
+    }
+  }
+  engine_.Run();
+  EXPECT_EQ(ok, 32);
+  EXPECT_EQ(flushes, 4);
+  EXPECT_EQ(discards, 4);
+  EXPECT_EQ(dev->in_flight(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,
+                         ::testing::Values(FileEngine::kIoUring, FileEngine::kLibaio),
+                         [](const ::testing::TestParamInfo<FileEngine>& i) {
+                           return std::string(ToString(i.param));
+                         });
+
+// `auto` takes io_uring where the kernel offers it; with io_uring off (the
+// environment switch stands in for a kernel without it) it falls back to
+// libaio and says so in one line, once per process; asked for by name, an
+// unavailable io_uring is an error naming the file.
+TEST(FileDeviceEngineTest, AutoFallsBackToLibaioWithOneLineWhenIoUringIsOff) {
+  TempDir dir(fs::temp_directory_path());
+  ASSERT_TRUE(dir.ok());
+  RealEngine engine;
+  FileDeviceOptions o;
+  o.path = dir.File("a.img").string();
+  o.create = true;
+  o.size = 1 << 20;
+  {
+    auto dev = FileDevice::Open(engine, "a", o);
+    ASSERT_TRUE(dev.ok()) << dev.error().message;
+    if ((*dev)->engine() != FileEngine::kIoUring) GTEST_SKIP() << "this kernel offers no io_uring";
+  }
+  ASSERT_EQ(setenv("TIERLAB_NO_IO_URING", "1", 1), 0);
+  ::testing::internal::CaptureStderr();
+  auto first = FileDevice::Open(engine, "a", o);
+  FileDeviceOptions o2 = o;
+  o2.path = dir.File("b.img").string();
+  auto second = FileDevice::Open(engine, "b", o2);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ((*first)->engine(), FileEngine::kLibaio);
+  EXPECT_EQ((*second)->engine(), FileEngine::kLibaio);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find(o.path), std::string::npos) << err;
+  EXPECT_NE(err.find("TIERLAB_NO_IO_URING"), std::string::npos) << err;
+  EXPECT_NE(err.find("using libaio"), std::string::npos) << err;
+  // The fallback still moves data.
+  AlignedBuffer w(kBlock), r(kBlock);
+  Fill(w, 8);
+  Status ws = Status::kShutdown, rs = Status::kShutdown;
+  (*first)->Submit(IoRequest{IoOp::kWrite, 0, 0, kBlock, w.data()}, [&](Status s) { ws = s; });
+  engine.Run();
+  (*first)->Submit(IoRequest{IoOp::kRead, 0, 0, kBlock, r.data()}, [&](Status s) { rs = s; });
+  engine.Run();
+  EXPECT_EQ(ws, Status::kOk);
+  EXPECT_EQ(rs, Status::kOk);
+  EXPECT_EQ(std::memcmp(w.data(), r.data(), kBlock), 0);
+  first->reset();
+
+  o.engine = FileEngine::kIoUring;
+  auto named = FileDevice::Open(engine, "a", o);
+  unsetenv("TIERLAB_NO_IO_URING");
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.error().message.find(o.path), 0u) << named.error().message;
+  EXPECT_NE(named.error().message.find("engine io_uring"), std::string::npos)
+      << named.error().message;
 }
 
 // Tests on /dev/shm (tmpfs), where FileDevice maps files; skipped where
@@ -541,6 +697,7 @@ TEST_F(FileDeviceShmTest, MappedFileIsFullyAllocatedAndDiscardKeepsItSo) {
 TEST_F(FileDeviceShmTest, MappingCanBeTurnedOffAndLibaioThenCompletesInline) {
   FileDeviceOptions o = Options("aio.img", 1 << 20);
   o.map_memory_files = false;
+  o.engine = FileEngine::kLibaio;
   auto dev = FileDevice::Open(engine_, "shm", o);
   ASSERT_TRUE(dev.ok()) << dev.error().message;
   EXPECT_FALSE((*dev)->mapped());
