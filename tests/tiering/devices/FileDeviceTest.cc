@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/VerifyHarness.h"
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/FileLock.h"
@@ -519,6 +520,31 @@ TEST_P(FileDeviceTest, FlushesAndDiscardsAmongReadsAllComplete) {
   EXPECT_EQ(flushes, 4);
   EXPECT_EQ(discards, 4);
   EXPECT_EQ(dev->in_flight(), 0u);
+}
+
+// The verification harness on the file itself: random reads, writes,
+// flushes and discards of 4k-64k, 16 in flight, every read checked, with a
+// queue of 8 so some requests wait for a slot, and batches of 3.
+TEST_P(FileDeviceTest, PassesTheVerificationHarness) {
+  FileDeviceOptions o = Opts();
+  o.path = dir_.File("verify.img").string();
+  o.create = true;
+  o.size = 8 << 20;
+  o.queue_depth = 8;
+  o.submit_batch = 3;
+  auto dev = FileDevice::Open(engine_, "verify", o);
+  ASSERT_TRUE(dev.ok()) << dev.error().message;
+  testing::VerifyOptions v;
+  v.ops = 3000;
+  v.seed = 19;
+  v.max_in_flight = 16;
+  v.flush_share = 0.04;  // and 6 % discards
+  const testing::VerifyResult r = testing::RunVerify(engine_, **dev, v);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+  EXPECT_GT(r.reads, 1000u);
+  EXPECT_GT(r.writes, 1000u);
+  EXPECT_GT(r.flushes, 50u);
+  EXPECT_GT(r.discards, 50u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,
