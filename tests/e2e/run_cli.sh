@@ -90,6 +90,15 @@ moved = sum(d["read_bytes"] + d["write_bytes"] for d in r["devices"])
 assert moved == 4000 * 4096, moved
 PY
 ls "$tmp"/*.img 2>/dev/null && fail "real mode left device files behind"
+# The same through each engine named in the layout: the same I/O moves.
+for engine in io_uring libaio; do
+  sed "s/\"count\": 2,/\"count\": 2, \"engine\": \"$engine\",/" "$tmp/real.json" >"$tmp/real-$engine.json"
+  "$bin" run --real --layout "$tmp/real-$engine.json" --profile "$tmp/mix.json" --format json \
+    -o "$tmp/real-$engine-out.json" --dir "$tmp" 2>"$tmp/real-$engine.err" || fail "real run on $engine"
+  grep -q "using libaio" "$tmp/real-$engine.err" && fail "$engine: unexpected fallback"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); m=sum(d["read_bytes"]+d["write_bytes"] for d in r["devices"]); assert m == 4000*4096, m' \
+    "$tmp/real-$engine-out.json" || fail "real run on $engine moved the wrong amount"
+done
 
 # Bad input: one line naming the file and field, exit code 2.
 expect_error() {  # expected-substring, args...

@@ -127,6 +127,23 @@ TEST(LayoutTest, RoundTripsThroughJson) {
   EXPECT_EQ(LayoutToJson(*again), LayoutToJson(l));
 }
 
+// A tier's engine is read and written back; the default (auto) is left out,
+// so layouts written before the key existed keep their cell ids.
+TEST(LayoutTest, TheTierEngineRoundTripsAndItsDefaultIsNotWritten) {
+  nlohmann::json j = {{"name", "e"},
+                      {"tiers",
+                       {{{"name", "a"}, {"preset", "nvme-pm1725"}, {"engine", "libaio"}},
+                        {{"name", "b"}, {"preset", "hdd-7200"}}}}};
+  auto l = ParseLayoutJson(j, "e.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->tiers[0].engine, FileEngine::kLibaio);
+  EXPECT_EQ(l->tiers[1].engine, FileEngine::kAuto);
+  const nlohmann::json out = LayoutToJson(*l);
+  EXPECT_EQ(out["tiers"][0]["engine"], "libaio");
+  EXPECT_FALSE(out["tiers"][1].contains("engine"));
+  EXPECT_FALSE(LayoutAsWrittenJson(*l)["tiers"][1].contains("engine"));
+}
+
 TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   nlohmann::json j = {{"tiers", {{{"preset", "optane"}, {"count", 2}}}}};
   std::string e = ErrorOf(j);
@@ -147,6 +164,10 @@ TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
 
   j = {{"tiers", nlohmann::json::array()}};
   EXPECT_EQ(ErrorOf(j), "x.json: tiers: must be a non-empty array of tiers");
+
+  j = {{"tiers", {{{"preset", "hdd-7200"}, {"engine", "spdk"}}}}};
+  EXPECT_EQ(ErrorOf(j), "x.json: tiers[0].engine: unknown \"spdk\"; known: auto, io_uring, libaio")
+      << ErrorOf(j);
 
   nlohmann::json l = LayoutToJson(MustLoad("nvme2+hdd4"));
   l["cache"]["write"] = "writesometimes";
