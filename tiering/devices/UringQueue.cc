@@ -46,11 +46,9 @@ Expected<std::unique_ptr<UringQueue>> UringQueue::Open(int fd, std::uint32_t dep
 
 io_uring_sqe* UringQueue::Next() {
   // The caller's slots keep prepared + in-kernel requests within the ring's
-  // size, so an entry is free; should the ring still be full, sending what
-  // is prepared frees entries (the kernel copies them at submission).
-  io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
-  if (sqe == nullptr && io_uring_submit(ring_.get()) > 0) sqe = io_uring_get_sqe(ring_.get());
-  return sqe;
+  // size, so an entry is free. No submission here to make room: only
+  // Submit() sends, so the caller's count of what is in the kernel holds.
+  return io_uring_get_sqe(ring_.get());
 }
 
 bool UringQueue::Read(void* tag, void* buf, std::uint32_t length, std::uint64_t offset) {

@@ -61,8 +61,8 @@ class UringQueue {
   UringQueue(const UringQueue&) = delete;
   UringQueue& operator=(const UringQueue&) = delete;
 
-  // Each prepares one request; false if the submission ring is full and the
-  // kernel takes nothing from it (the request is not prepared).
+  // Each prepares one request; false if the submission ring is full (the
+  // request is not prepared; a caller within `depth` never sees it).
   bool Read(void* tag, void* buf, std::uint32_t length, std::uint64_t offset);
   // `dsync`: RWF_DSYNC, the write is durable when it completes (FUA).
   bool Write(void* tag, const void* buf, std::uint32_t length, std::uint64_t offset, bool dsync);
