@@ -540,16 +540,16 @@ write_lat_log=p
 write_bw_log=p
 log_offset=1
 FIO
-mkdir fio-out tierlab-out
-(cd fio-out && fio --output-format=json+ ../outputs.fio >out.json &&
-  fio --output-format=terse ../outputs.fio >out.terse) || fail "fio outputs.fio"
-# libaio here: with io_uring the per-I/O log of [perio] was once in about
-# five runs one entry short of its total_ios (an open defect, named in the
-# stop-29 note); every other comparison in this file runs on io_uring.
-(cd tierlab-out && TIERLAB_NO_IO_URING=1 "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
-  --output-format=json+ >out.json &&
-  "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . -f terse >out.terse) ||
-  fail "tierlab outputs.fio"
+# Each run's logs are read beside its own JSON: a second run (terse) writes
+# its own logs, and a 1 s job at 100 IOPS ends with 100 or 101 I/Os
+# depending on where the clock falls, so it runs in a directory of its own.
+mkdir fio-out tierlab-out fio-terse tierlab-terse
+(cd fio-out && fio --output-format=json+ ../outputs.fio >out.json) || fail "fio outputs.fio"
+(cd fio-terse && fio --output-format=terse ../outputs.fio >out.terse) || fail "fio outputs.fio terse"
+(cd tierlab-out && "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
+  --output-format=json+ >out.json) || fail "tierlab outputs.fio"
+(cd tierlab-terse && "$bin" run --real -q -l ../layout.json -p ../outputs.fio --dir . \
+  -f terse >out.terse) || fail "tierlab outputs.fio terse"
 python3 - <<'PY'
 import json, os, re
 
@@ -598,7 +598,7 @@ def terse(d, n_disks):
         assert len(f) == 121 + 9 * n_disks, (d, len(f), n_disks)
         out.append([kind(x) for x in f[:121]])
     return out
-ft, tt = terse("fio-out", len(fio.get("disk_util", []))), terse("tierlab-out", len(tl["disk_util"]))
+ft, tt = terse("fio-terse", len(fio.get("disk_util", []))), terse("tierlab-terse", len(tl["disk_util"]))
 assert len(ft) == len(tt) == 2, (len(ft), len(tt))
 for a, b in zip(ft, tt):
     diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y and i != 1]  # 1: version text
@@ -662,8 +662,10 @@ for k in ("ss", "duration", "attained"):
     assert fs[k] == ts[k], (k, fs[k], ts[k])
 assert ts["attained"] == 1 and len(ts["data"]["iops"]) == 3
 assert all(abs(x - 2000) <= 20 for x in fs["data"]["iops"] + ts["data"]["iops"])
-# fio's samples jitter with the machine's load, which can delay its window.
-assert 3900 <= t["job_runtime"] <= 4100 and t["job_runtime"] <= f["job_runtime"] <= 15000, (
+# fio's samples jitter with the machine's load, which can delay its window
+# (21.9 s seen on a loaded 2-core CI machine); attained means it still
+# stopped before its 30 s runtime.
+assert 3900 <= t["job_runtime"] <= 4100 and t["job_runtime"] <= f["job_runtime"] < 30000, (
     t["job_runtime"], f["job_runtime"])
 print("steadystate: as fio; stopped after", t["job_runtime"], "ms (fio", f["job_runtime"], "ms)")
 PY
