@@ -38,6 +38,7 @@ void RegisterCommands(CLI::App& app, CommandResult& result) {
   RegisterDiffCommand(app, result);
   RegisterTraceCommand(app, result);
   RegisterAnalyzeCommand(app, result);
+  RegisterCalibrateCommand(app, result);
 }
 
 }  // namespace tierlab::cli

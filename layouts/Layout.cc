@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "layouts/JsonFields.h"
+#include "layouts/PresetFile.h"
 
 namespace tierlab {
 namespace {
@@ -110,17 +111,28 @@ const Field<TierSpec> kTierFields[] = {
     {"name", "string", "", "the tier's name (the cache names it in cache.tier)",
      [](JsonFields& f, std::string_view k, TierSpec& t) { t.name = f.String(k, t.name); },
      [](const TierSpec& t) -> json { return t.name; }, false, "tier0, tier1, ... by position"},
-    {"preset", "a preset name (tierlab presets)", "", "the device catalog entry; required",
+    {"preset", "a preset name (tierlab presets), or file:PATH", "",
+     "the device catalog entry, or a preset file (tierlab calibrate writes one); required",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        const std::string preset = f.String(k, "");
        if (!f.ok()) return;
        if (preset.empty()) {
-         f.Fail(k, "missing; known: " + KnownPresetList());
+         f.Fail(k, "missing; known: " + KnownPresetList() + ", or file:PATH");
+         return;
+       }
+       if (preset.starts_with(kPresetFilePrefix)) {
+         const std::string path = preset.substr(kPresetFilePrefix.size());
+         auto p = ReadPresetFile(path, preset);
+         if (!p.ok()) {
+           f.Fail(k, p.error().message);
+         } else {
+           t.preset = *p;
+         }
          return;
        }
        auto p = FindPreset(preset);
        if (!p.ok()) {
-         f.Fail(k, "unknown \"" + preset + "\"; known: " + KnownPresetList());
+         f.Fail(k, "unknown \"" + preset + "\"; known: " + KnownPresetList() + ", or file:PATH");
        } else {
          t.preset = *p;
        }

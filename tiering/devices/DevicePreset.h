@@ -34,8 +34,10 @@ Expected<DeviceType> ParseDeviceType(std::string_view s);
 int SpeedRank(DeviceType t);
 
 struct DevicePreset {
-  std::string_view name;     // catalog key, e.g. "nvme-pm1725"
-  std::string_view product;  // e.g. "Samsung PM1725a 1.6TB U.2"
+  // Owned strings: a preset may come from a file (`tierlab calibrate`,
+  // layouts/PresetFile.h) as well as from the catalog.
+  std::string name;     // catalog key, e.g. "nvme-pm1725"; "file:PATH" for a file's
+  std::string product;  // e.g. "Samsung PM1725a 1.6TB U.2"
   DeviceType type = DeviceType::kNvme;
   std::uint64_t capacity_bytes = 0;
   // Rated drive writes per day over the warranty; 0 = not rated (RAM). For

@@ -1,0 +1,319 @@
+// tierlab calibrate PATH: measures a file or block device through the real
+// I/O path and writes a device preset fitted to it (bench/lab/
+// DeviceCalibration.h has the probe and the fit; docs/VALIDATION.md the
+// method), which a layout names as "preset": "file:PATH".
+
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "bench/lab/DeviceCalibration.h"
+#include "cli/Commands.h"
+#include "layouts/JsonFields.h"
+#include "layouts/PresetFile.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/devices/FileDevice.h"
+
+namespace tierlab::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct CalibrateArgs {
+  std::string path;
+  bool quick = false;
+  std::string size;
+  std::string type = "auto";
+  std::string name;
+  std::string output = "calibrated.json";
+  std::string engine = "auto";
+  std::string format = "table";
+  bool force = false;
+  bool quiet = false;
+  double runtime_s = 0;  // 0: the plan's
+  double tolerance_pct = 0;
+};
+
+constexpr long kTmpfsMagic = 0x01021994;
+constexpr long kRamfsMagic = 0x858458f6;
+
+std::string ReadSysLine(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+// What medium `path` (or, when it does not exist yet, its directory) is on:
+// tmpfs and ramfs are "ram"; a block device's queue/rotational in sysfs
+// tells a disk ("hdd") from flash, whose kernel name tells NVMe from SATA/SAS
+// ("ssd": what virtio and SCSI disks are taken for too).
+std::string DetectMedium(const std::string& path) {
+  std::string probe = path;
+  struct stat st {};
+  if (::stat(probe.c_str(), &st) != 0) {
+    probe = std::filesystem::absolute(path).parent_path().string();
+    if (::stat(probe.c_str(), &st) != 0) return "ssd";
+  }
+  struct statfs fs {};
+  if (!S_ISBLK(st.st_mode) && ::statfs(probe.c_str(), &fs) == 0 &&
+      (static_cast<long>(fs.f_type) == kTmpfsMagic ||
+       static_cast<long>(fs.f_type) == kRamfsMagic)) {
+    return "ram";
+  }
+  const dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  const std::string sys =
+      "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+  std::string rot = ReadSysLine(sys + "/queue/rotational");
+  if (rot.empty()) rot = ReadSysLine(sys + "/../queue/rotational");  // a partition
+  if (rot == "1") return "hdd";
+  std::error_code ec;
+  const std::string name = std::filesystem::canonical(sys, ec).filename().string();
+  return name.rfind("nvme", 0) == 0 ? "nvme" : "ssd";
+}
+
+// A spinning disk's random 4k read at QD1 is a seek and half a turn: 4 ms
+// and more for 15k rpm drives; flash, even behind a virtual disk, is well
+// under this.
+constexpr double kRotationalLatency = 1e6;  // ns
+
+int RefuseHdd(const std::string& path) {
+  return Fail(path +
+                  ": rotational media: calibrate fits the flash model only (the HDD model's "
+                  "seek and rotation are not fitted yet); name an hdd preset and override its "
+                  "figures in the tier's \"model\"",
+              kExitUsage);
+}
+
+std::string Today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+json FiguresJson(const PointFigures& f) {
+  auto r = [](double v, double scale) { return std::round(v / scale * 100) / 100; };
+  return {{"iops", r(f.iops, 1)},
+          {"bw_mbps", r(f.bw_bytes, 1e6)},
+          {"lat_mean_us", r(f.lat_mean_ns, 1e3)},
+          {"lat_p99_us", r(f.lat_p99_ns, 1e3)}};
+}
+
+json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
+                     const std::vector<ProbeResult>& probe, const CalibrationFit& fit,
+                     const std::string& engine, double seconds) {
+  json points = json::array();
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    const ProbeResult& r = probe[i];
+    const FitPoint& fp = fit.points[i];
+    json runs = json::array();
+    for (const PointFigures& f : r.runs) runs.push_back(FiguresJson(f));
+    points.push_back({{"point", r.point.Name()},
+                      {"measured", FiguresJson(r.median)},
+                      {"spread", std::round(r.spread * 1000) / 1000},
+                      {"runs", std::move(runs)},
+                      {"model", FiguresJson(fp.model)},
+                      {"iops_error", std::round(fp.iops_error * 1000) / 1000},
+                      {"lat_mean_error", std::round(fp.lat_mean_error * 1000) / 1000}});
+  }
+  return {{"path", a.path},
+          {"date", Today()},
+          {"engine", engine},
+          {"plan", a.quick ? "quick" : "full"},
+          {"region", FormatBytes(plan.region)},
+          {"ramp_ms", plan.ramp / kMilli},
+          {"runtime_ms", plan.runtime / kMilli},
+          {"repeats", plan.repeats},
+          {"tolerance", plan.tolerance},
+          {"seconds", std::round(seconds)},
+          {"max_iops_error", std::round(fit.max_iops_error * 1000) / 1000},
+          {"max_lat_mean_error", std::round(fit.max_lat_error * 1000) / 1000},
+          {"points", std::move(points)}};
+}
+
+void PrintTable(const CalibrationFit& fit, const std::vector<ProbeResult>& probe) {
+  std::printf("%-20s %12s %12s %7s %12s %12s %7s %7s\n", "point", "IOPS", "model", "error",
+              "mean_us", "model", "error", "spread");
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    const FitPoint& f = fit.points[i];
+    std::printf("%-20s %12.0f %12.0f %+6.1f%% %12.1f %12.1f %+6.1f%% %6.1f%%\n",
+                f.point.Name().c_str(), f.measured.iops, f.model.iops, f.iops_error * 100,
+                f.measured.lat_mean_ns / 1e3, f.model.lat_mean_ns / 1e3, f.lat_mean_error * 100,
+                probe[i].spread * 100);
+  }
+  const DevicePreset& p = fit.preset;
+  std::printf(
+      "fitted %s: read %.0f IOPS, %.1f us, %.0f MB/s; write %.0f IOPS, %.1f us, %.0f MB/s; "
+      "%u service units\n",
+      std::string(ToString(p.type)).c_str(), p.read_iops_4k,
+      static_cast<double>(p.read_latency) / 1e3, p.seq_read_mbps, p.write_iops_4k,
+      static_cast<double>(p.write_latency) / 1e3, p.seq_write_mbps, p.service_units);
+  std::printf("largest fit error: IOPS %.1f%%, mean latency %.1f%%\n", fit.max_iops_error * 100,
+              fit.max_lat_error * 100);
+}
+
+int RunCalibrate(const CalibrateArgs& a) {
+  CalibrationPlan plan = a.quick ? QuickPlan() : FullPlan();
+  if (!a.size.empty()) {
+    auto b = ParseBytesText(a.size);
+    if (!b.ok() || *b < (1u << 20))
+      return Fail("--size: bytes, at least 1m, got \"" + a.size + "\"", kExitUsage);
+    plan.region = *b;
+  }
+  if (a.runtime_s > 0) {
+    plan.runtime = static_cast<Nanos>(a.runtime_s * 1e9);
+    plan.ramp = std::min(plan.ramp, plan.runtime / 4);
+  }
+  if (a.tolerance_pct > 0) plan.tolerance = a.tolerance_pct / 100;
+  if (a.engine != "auto" && a.engine != "io_uring" && a.engine != "libaio") {
+    return Fail("--engine: unknown \"" + a.engine + "\"; known: auto, io_uring, libaio",
+                kExitUsage);
+  }
+  const FileEngine engine_kind = a.engine == "io_uring" ? FileEngine::kIoUring
+                                 : a.engine == "libaio" ? FileEngine::kLibaio
+                                                        : FileEngine::kAuto;
+  if (a.format != "table" && a.format != "json") {
+    return Fail("--format: unknown \"" + a.format + "\"; known: table, json", kExitUsage);
+  }
+  const std::string medium = a.type == "auto" ? DetectMedium(a.path) : a.type;
+  auto type = ParseDeviceType(medium);
+  if (!type.ok()) {
+    return Fail("--type: unknown \"" + a.type + "\"; known: auto, ram, optane, nvme, ssd",
+                kExitUsage);
+  }
+  // The kernel's rotational flag is a hint: virtual disks often carry it
+  // whatever backs them. The probe's random reads decide (below).
+  const bool kernel_rotational = *type == DeviceType::kHdd && a.type == "auto";
+  if (*type == DeviceType::kHdd && !kernel_rotational) return RefuseHdd(a.path);
+  if (kernel_rotational) type = DeviceType::kSsd;
+
+  struct stat st {};
+  const bool exists = ::stat(a.path.c_str(), &st) == 0;
+  if (exists && !a.force && (S_ISBLK(st.st_mode) || st.st_size > 0)) {
+    return Fail(a.path + ": calibrate writes over its first " + FormatBytes(plan.region) +
+                    "; pass --force to let it",
+                kExitUsage);
+  }
+  RealEngine engine;
+  FileDeviceOptions fo;
+  fo.path = a.path;
+  fo.create = !exists;
+  fo.size = exists ? 0 : plan.region;
+  fo.engine = engine_kind;
+  fo.queue_depth = 64;
+  auto dev = FileDevice::Open(engine, "calibrated", fo);
+  if (!dev.ok()) return Fail(dev.error());
+  plan.region = std::min(plan.region, (*dev)->Size() / (1u << 20) * (1u << 20));
+  struct Remove {
+    std::string path;
+    ~Remove() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } remove{exists ? "" : a.path};
+
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!a.quiet) {
+    std::fprintf(stderr, "calibrate: %s (%s, %s), %zu points x %u runs over %s, about %.0f s\n",
+                 a.path.c_str(), kernel_rotational ? "rotational, says the kernel" : medium.c_str(),
+                 ToString((*dev)->engine()), plan.points.size(), plan.repeats,
+                 FormatBytes(plan.region).c_str(), static_cast<double>(PlannedTime(plan)) / 1e9);
+  }
+  auto probe = RunProbe(engine, **dev, plan, [&](const ProbeProgress& p) {
+    if (a.quiet) return;
+    if (p.point == nullptr) {
+      std::fprintf(stderr, "calibrate: writing the region once\n");
+    } else if (p.run == 1) {
+      std::fprintf(stderr, "calibrate: %s\n", p.point->Name().c_str());
+    } else if (p.run > plan.repeats) {
+      std::fprintf(stderr, "calibrate: %s not settled, run %u\n", p.point->Name().c_str(), p.run);
+    }
+  });
+  if (!probe.ok()) {
+    std::string m = a.path + ": " + probe.error().message;
+    if (probe.error().kind == ErrorKind::kInconsistent) {
+      m += " (a busy machine, or a device's background work: longer runs, --runtime, may "
+           "settle it; --tolerance accepts a wider range)";
+    }
+    return Fail(m, ExitCodeFor(probe.error().kind));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (kernel_rotational) {
+    const ProbeResult& qd1 = probe->front();  // random 4k reads at QD1
+    if (qd1.median.lat_mean_ns > kRotationalLatency) return RefuseHdd(a.path);
+    if (!a.quiet) {
+      std::fprintf(stderr,
+                   "calibrate: the kernel calls %s rotational, but its 4k random reads take "
+                   "%.0f us at QD1 (a disk's take milliseconds): fitted as flash\n",
+                   a.path.c_str(), qd1.median.lat_mean_ns / 1e3);
+    }
+  }
+  DevicePreset base;
+  base.name = a.name.empty() ? "calibrated" : a.name;
+  base.product = "tierlab calibrate " + a.path + " (" + Today() + ")";
+  base.type = *type;
+  base.capacity_bytes = (*dev)->Size();
+  auto fit = FitFlashModel(*probe, plan, base);
+  if (!fit.ok()) return Fail(fit.error());
+  const json doc = PresetFileJson(
+      fit->preset, CalibrationJson(a, plan, *probe, *fit, ToString((*dev)->engine()), seconds));
+  if (!a.output.empty() && a.output != "-") {
+    const int rc = WriteOutput(a.output, doc.dump(2) + "\n");
+    if (rc != kExitOk) return rc;
+  }
+  if (a.format == "json") {
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    PrintTable(*fit, *probe);
+    if (!a.output.empty() && a.output != "-") {
+      std::printf("preset written to %s: name it in a tier as \"preset\": \"file:%s\"\n",
+                  a.output.c_str(), a.output.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
+  auto a = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Measure a file or block device and fit a device preset to it");
+  cmd->add_option("path", a->path, "File or block device (a missing file is created, then removed)")
+      ->required();
+  cmd->add_flag("--quick", a->quick, "At most a minute: fewer queue depths, shorter runs");
+  cmd->add_option("--size", a->size, "Bytes from the start to probe (default 1g, quick 512m)");
+  cmd->add_option("--type", a->type, "Model type: auto, ram, optane, nvme or ssd")
+      ->capture_default_str();
+  cmd->add_option("--name", a->name, "The preset's name in its file");
+  cmd->add_option("-o,--output", a->output, "Preset file to write (- for none)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine, "auto, io_uring or libaio")->capture_default_str();
+  cmd->add_option("-f,--format", a->format, "table or json (the preset file, on stdout)")
+      ->capture_default_str();
+  cmd->add_option("--runtime", a->runtime_s,
+                  "Seconds measured per run (default 3, quick 1.5); the ramp before it is at "
+                  "most a quarter of it")
+      ->check(CLI::Range(0.05, 3600.0));
+  cmd->add_option("--tolerance", a->tolerance_pct,
+                  "A point has settled when its runs' IOPS range within this % of their median "
+                  "(default 20, SNIA PTS's)")
+      ->check(CLI::Range(1.0, 1000.0));
+  cmd->add_flag("--force", a->force, "Write over an existing file or block device");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  cmd->callback([a, &result] { result.exit_code = RunCalibrate(*a); });
+}
+
+}  // namespace tierlab::cli

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# tierlab calibrate on a real file: it writes a preset file whose figures a
+# layout names as "preset": "file:PATH", and a simulated run of that layout
+# shows those figures (QD1 latency, the IOPS ceiling); what would write over
+# data, or cannot be fitted, is a one-line error with exit code 2.
+set -euo pipefail
+bin=${TIERLAB_BIN:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp"
+
+# Short runs keep this under half a minute; the tolerance is wide because a
+# loaded CI machine makes a file's IOPS wander (settling is unit-tested:
+# tests/bench/lab/DeviceCalibrationTest.cc).
+short=(--quick --size 64m --runtime 0.2 --tolerance 200)
+
+"$bin" calibrate "${short[@]}" dev.img -o cal.json >table.txt 2>progress.txt ||
+  fail "calibrate: $(cat progress.txt)"
+[[ ! -e dev.img ]] || fail "calibrate left the file it created"
+grep -q "^randread 4k QD1 " table.txt || fail "no QD1 row: $(cat table.txt)"
+grep -q 'preset written to cal.json: name it in a tier as "preset": "file:cal.json"' table.txt ||
+  fail "no preset line: $(cat table.txt)"
+grep -q "writing the region once" progress.txt || fail "no fill: $(cat progress.txt)"
+
+python3 - <<'PY'
+import json
+d = json.load(open("cal.json"))
+assert d["preset_file"] == 1 and d["capacity"] == "64m", d
+m = d["model"]
+for k in ("read_iops_4k", "write_iops_4k", "seq_read_mbps", "seq_write_mbps",
+          "read_latency_us", "write_latency_us", "service_units"):
+    assert m[k] > 0, (k, m)
+c = d["calibration"]
+assert len(c["points"]) == 10 and c["plan"] == "quick", c
+for p in c["points"]:
+    assert len(p["runs"]) >= 3 and p["measured"]["iops"] > 0, p
+# The fit's own figures are the measured ones it was fitted to.
+qd1 = [p for p in c["points"] if p["point"] == "randread 4k QD1"][0]
+assert abs(qd1["measured"]["lat_mean_us"] - m["read_latency_us"]) <= 0.01 * m["read_latency_us"] + 0.01, (qd1, m)
+best = max(p["measured"]["iops"] for p in c["points"] if p["point"].startswith("randread 4k"))
+assert abs(best - m["read_iops_4k"]) <= 0.01 * best, (best, m)
+print("preset:", json.dumps(m))
+PY
+
+# The preset in a layout: simulated QD1 reads take the fitted latency, and
+# QD32 reaches min(32 / latency, the fitted ceiling).
+cat >layout.json <<'JSON'
+{"name": "cal", "tiers": [{"name": "d", "preset": "file:cal.json", "capacity": "1g"}]}
+JSON
+"$bin" layout show layout.json | grep -q '"preset": "file:cal.json"' || fail "layout show lost the file preset"
+for qd in 1 32; do
+  printf '[j]\nrw=randread\nbs=4k\niodepth=%s\nruntime=1\ntime_based\n' "$qd" >qd$qd.fio
+  "$bin" run -q -l layout.json -p qd$qd.fio -f json >qd$qd.json || fail "run qd$qd"
+done
+python3 - <<'PY'
+import json
+m = json.load(open("cal.json"))["model"]
+def read(qd):
+    t = open(f"qd{qd}.json").read()
+    return json.loads(t[t.index("{"):])["jobs"][0]["read"]
+r1, r32 = read(1), read(32)
+lat = m["read_latency_us"] * 1000
+assert abs(r1["lat_ns"]["mean"] - lat) <= 0.02 * lat, (r1["lat_ns"]["mean"], lat)
+want = min(32 / (lat / 1e9), m["read_iops_4k"])
+assert abs(r32["iops"] - want) <= 0.03 * want, (r32["iops"], want)
+print("simulated: QD1 %.1f us, QD32 %.0f IOPS (want %.0f)" % (r1["lat_ns"]["mean"] / 1e3, r32["iops"], want))
+PY
+
+# -f json prints the preset file; -o - writes none.
+"$bin" calibrate "${short[@]}" -q -f json -o - dev2.img >out.json || fail "calibrate -f json"
+python3 -c 'import json; d = json.load(open("out.json")); assert d["model"]["read_iops_4k"] > 0'
+[[ ! -e dev2.img && ! -e calibrated.json ]] || fail "-o - wrote a file"
+
+# expect_error PATTERN ARGS...: exit 2 and one line matching.
+expect_error() {
+  local pattern=$1 rc=0
+  shift
+  "$bin" calibrate "$@" >/dev/null 2>err || rc=$?
+  [[ $rc -eq 2 ]] || fail "calibrate $*: exit $rc, want 2: $(cat err)"
+  [[ $(wc -l <err) -eq 1 ]] || fail "calibrate $*: error is not one line: $(cat err)"
+  grep -q -- "$pattern" err || fail "calibrate $*: error does not match '$pattern': $(cat err)"
+}
+head -c 1m /dev/urandom >data.img
+cp data.img data.copy
+expect_error "data.img: calibrate writes over its first 64m; pass --force to let it" "${short[@]}" data.img
+cmp -s data.img data.copy || fail "a refused calibrate changed the file"
+expect_error "x.img: rotational media: calibrate fits the flash model only" --type hdd x.img
+expect_error '--type: unknown "tape"' --type tape x.img
+expect_error '--engine: unknown "spdk"' --engine spdk x.img
+expect_error "--size: bytes, at least 1m" --size 4k x.img
+[[ ! -e x.img ]] || fail "a refused calibrate created its file"
+echo "calibrate: ok"

@@ -1,0 +1,136 @@
+// A preset in a file of its own: what calibrate writes, a layout reads back
+// as the same figures; a bad file is refused naming it and the field.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "layouts/Layout.h"
+#include "layouts/PresetFile.h"
+#include "tests/support/TempDir.h"
+
+namespace tierlab {
+namespace {
+
+using testing::TempDir;
+
+using json = nlohmann::json;
+
+DevicePreset Measured() {
+  DevicePreset p;
+  p.name = "calibrated-vda";
+  p.product = "tierlab calibrate x.img";
+  p.type = DeviceType::kSsd;
+  p.capacity_bytes = 8ull << 30;
+  p.read_iops_4k = 61'234;
+  p.write_iops_4k = 40'100;
+  p.seq_read_mbps = 1'450.5;
+  p.seq_write_mbps = 980;
+  p.read_latency = 71'500;
+  p.write_latency = 88'250;
+  p.service_units = 5;
+  return p;
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+Expected<LayoutSpec> LayoutWith(const std::string& preset) {
+  json j = {{"name", "one"}, {"tiers", {{{"name", "d"}, {"preset", preset}, {"capacity", "1g"}}}}};
+  return ParseLayoutJson(j, "l.json");
+}
+
+TEST(PresetFileTest, ALayoutReadsBackWhatWasWritten) {
+  TempDir dir;
+  const std::string path = dir.Path("cal.json");
+  Write(path, PresetFileJson(Measured(), json{{"points", json::array()}}).dump(2));
+  auto l = LayoutWith("file:" + path);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const DevicePreset& p = l->tiers[0].preset;
+  const DevicePreset want = Measured();
+  EXPECT_EQ(p.name, "file:" + path);
+  EXPECT_EQ(p.product, want.product);
+  EXPECT_EQ(p.type, want.type);
+  EXPECT_EQ(p.capacity_bytes, want.capacity_bytes);
+  EXPECT_DOUBLE_EQ(p.read_iops_4k, want.read_iops_4k);
+  EXPECT_DOUBLE_EQ(p.write_iops_4k, want.write_iops_4k);
+  EXPECT_DOUBLE_EQ(p.seq_read_mbps, want.seq_read_mbps);
+  EXPECT_DOUBLE_EQ(p.seq_write_mbps, want.seq_write_mbps);
+  EXPECT_EQ(p.read_latency, want.read_latency);
+  EXPECT_EQ(p.write_latency, want.write_latency);
+  EXPECT_EQ(p.service_units, want.service_units);
+  // Written back, the layout names the file again.
+  EXPECT_EQ(LayoutToJson(*l)["tiers"][0]["preset"], "file:" + path);
+  auto again = ParseLayoutJson(LayoutToJson(*l), "again");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_DOUBLE_EQ(again->tiers[0].preset.read_iops_4k, want.read_iops_4k);
+}
+
+TEST(PresetFileTest, ATiersModelStillOverridesAFilePreset) {
+  TempDir dir;
+  const std::string path = dir.Path("cal.json");
+  Write(path, PresetFileJson(Measured(), nullptr).dump());
+  json j = {{"name", "one"},
+            {"tiers",
+             {{{"name", "d"}, {"preset", "file:" + path}, {"model", {{"read_iops_4k", 5000}}}}}}};
+  auto l = ParseLayoutJson(j, "l.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_DOUBLE_EQ(l->tiers[0].preset.read_iops_4k, 5000);
+  EXPECT_DOUBLE_EQ(l->tiers[0].preset.write_iops_4k, Measured().write_iops_4k);
+}
+
+std::string ErrorOf(const std::string& text) {
+  TempDir dir;
+  const std::string path = dir.Path("bad.json");
+  Write(path, text);
+  auto l = LayoutWith("file:" + path);
+  if (l.ok()) return "(accepted)";
+  // The temp directory differs per run: the message names the file without it.
+  std::string m = l.error().message;
+  const std::string d = dir.path().string() + "/";
+  for (std::size_t at; (at = m.find(d)) != std::string::npos;) m.erase(at, d.size());
+  return m;
+}
+
+TEST(PresetFileTest, BadFilesAreRefusedNamingTheFileAndField) {
+  const json good = PresetFileJson(Measured(), nullptr);
+  json no_type = good;
+  no_type["model"].erase("type");
+  EXPECT_EQ(ErrorOf(no_type.dump()),
+            "l.json: tiers[0].preset: bad.json: model.type: missing; one of ram, optane, nvme, "
+            "ssd, hdd");
+  json no_iops = good;
+  no_iops["model"].erase("write_iops_4k");
+  EXPECT_EQ(
+      ErrorOf(no_iops.dump()),
+      "l.json: tiers[0].preset: bad.json: model.write_iops_4k: missing; a ssd model needs it");
+  json extra = good;
+  extra["speed"] = 1;
+  EXPECT_NE(ErrorOf(extra.dump()).find("bad.json: speed: unknown key"), std::string::npos)
+      << ErrorOf(extra.dump());
+  json bad_figure = good;
+  bad_figure["model"]["read_iops_4k"] = -3;
+  EXPECT_NE(ErrorOf(bad_figure.dump()).find("bad.json: model.read_iops_4k:"), std::string::npos)
+      << ErrorOf(bad_figure.dump());
+  json no_version = good;
+  no_version.erase("preset_file");
+  EXPECT_EQ(ErrorOf(no_version.dump()),
+            "l.json: tiers[0].preset: bad.json: preset_file: missing; must be 1");
+  json no_capacity = good;
+  no_capacity.erase("capacity");
+  EXPECT_EQ(ErrorOf(no_capacity.dump()),
+            "l.json: tiers[0].preset: bad.json: capacity: missing; the device's size in bytes");
+  EXPECT_NE(ErrorOf("[1, 2]").find("a preset file is a JSON object"), std::string::npos);
+  EXPECT_NE(ErrorOf("{").find("bad.json"), std::string::npos);
+}
+
+TEST(PresetFileTest, AMissingFileIsNamed) {
+  auto l = LayoutWith("file:no-such-preset.json");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.error().message.find("tiers[0].preset: no-such-preset.json"), std::string::npos)
+      << l.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab
