@@ -39,6 +39,7 @@ void RegisterCommands(CLI::App& app, CommandResult& result) {
   RegisterTraceCommand(app, result);
   RegisterAnalyzeCommand(app, result);
   RegisterCalibrateCommand(app, result);
+  RegisterValidateCommand(app, result);
 }
 
 }  // namespace tierlab::cli

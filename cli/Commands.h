@@ -28,6 +28,7 @@ void RegisterDiffCommand(CLI::App& app, CommandResult& result);
 void RegisterTraceCommand(CLI::App& app, CommandResult& result);  // trace stats, convert, simulate
 void RegisterAnalyzeCommand(CLI::App& app, CommandResult& result);
 void RegisterCalibrateCommand(CLI::App& app, CommandResult& result);
+void RegisterValidateCommand(CLI::App& app, CommandResult& result);
 
 // Prints "tierlab: <message>" to stderr and returns `code`.
 int Fail(const std::string& message, int code);

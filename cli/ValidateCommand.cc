@@ -1,0 +1,93 @@
+// tierlab validate MATRIX: the matrix's cells run in real time on the
+// layouts' devices, then in simulation on their presets (the ones
+// `tierlab calibrate` fitted to the same devices), and the model's error per
+// cell and metric (bench/report/Validation.h; docs/VALIDATION.md).
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "bench/lab/Matrix.h"
+#include "bench/lab/MatrixRunner.h"
+#include "bench/report/Report.h"
+#include "bench/report/Validation.h"
+#include "cli/Commands.h"
+#include "layouts/MatrixSpec.h"
+
+namespace tierlab::cli {
+namespace {
+
+struct ValidateArgs {
+  std::string file;
+  std::string format = "table";
+  std::string output;
+  std::string save;
+  bool quiet = false;
+};
+
+Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, bool quiet) {
+  MatrixSpec s = spec;
+  s.mode = mode;
+  auto m = ExpandMatrix(s);
+  if (!m.ok()) return m.error();
+  const auto t0 = std::chrono::steady_clock::now();
+  MatrixRunOptions o;
+  o.jobs = mode == "real" ? 1 : 0;
+  auto r = RunMatrix(*m, o);
+  if (!r.ok()) return r.error();
+  if (!quiet) {
+    std::fprintf(stderr, "validate: %zu cells %s in %.1f s\n", m->cells.size(),
+                 mode == "real" ? "measured" : "modelled",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return r;
+}
+
+int RunValidate(const ValidateArgs& a) {
+  auto fmt = ParseReportFormat(a.format);
+  if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
+  auto spec = LoadMatrixFile(a.file);
+  if (!spec.ok()) return Fail(spec.error());
+  auto measured = RunIn(*spec, "real", a.quiet);
+  if (!measured.ok()) return Fail(measured.error());
+  auto model = RunIn(*spec, "sim", a.quiet);
+  if (!model.ok()) return Fail(model.error());
+  if (!a.save.empty()) {
+    for (const auto& [suffix, doc] :
+         {std::pair{"-measured.json", &*measured}, std::pair{"-model.json", &*model}}) {
+      const int rc = WriteOutput(a.save + suffix, doc->dump(1) + "\n");
+      if (rc != kExitOk) return rc;
+    }
+  }
+  auto v = CompareMeasuredAndModel(*measured, *model);
+  if (!v.ok()) return Fail(v.error());
+  std::string text;
+  switch (*fmt) {
+    case ReportFormat::kText: text = FormatValidation(*v, TableStyle::kText); break;
+    case ReportFormat::kMarkdown: text = FormatValidation(*v, TableStyle::kMarkdown); break;
+    case ReportFormat::kCsv: text = FormatValidation(*v, TableStyle::kCsv); break;
+    case ReportFormat::kJson: text = ValidationJson(*v).dump(2) + "\n"; break;
+    case ReportFormat::kHtml: text = ValidationHtml(*v, "validation: " + spec->name); break;
+  }
+  return WriteOutput(a.output, text);
+}
+
+}  // namespace
+
+void RegisterValidateCommand(CLI::App& app, CommandResult& result) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Run a matrix in real time and in simulation and report the model's error per cell");
+  cmd->add_option("file", a->file,
+                  "Matrix JSON file (its layouts with paths, its presets calibrated)")
+      ->required();
+  cmd->add_option("-f,--format", a->format, "table, md, csv, json or html")->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Write the report to this file instead of stdout");
+  cmd->add_option("--save", a->save,
+                  "Keep both results files as PREFIX-measured.json and PREFIX-model.json");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
+  cmd->callback([a, &result] { result.exit_code = RunValidate(*a); });
+}
+
+}  // namespace tierlab::cli

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The simulation checked against this machine in about two and a half
+# minutes: calibrates a file in /dev/shm (the cache tier) and a file on the
+# disk under DIR (the capacity tier), then runs examples/validate-local.json
+# in real time and in simulation on the two fitted presets, and prints the
+# model's error per cell (docs/VALIDATION.md).
+#
+#   examples/validate-local.sh [DIR]     DIR: where the capacity file goes
+#                                        (default: a new directory under /tmp)
+#
+# TIERLAB_BIN: the tierlab binary (default build/tierlab). Extra arguments
+# after DIR go to tierlab validate (-f md, -o report.html -f html, ...).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${TIERLAB_BIN:-$here/../build/tierlab}
+dir=${1:-}
+[[ $# -gt 0 ]] && shift
+if [[ -z $dir ]]; then
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"; rm -f /dev/shm/tierlab-validate-cache.img' EXIT
+else
+  trap 'rm -f "$dir/tierlab-validate-capacity.img" /dev/shm/tierlab-validate-cache.img' EXIT
+fi
+cd "$dir"
+# A loaded machine makes a file's IOPS wander more than SNIA's 20%; the
+# tolerance below accepts it and the report's spread column shows it.
+"$bin" calibrate --quick --tolerance 50 -q /dev/shm/tierlab-calibrate-fast.img -o fast.json >fast.txt
+"$bin" calibrate --quick --tolerance 50 -q tierlab-calibrate-slow.img -o slow.json >slow.txt
+echo "cache tier:    $(grep '^fitted' fast.txt)"
+echo "capacity tier: $(grep '^fitted' slow.txt)"
+"$bin" validate "$here/validate-local.json" "$@"

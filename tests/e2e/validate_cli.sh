@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tierlab validate: a matrix run in real time on a file and in simulation on
+# the preset calibrate fitted to that file; the report has a row per cell
+# with measured, modelled and error per metric, as a table, JSON and an
+# HTML page; a matrix it cannot run is a one-line error.
+set -euo pipefail
+bin=${TIERLAB_BIN:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp"
+
+"$bin" calibrate --quick --size 64m --runtime 0.2 --tolerance 200 -q dev.img -o dev.json >/dev/null ||
+  fail "calibrate"
+cat >m.json <<'JSON'
+{"name": "one-file",
+ "layouts": [{"name": "file", "tiers": [{"name": "d", "preset": "file:dev.json",
+                                          "capacity": "64m", "paths": ["dev.img"]}]}],
+ "profiles": [{"name": "qd1", "rw": "randread", "bs": "4k", "iodepth": 1, "size": "64m",
+               "runtime": "500ms", "ramp_time": "100ms", "time_based": true},
+              {"name": "qd8w", "rw": "randwrite", "bs": "4k", "iodepth": 8, "size": "64m",
+               "runtime": "500ms", "ramp_time": "100ms", "time_based": true}]}
+JSON
+"$bin" validate m.json --save run >table.txt 2>progress.txt || fail "validate: $(cat progress.txt)"
+grep -q "validate: 2 cells measured" progress.txt || fail "no progress: $(cat progress.txt)"
+grep -q "^file | qd1 " table.txt || fail "no qd1 row: $(cat table.txt)"
+grep -q "demerit" table.txt || fail "no demerit column: $(cat table.txt)"
+
+"$bin" validate m.json -q -f json -o v.json || fail "validate -f json"
+"$bin" validate m.json -q -f html -o v.html || fail "validate -f html"
+python3 - <<'PY'
+import json
+v = json.load(open("v.json"))
+assert [c["label"] for c in v["cells"]] == ["file | qd1", "file | qd8w"], v["cells"]
+for c in v["cells"]:
+    ms = {m["metric"]: m for m in c["metrics"]}
+    assert set(ms) == {"iops", "bw", "lat", "p50", "p99"}, ms
+    for m in ms.values():
+        assert m["measured"] > 0 and m["model"] > 0, m
+        assert abs(m["error"] - (m["model"] - m["measured"]) / m["measured"]) < 1e-9, m
+    assert c["demerit_pct"] >= 0
+# The saved results are a matrix's, measured in real time and modelled.
+real, sim = json.load(open("run-measured.json")), json.load(open("run-model.json"))
+assert {c["mode"] for c in real["cells"]} == {"real"}, [c["mode"] for c in real["cells"]]
+assert {c["mode"] for c in sim["cells"]} == {"sim"}, [c["mode"] for c in sim["cells"]]
+# QD1 in simulation is the calibrated latency.
+lat = json.load(open("dev.json"))["model"]["read_latency_us"] * 1000
+qd1 = [m for m in v["cells"][0]["metrics"] if m["metric"] == "lat"][0]
+assert abs(qd1["model"] - lat) <= 0.02 * lat, (qd1, lat)
+html = open("v.html").read()
+assert html.count("<svg") == 2 and "<td>file | qd8w</td>" in html, html[:400]
+print("validate: ok")
+PY
+
+rc=0
+"$bin" validate no-such.json 2>err || rc=$?
+[[ $rc -ne 0 && $(wc -l <err) -eq 1 ]] || fail "missing matrix: exit $rc: $(cat err)"
+grep -q "no-such.json" err || fail "missing matrix not named: $(cat err)"
+rc=0
+"$bin" validate m.json -f pdf 2>err || rc=$?
+[[ $rc -eq 2 ]] || fail "bad format: exit $rc: $(cat err)"
+
+# The page as a browser reads it: headless chromium's DOM has the table and
+# both plots with their two lines.
+chromium=""
+for c in chromium chromium-browser google-chrome; do
+  if command -v "$c" >/dev/null 2>&1; then chromium=$c; break; fi
+done
+if [[ -z $chromium ]]; then
+  echo "SKIP: chromium not installed (apt-get install -y chromium)"
+  exit 77
+fi
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+  --disable-background-networking --disable-component-update --disable-sync \
+  --disable-dev-shm-usage --user-data-dir="$(mktemp -d -p "$tmp")" \
+  --dump-dom "file://$tmp/v.html" >dom.html 2>chromium.log || { cat chromium.log; exit 1; }
+grep -qF "<td>file | qd1</td>" dom.html || fail "DOM lacks the qd1 row"
+[[ $(grep -o '<polyline' dom.html | wc -l) -ge 4 ]] || fail "DOM lacks the CDF lines"
+echo "validate page: ok"
