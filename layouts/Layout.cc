@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -187,6 +188,20 @@ const Field<TierSpec> kTierFields[] = {
                                   : FileEngine::kAuto;
      },
      [](const TierSpec& t) -> json { return std::string(ToString(t.engine)); }, true},
+    {"read_delay_us", "number 0..1e7", "us",
+     "latency added to each read of each device, in simulation and real runs alike (dm-delay)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.read_delay = static_cast<Nanos>(
+           std::llround(f.Number(k, static_cast<double>(t.read_delay) / 1e3, 0, 1e7) * 1e3));
+     },
+     [](const TierSpec& t) -> json { return static_cast<double>(t.read_delay) / 1e3; }, true},
+    {"write_delay_us", "number 0..1e7", "us",
+     "latency added to each write and discard of each device, as read_delay_us",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.write_delay = static_cast<Nanos>(
+           std::llround(f.Number(k, static_cast<double>(t.write_delay) / 1e3, 0, 1e7) * 1e3));
+     },
+     [](const TierSpec& t) -> json { return static_cast<double>(t.write_delay) / 1e3; }, true},
     {"model", "object (tiers[].model below)", "", "overrides of the preset's figures",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        const json* m = f.Raw(k);

@@ -61,7 +61,11 @@ struct TierSpec {
   std::uint64_t capacity = 0;             // per device; 0 = the preset's
   std::vector<std::string> paths;         // real files or block devices, one per device (optional)
   FileEngine engine = FileEngine::kAuto;  // real mode: the kernel interface of the tier's files
-  nlohmann::json model;                   // custom preset field overrides, as given
+  // Latency added in front of each device (dm-delay; DelayTarget), in both
+  // modes: a slow tier made of fast files, simulated as it runs.
+  Nanos read_delay = 0;
+  Nanos write_delay = 0;
+  nlohmann::json model;  // custom preset field overrides, as given
 };
 
 struct LayoutSpec {

@@ -10,6 +10,7 @@
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/ModelDevice.h"
+#include "tiering/targets/DelayTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/MirrorTarget.h"
 #include "tiering/targets/SliceTarget.h"
@@ -111,6 +112,18 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
   return devs;
 }
 
+// dm-delay in front of each of the tier's devices, when the tier asks.
+std::vector<std::unique_ptr<BlockDevice>> DelayDevices(
+    Engine& engine, const TierSpec& t, std::vector<std::unique_ptr<BlockDevice>> devs) {
+  if (t.read_delay == 0 && t.write_delay == 0) return devs;
+  for (auto& d : devs) {
+    std::string name = d->name() + "-delay";
+    d = std::make_unique<DelayTarget>(engine, std::move(name), std::move(d),
+                                      DelayConfig{t.read_delay, t.write_delay, 0});
+  }
+  return devs;
+}
+
 std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
                                          std::vector<std::unique_ptr<BlockDevice>> devs) {
   if (devs.size() == 1) return std::move(devs[0]);
@@ -153,14 +166,16 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     TierView view;
     view.name = l.tiers[i].name;
     view.preset = l.tiers[i].preset;
+    // The devices' own figures are reported, below any delay in front of them.
     for (auto& d : *devs) view.devices.push_back(d.get());
+    auto tier_devices = DelayDevices(engine, l.tiers[i], std::move(devs.value()));
     if (i == cache_tier) {
       view.role = "cache";
-      cache_devices = std::move(devs.value());
+      cache_devices = std::move(tier_devices);
     } else {
       view.role = "capacity";
       capacity_is_hdd.push_back(l.tiers[i].preset.is_hdd());
-      capacity_stacks.push_back(CombineTier(engine, l.tiers[i], std::move(devs.value())));
+      capacity_stacks.push_back(CombineTier(engine, l.tiers[i], std::move(tier_devices)));
       view.stack = capacity_stacks.back().get();
     }
     v.tiers_.push_back(std::move(view));

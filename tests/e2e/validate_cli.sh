@@ -52,6 +52,27 @@ assert html.count("<svg") == 2 and "<td>file | qd8w</td>" in html, html[:400]
 print("validate: ok")
 PY
 
+# A slow tier made of a fast file: 500 us of dm-delay in front of it, in the
+# real run and in the model alike, so both see QD1 reads of 500 us and more.
+cat >slow.json <<'JSON'
+{"name": "slow-file",
+ "layouts": [{"name": "slow", "tiers": [{"name": "d", "preset": "file:dev.json", "capacity": "64m",
+                                          "paths": ["dev.img"], "read_delay_us": 500}]}],
+ "profiles": [{"name": "qd1", "rw": "randread", "bs": "4k", "iodepth": 1, "size": "64m",
+               "runtime": "500ms", "ramp_time": "100ms", "time_based": true}]}
+JSON
+"$bin" validate slow.json -q -f json -o slow-v.json || fail "validate slow.json"
+python3 - <<'PY'
+import json
+c = json.load(open("slow-v.json"))["cells"][0]
+lat = [m for m in c["metrics"] if m["metric"] == "lat"][0]
+assert lat["measured"] >= 500e3 and lat["model"] >= 500e3, lat
+# The delay dominates both: the model's error is the device's share and the
+# real timers' lateness, well under the delay itself.
+assert abs(lat["error"]) < 0.4, lat
+print("delayed tier: measured %.0f us, model %.0f us" % (lat["measured"] / 1e3, lat["model"] / 1e3))
+PY
+
 rc=0
 "$bin" validate no-such.json 2>err || rc=$?
 [[ $rc -ne 0 && $(wc -l <err) -eq 1 ]] || fail "missing matrix: exit $rc: $(cat err)"

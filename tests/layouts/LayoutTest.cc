@@ -144,6 +144,29 @@ TEST(LayoutTest, TheTierEngineRoundTripsAndItsDefaultIsNotWritten) {
   EXPECT_FALSE(LayoutAsWrittenJson(*l)["tiers"][1].contains("engine"));
 }
 
+// A tier's delays are read in microseconds and written back only when set.
+TEST(LayoutTest, TierDelaysRoundTripAndAreLeftOutWhenZero) {
+  nlohmann::json j = {{"name", "d"},
+                      {"tiers",
+                       {{{"name", "a"}, {"preset", "nvme-pm1725"}},
+                        {{"name", "b"},
+                         {"preset", "ssd-hk4e"},
+                         {"read_delay_us", 1500},
+                         {"write_delay_us", 0.5}}}}};
+  auto l = ParseLayoutJson(j, "d.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->tiers[1].read_delay, 1'500'000);
+  EXPECT_EQ(l->tiers[1].write_delay, 500);
+  EXPECT_EQ(l->tiers[0].read_delay, 0);
+  const nlohmann::json out = LayoutToJson(*l);
+  EXPECT_EQ(out["tiers"][1]["read_delay_us"], 1500.0);
+  EXPECT_EQ(out["tiers"][1]["write_delay_us"], 0.5);
+  EXPECT_FALSE(out["tiers"][0].contains("read_delay_us"));
+  EXPECT_FALSE(LayoutAsWrittenJson(*l)["tiers"][0].contains("write_delay_us"));
+  j["tiers"][1]["read_delay_us"] = -1;
+  EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[1].read_delay_us: must be", 0), 0u) << ErrorOf(j);
+}
+
 TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   nlohmann::json j = {{"tiers", {{{"preset", "optane"}, {"count", 2}}}}};
   std::string e = ErrorOf(j);

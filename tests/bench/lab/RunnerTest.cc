@@ -140,6 +140,30 @@ TEST(RunnerTest, LoopsIoSizeAndNumberIosAsFio) {
   EXPECT_GT(t.metrics.complete().ops, 1000u);
 }
 
+// A tier's read_delay_us is dm-delay in front of each device: QD1 reads
+// take the device's latency plus the delay; writes are not delayed.
+TEST(RunnerTest, ATierDelayAddsToEachReadOfItsDevices) {
+  nlohmann::json j = {
+      {"name", "slow"},
+      {"tiers",
+       {{{"name", "d"}, {"preset", "nvme-pm1725"}, {"capacity", "1g"}, {"read_delay_us", 1000}}}}};
+  auto l = ParseLayoutJson(j, "slow.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const DevicePreset preset = *FindPreset("nvme-pm1725");
+  SimEngine e;
+  auto v = BuildVolume(e, *l, {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  const RunResult r = MustRun(e, v->top(), MakeProfile(nlohmann::json::object()));
+  EXPECT_NEAR(r.metrics.read().lat.Mean(), static_cast<double>(preset.read_latency + kMilli),
+              0.01 * static_cast<double>(preset.read_latency + kMilli));
+  SimEngine e2;
+  auto v2 = BuildVolume(e2, *l, {});
+  ASSERT_TRUE(v2.ok());
+  const RunResult w = MustRun(e2, v2->top(), MakeProfile({{"rw", "randwrite"}}));
+  EXPECT_NEAR(w.metrics.write().lat.Mean(), static_cast<double>(preset.write_latency),
+              0.02 * static_cast<double>(preset.write_latency));
+}
+
 TEST(RunnerTest, StartdelayDelaysTheJobsAndIsNotMeasured) {
   SimEngine e;
   auto v = BuildVolume(e, OneDevice("nvme-pm1725"), {});
