@@ -71,8 +71,15 @@ TEST(AlignedBufferTest, FreedLargeBuffersLeaveTheProcess) {
   ASSERT_GE(peak, before + 16 * kSize);
   burst.clear();
   const std::size_t after = ResidentBytes();
-  EXPECT_LE(after, before + 2 * kSize) << "before " << (before >> 20) << " MiB, peak "
-                                       << (peak >> 20) << " MiB, after " << (after >> 20) << " MiB";
+  // Under AddressSanitizer each byte touched has an eighth of a byte of
+  // shadow, whose pages stay resident after the memory is unmapped.
+  std::size_t shadow = 0;
+#if defined(__SANITIZE_ADDRESS__)
+  shadow = (peak - before) / 8;
+#endif
+  EXPECT_LE(after, before + 2 * kSize + shadow)
+      << "before " << (before >> 20) << " MiB, peak " << (peak >> 20) << " MiB, after "
+      << (after >> 20) << " MiB";
 }
 
 }  // namespace
