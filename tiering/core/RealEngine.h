@@ -23,6 +23,12 @@
 //      gap. The environment variable TIERLAB_SPIN_US (read by the
 //      constructor) sets the window in microseconds; 0 turns polling off; a
 //      malformed value is reported on stderr and the default kept.
+//      Timers run on time: the loop sleeps until 100 us before the next
+//      timer is due and polls from there (a sleep on a shared VM ends 20-40
+//      us late at the median, up to ~120 us at the 99th percentile, and a
+//      delay target's or a rate schedule's request would carry that as
+//      latency). TIERLAB_TIMER_SPIN_US sets that window; 0 sleeps to the
+//      timer itself.
 // While the loop stays busy, watched fds are still checked (non-blocking)
 // every few turns, so sockets are not starved by a stream of completions.
 //
@@ -115,6 +121,8 @@ class RealEngine final : public Engine {
   // Loop turns and sleeps so far (for tests and benchmarks).
   std::uint64_t turns() const;
   std::uint64_t sleeps() const;
+  // Turns that polled because a timer was due within the spin window.
+  std::uint64_t timer_spins() const;
 
  private:
   // CLOCK_MONOTONIC in nanoseconds (what Now() returns).
