@@ -202,6 +202,32 @@ const Field<TierSpec> kTierFields[] = {
            std::llround(f.Number(k, static_cast<double>(t.write_delay) / 1e3, 0, 1e7) * 1e3));
      },
      [](const TierSpec& t) -> json { return static_cast<double>(t.write_delay) / 1e3; }, true},
+    {"read_iops_limit", "number 0..1e9", "IOPS",
+     "at most this many reads a second to each device, paced (blk-throttle's riops), in "
+     "simulation and real runs alike; 0 = no limit",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.read_iops_limit = f.Number(k, t.read_iops_limit, 0, 1e9);
+     },
+     [](const TierSpec& t) -> json { return t.read_iops_limit; }, true},
+    {"write_iops_limit", "number 0..1e9", "IOPS",
+     "at most this many writes and discards a second to each device, as read_iops_limit",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.write_iops_limit = f.Number(k, t.write_iops_limit, 0, 1e9);
+     },
+     [](const TierSpec& t) -> json { return t.write_iops_limit; }, true},
+    {"read_bw_limit", "bytes", "bytes/s",
+     "at most this many bytes read a second from each device, paced (blk-throttle's rbps); "
+     "0 = no limit",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.read_bw_limit = f.Bytes(k, t.read_bw_limit);
+     },
+     [](const TierSpec& t) -> json { return FormatBytes(t.read_bw_limit); }, true},
+    {"write_bw_limit", "bytes", "bytes/s",
+     "at most this many bytes written a second to each device, as read_bw_limit",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       t.write_bw_limit = f.Bytes(k, t.write_bw_limit);
+     },
+     [](const TierSpec& t) -> json { return FormatBytes(t.write_bw_limit); }, true},
     {"model", "object (tiers[].model below)", "", "overrides of the preset's figures",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        const json* m = f.Raw(k);

@@ -65,6 +65,12 @@ struct TierSpec {
   // modes: a slow tier made of fast files, simulated as it runs.
   Nanos read_delay = 0;
   Nanos write_delay = 0;
+  // A throttle in front of each device (RateLimitTarget), in both modes:
+  // requests and bytes a second per direction, 0 = none.
+  double read_iops_limit = 0;
+  double write_iops_limit = 0;
+  std::uint64_t read_bw_limit = 0;
+  std::uint64_t write_bw_limit = 0;
   nlohmann::json model;  // custom preset field overrides, as given
 };
 

@@ -13,6 +13,7 @@
 #include "tiering/targets/DelayTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/MirrorTarget.h"
+#include "tiering/targets/RateLimitTarget.h"
 #include "tiering/targets/SliceTarget.h"
 #include "tiering/targets/StripeTarget.h"
 #include "tiering/tier/TierTarget.h"
@@ -124,6 +125,20 @@ std::vector<std::unique_ptr<BlockDevice>> DelayDevices(
   return devs;
 }
 
+// A throttle in front of each of the tier's devices (and of its delay: the
+// rate decides when a request starts, the delay how long it then takes).
+std::vector<std::unique_ptr<BlockDevice>> RateLimitDevices(
+    Engine& engine, const TierSpec& t, std::vector<std::unique_ptr<BlockDevice>> devs) {
+  const RateLimitConfig limits{{t.read_iops_limit, static_cast<double>(t.read_bw_limit)},
+                               {t.write_iops_limit, static_cast<double>(t.write_bw_limit)}};
+  if (!limits.read.Limits() && !limits.write.Limits()) return devs;
+  for (auto& d : devs) {
+    std::string name = d->name() + "-rate";
+    d = std::make_unique<RateLimitTarget>(engine, std::move(name), std::move(d), limits);
+  }
+  return devs;
+}
+
 std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
                                          std::vector<std::unique_ptr<BlockDevice>> devs) {
   if (devs.size() == 1) return std::move(devs[0]);
@@ -166,9 +181,11 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     TierView view;
     view.name = l.tiers[i].name;
     view.preset = l.tiers[i].preset;
-    // The devices' own figures are reported, below any delay in front of them.
+    // The devices' own figures are reported, below any delay or throttle in
+    // front of them.
     for (auto& d : *devs) view.devices.push_back(d.get());
-    auto tier_devices = DelayDevices(engine, l.tiers[i], std::move(devs.value()));
+    auto tier_devices = RateLimitDevices(engine, l.tiers[i],
+                                         DelayDevices(engine, l.tiers[i], std::move(devs.value())));
     if (i == cache_tier) {
       view.role = "cache";
       cache_devices = std::move(tier_devices);

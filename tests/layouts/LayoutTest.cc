@@ -167,6 +167,38 @@ TEST(LayoutTest, TierDelaysRoundTripAndAreLeftOutWhenZero) {
   EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[1].read_delay_us: must be", 0), 0u) << ErrorOf(j);
 }
 
+TEST(LayoutTest, TierRateLimitsRoundTripAndAreLeftOutWhenZero) {
+  nlohmann::json j = {{"name", "r"},
+                      {"tiers",
+                       {{{"name", "a"}, {"preset", "nvme-pm1725"}},
+                        {{"name", "b"},
+                         {"preset", "ssd-hk4e"},
+                         {"read_iops_limit", 2000},
+                         {"write_iops_limit", 150.5},
+                         {"read_bw_limit", "200m"},
+                         {"write_bw_limit", "64k"}}}}};
+  auto l = ParseLayoutJson(j, "r.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->tiers[1].read_iops_limit, 2000.0);
+  EXPECT_EQ(l->tiers[1].write_iops_limit, 150.5);
+  EXPECT_EQ(l->tiers[1].read_bw_limit, 200u << 20);
+  EXPECT_EQ(l->tiers[1].write_bw_limit, 64u << 10);
+  const nlohmann::json out = LayoutToJson(*l);
+  EXPECT_EQ(out["tiers"][1]["read_iops_limit"], 2000.0);
+  EXPECT_EQ(out["tiers"][1]["read_bw_limit"], "200m");
+  for (const char* k : {"read_iops_limit", "write_iops_limit", "read_bw_limit", "write_bw_limit"}) {
+    EXPECT_FALSE(out["tiers"][0].contains(k)) << k;
+  }
+  auto again = ParseLayoutJson(out, "again");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->tiers[1].write_bw_limit, 64u << 10);
+  j["tiers"][1]["read_iops_limit"] = -5;
+  EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[1].read_iops_limit: must be", 0), 0u) << ErrorOf(j);
+  j["tiers"][1]["read_iops_limit"] = 1;
+  j["tiers"][1]["read_bw_limit"] = "fast";
+  EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[1].read_bw_limit:", 0), 0u) << ErrorOf(j);
+}
+
 TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   nlohmann::json j = {{"tiers", {{{"preset", "optane"}, {"count", 2}}}}};
   std::string e = ErrorOf(j);

@@ -14,6 +14,7 @@
 #include "tiering/targets/FaultTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/MirrorTarget.h"
+#include "tiering/targets/RateLimitTarget.h"
 #include "tiering/targets/StripeTarget.h"
 
 namespace tierlab {
@@ -220,6 +221,65 @@ TEST(TargetsTest, DelayAddsLatencyPerOp) {
   t0 = e.Now();
   ASSERT_EQ(SubmitAndWait(e, d, {IoOp::kWrite, 0, 0, 4096, nullptr}), Status::kOk);
   EXPECT_EQ(e.Now() - t0, 300 * kMicro);
+}
+
+// Completion times of `n` requests of `op` and `length` submitted at once.
+std::vector<Nanos> SubmitBurst(SimEngine& e, BlockDevice& d, IoOp op, std::uint64_t length, int n) {
+  std::vector<Nanos> done;
+  for (int i = 0; i < n; ++i) {
+    d.Submit({op, 0, static_cast<std::uint64_t>(i) * length, length, nullptr}, [&](Status st) {
+      EXPECT_EQ(st, Status::kOk);
+      done.push_back(e.Now());
+    });
+  }
+  e.Run();
+  return done;
+}
+
+TEST(TargetsTest, RateLimitPacesEachDirectionAtItsRate) {
+  SimEngine e;
+  RateLimitTarget r(e, "r", std::make_unique<RamDevice>(e, "ram", 64 * kMiB),
+                    RateLimitConfig{{1000, 0}, {0, 4 * kMiB}});  // 1000 reads/s; 4 MiB/s written
+  // Ten reads at once: one every millisecond, the first at once, in order.
+  Nanos t0 = e.Now();
+  std::vector<Nanos> reads = SubmitBurst(e, r, IoOp::kRead, 4096, 10);
+  ASSERT_EQ(reads.size(), 10u);
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(reads[i] - reads[0], i * kMilli) << i;  // paced, no burst
+  }
+  EXPECT_LT(reads[0] - t0, 100 * kMicro);  // the first waits for no one
+  // 64 KiB writes at 4 MiB/s: 15.625 ms apart, whatever their count per second.
+  t0 = e.Now();
+  std::vector<Nanos> writes = SubmitBurst(e, r, IoOp::kWrite, 64 * 1024, 5);
+  ASSERT_EQ(writes.size(), 5u);
+  EXPECT_NEAR(static_cast<double>(writes[4] - writes[0]), 4 * 15.625e6, 2.0);
+  // Directions are independent: a read during the writes' backlog is not held.
+  std::vector<Nanos> mixed;
+  t0 = e.Now();
+  for (int i = 0; i < 3; ++i) {
+    r.Submit({IoOp::kWrite, 0, 0, 64 * 1024, nullptr}, [](Status) {});
+  }
+  r.Submit({IoOp::kRead, 0, 0, 4096, nullptr}, [&](Status) { mixed.push_back(e.Now()); });
+  r.Submit({IoOp::kFlush, 0, 0, 0, nullptr}, [&](Status) { mixed.push_back(e.Now()); });
+  e.Run();
+  ASSERT_EQ(mixed.size(), 2u);
+  EXPECT_LT(mixed[0] - t0, 100 * kMicro);
+  EXPECT_LT(mixed[1] - t0, 100 * kMicro);
+  // An idle device earns no credit: after a long pause the pacing restarts.
+  e.RunUntil(e.Now() + kSecond);
+  t0 = e.Now();
+  reads = SubmitBurst(e, r, IoOp::kRead, 4096, 3);
+  EXPECT_EQ(reads[2] - reads[0], 2 * kMilli);
+  EXPECT_GT(r.throttled(), 0u);
+}
+
+TEST(TargetsTest, RateLimitedStackPassesVerification) {
+  SimEngine e;
+  RateLimitTarget r(e, "r", std::make_unique<RamDevice>(e, "ram", 8 * kMiB),
+                    RateLimitConfig{{50'000, 100 * kMiB}, {20'000, 50 * kMiB}});
+  auto v = testing::RunVerify(e, r, Opts(9));
+  EXPECT_TRUE(v.ok()) << v.first_problem;
+  EXPECT_GT(r.throttled(), 100u);  // the throttle held requests back while verified
 }
 
 TEST(TargetsTest, BadRequestsCompleteEinvalWithoutReachingChildren) {
