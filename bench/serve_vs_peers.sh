@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# tierlab serve against the NBD servers a storage engineer would use instead,
+# in one run (issue 19 item 5; figures in docs/PERFORMANCE.md, "NBD serve
+# against nbdkit and qemu-nbd"):
+#   tierlab   a persistent write-back cached volume (cache 1 GiB of 4 KiB
+#             lines over a 1 GiB capacity file), its files in DIR
+#   nbdkit-file   `nbdkit file` on a 1 GiB file in DIR
+#   qemu-nbd      `qemu-nbd -f raw -t` (persistent) on the same file
+#   nbdkit-memory `nbdkit memory 1G`
+# Each server gets the same fio job (--ioengine=nbd, 4k randrw 50/50, QD16,
+# one connection, the export written once first); rounds alternate the
+# servers. Each run also reports the server's CPU time per I/O (user +
+# system from /proc/PID/stat, all its threads), steadier than IOPS on a
+# shared machine. The peers run with their defaults: nbdkit file and
+# qemu-nbd go through the page cache, tierlab's files use O_DIRECT (the
+# engine `auto` picks: io_uring on a disk, libaio and mapped files on tmpfs).
+#
+#   bench/serve_vs_peers.sh [tierlab-binary]
+# Environment: DIR (default: a new directory under the build directory, on
+#   the repo's filesystem; /dev/shm for memory files), RUNTIME (s, default
+#   10), ROUNDS (default 3), SERVERS (default "tierlab nbdkit-file qemu-nbd
+#   nbdkit-memory").
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+bin="${1:-${TIERLAB_BIN:-$repo/build/tierlab}}"
+runtime="${RUNTIME:-10}"
+rounds="${ROUNDS:-3}"
+servers="${SERVERS:-tierlab nbdkit-file qemu-nbd nbdkit-memory}"
+for c in fio nbdkit qemu-nbd python3; do
+  command -v "$c" >/dev/null || { echo "$c not found" >&2; exit 2; }
+done
+[[ -x "$bin" ]] || { echo "$bin: not built" >&2; exit 2; }
+base="${DIR:-$(dirname "$bin")}"
+work="$(mktemp -d "$base/tierlab-peers.XXXXXX")"
+sockdir="$(mktemp -d)"  # unix socket paths must stay short
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work" "$sockdir"
+}
+trap cleanup EXIT
+
+cat >"$work/layout.json" <<JSON
+{"name": "peers", "tiers": [
+  {"name": "cache", "preset": "nvme-pm1725", "count": 1, "capacity": "1g"},
+  {"name": "capacity", "preset": "ssd-hk4e", "count": 1, "capacity": "1g"}],
+ "cache": {"tier": "cache", "write": "writeback", "line_size": "4k", "capacity": "1g",
+           "high_watermark": 100, "low_watermark": 95}}
+JSON
+"$bin" create "$work/layout.json" --name peers --dir "$work/vol" >/dev/null
+truncate -s 1G "$work/raw.img"
+
+wait_sock() { for _ in $(seq 1000); do [[ -S "$1" ]] && return 0; sleep 0.005; done; return 1; }
+declare -A pid_of
+start() {  # NAME: starts the server on $sockdir/NAME.sock
+  local s="$sockdir/$1.sock"
+  case "$1" in
+    tierlab) "$bin" serve "$work/vol" --nbd "unix:$s" >/dev/null 2>>"$work/serve.err" & ;;
+    nbdkit-file) nbdkit --unix "$s" --foreground file "$work/raw.img" >/dev/null 2>&1 & ;;
+    qemu-nbd) qemu-nbd -f raw -t -k "$s" "$work/raw.img" >/dev/null 2>&1 & ;;
+    nbdkit-memory) nbdkit --unix "$s" --foreground memory 1G >/dev/null 2>&1 & ;;
+    *) echo "unknown server $1" >&2; exit 2 ;;
+  esac
+  pid_of[$1]=$!
+  pids+=("$!")
+  wait_sock "$s" || { echo "$1 did not start" >&2; exit 1; }
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+run() {  # NAME: prints "IOPS CPU-us-per-I/O"
+  local c0 c1 s="$sockdir/$1.sock"
+  c0=$(cpu_ticks "${pid_of[$1]}")
+  fio --name="$1" --ioengine=nbd --uri="nbd+unix:///?socket=$s" --rw=randrw --rwmixread=50 \
+    --bs=4k --iodepth=16 --size=1g --time_based --runtime="$runtime" --randseed=42 \
+    --output-format=json --output="$work/$1.json" >"$work/$1.log" 2>&1 ||
+    { cat "$work/$1.log" >&2; return 1; }
+  c1=$(cpu_ticks "${pid_of[$1]}")
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; n=j["read"]["total_ios"]+j["write"]["total_ios"]; print(round(j["read"]["iops"]+j["write"]["iops"]), round((int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4])*1e6/n, 2))' \
+    "$work/$1.json" "$c0" "$c1" "$(getconf CLK_TCK)"
+}
+
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  cpus: $(nproc)  load: $(cut -d' ' -f1 /proc/loadavg)  $(fio --version)  $(nbdkit --version | head -1)  $(qemu-nbd --version | head -1)"
+echo "dir: $(df --output=fstype "$work" | tail -1); job: randrw 50/50 4k QD16 size=1g runtime=${runtime}s, $rounds rounds"
+for s in $servers; do
+  start "$s"
+  fio --name=fill --ioengine=nbd --uri="nbd+unix:///?socket=$sockdir/$s.sock" --rw=write \
+    --bs=1m --size=1g --iodepth=4 >/dev/null 2>&1
+done
+declare -A sum cpu
+for s in $servers; do sum[$s]=0; cpu[$s]=""; done
+for r in $(seq "$rounds"); do
+  line="round $r:"
+  for s in $servers; do
+    read -r i c < <(run "$s")
+    sum[$s]=$((sum[$s] + i))
+    cpu[$s]="${cpu[$s]} $c"
+    line="$line $s $i ($c us)"
+  done
+  echo "$line"
+done
+best=0
+best_name=""
+for s in $servers; do
+  [[ $s == tierlab ]] && continue
+  m=$((sum[$s] / rounds))
+  if ((m > best)); then best=$m; best_name=$s; fi
+done
+for s in $servers; do
+  python3 -c "import sys; c=[float(x) for x in sys.argv[3].split()]; m=int(sys.argv[2]); b=int(sys.argv[4]); print(f'{sys.argv[1]:14s} mean {m:8d} IOPS  CPU/I/O {sum(c)/len(c):6.2f} us' + (f'  ratio to best peer ({sys.argv[5]}) {m/b:.2f}' if b else ''))" \
+    "$s" "$((sum[$s] / rounds))" "${cpu[$s]}" "$best" "$best_name"
+done
