@@ -144,7 +144,8 @@ void RegisterTraceCommand(CLI::App& app, CommandResult& result) {
   auto conv = std::make_shared<ConvertArgs>();
   CLI::App* c = trace->add_subcommand("convert", "Convert a trace to another format");
   c->add_option("in", conv->in, std::string("Input trace ") + kTraceArgHelp)->required();
-  c->add_option("out", conv->out, "Output file (created or truncated)")->required();
+  c->add_option("out", conv->out, "Output file (created or truncated; - writes standard output)")
+      ->required();
   c->add_option("--to", conv->to, "Output format: tierlab, fio (fio-v3) or msr")
       ->required()
       ->transform([](std::string v) { return v == "fio" ? std::string("fio-v3") : v; });

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <iostream>
 #include <vector>
 
 #include "bench/trace/TierlabBinaryFormat.h"
@@ -180,6 +181,12 @@ Expected<std::unique_ptr<TraceWriter>> CreateTraceWriter(std::unique_ptr<std::os
 Expected<std::unique_ptr<TraceWriter>> CreateTraceWriter(const std::string& path,
                                                          TraceFormat format) {
   if (!CanWriteTraceFormat(format)) return CreateTraceWriter(nullptr, path, format);
+  if (path == "-") {
+    // Standard output, as fio and the Unix tools read "-": a stream on
+    // std::cout's buffer, which outlives the writer and is not closed by it.
+    return CreateTraceWriter(std::make_unique<std::ostream>(std::cout.rdbuf()), "standard output",
+                             format);
+  }
   auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
   if (!*out) return MakeError(path + ": cannot create file", ErrorKind::kIo);
   return CreateTraceWriter(std::move(out), path, format);

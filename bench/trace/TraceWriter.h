@@ -40,7 +40,7 @@ class TraceWriter {
 // Formats CreateTraceWriter accepts: kTierlabBin, kFioIologV3, kMsrCsv.
 bool CanWriteTraceFormat(TraceFormat format);
 
-// Creates (truncates) `path`.
+// Creates (truncates) `path`; "-" is standard output.
 Expected<std::unique_ptr<TraceWriter>> CreateTraceWriter(const std::string& path,
                                                          TraceFormat format);
 // Writes into `out` (e.g. a std::ostringstream); `name` is used in errors.

@@ -42,6 +42,12 @@ cmp "$tmp/a.bin" "$tmp/b.bin" || fail "tierlab -> tierlab is not identical"
 "$bin" trace convert "$tmp/m.csv" "$tmp/m2.bin" --to tierlab 2>/dev/null
 cmp "$tmp/m.bin" "$tmp/m2.bin" || fail "msr -> tierlab -> msr -> tierlab differs"
 "$bin" trace convert "$tmp/m.bin" "$tmp/m.iolog" --to fio 2>/dev/null
+# "-" is standard output (and input): a pipe gives the same bytes as a file.
+( cd "$tmp" && "$bin" trace convert m.bin - --to fio 2>/dev/null >piped.iolog )
+cmp "$tmp/m.iolog" "$tmp/piped.iolog" || fail "convert to - differs from convert to a file"
+[[ ! -e "$tmp/-" ]] || fail "convert to - created a file named -"
+"$bin" trace convert - - --to tierlab --from msr <"$tmp/m.csv" 2>/dev/null >"$tmp/m3.bin"
+cmp "$tmp/m.bin" "$tmp/m3.bin" || fail "msr on stdin -> tierlab on stdout differs"
 head -1 "$tmp/m.iolog" | grep -q 'fio version 3 iolog' || fail "fio output header"
 [ "$("$bin" trace stats "$tmp/m.iolog" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])')" = \
   "$("$bin" trace stats "$tmp/m.bin" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["requests"])')" ] \

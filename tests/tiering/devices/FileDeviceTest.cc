@@ -16,6 +16,7 @@
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/FileLock.h"
+#include "tiering/devices/UringQueue.h"
 
 namespace tierlab {
 namespace {
@@ -49,6 +50,15 @@ void Fill(AlignedBuffer& b, std::uint8_t seed) {
 class FileDeviceTest : public ::testing::TestWithParam<FileEngine> {
  protected:
   FileDeviceTest() : dir_(fs::temp_directory_path()) {}
+
+  // Where the kernel offers no io_uring (or TIERLAB_NO_IO_URING is set), its
+  // half of the suite is skipped with the reason; libaio's half still runs,
+  // and FileDeviceEngineTest checks the fallback.
+  void SetUp() override {
+    if (GetParam() != FileEngine::kIoUring) return;
+    auto ring = UringQueue::Open(-1, 4);
+    if (!ring.ok()) GTEST_SKIP() << "no io_uring here: " << ring.error().message;
+  }
 
   FileDeviceOptions Opts() const {
     FileDeviceOptions o;
