@@ -7,16 +7,10 @@ DelayTarget::DelayTarget(Engine& engine, std::string name, std::unique_ptr<Block
     : ForwardingTarget(engine, std::move(name), std::move(child)), delay_(delay) {}
 
 void DelayTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  Held* h = pool_.Acquire();
-  h->done = std::move(done);
-  h->req = req;
   const Nanos d = req.op == IoOp::kRead    ? delay_.read
                   : req.op == IoOp::kFlush ? delay_.flush
                                            : delay_.write;
-  engine().ScheduleAfter(d, [this, h] {
-    Forward(h->req, std::move(h->done));
-    pool_.Release(h);
-  });
+  ForwardAt(engine().Now() + d, req, std::move(done));
 }
 
 }  // namespace tierlab

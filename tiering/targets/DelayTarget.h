@@ -5,7 +5,6 @@
 
 #include <memory>
 
-#include "tiering/core/ObjectPool.h"
 #include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
@@ -27,12 +26,7 @@ class DelayTarget final : public ForwardingTarget {
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
 
  private:
-  struct Held {
-    IoCallback done;
-    IoRequest req;
-  };
   DelayConfig delay_;
-  ObjectPool<Held> pool_;
 };
 
 }  // namespace tierlab

@@ -18,6 +18,16 @@ void ForwardingTarget::Forward(const IoRequest& req, IoCallback done) {
   });
 }
 
+void ForwardingTarget::ForwardAt(Nanos at, const IoRequest& req, IoCallback done) {
+  Held* h = held_.Acquire();
+  h->done = std::move(done);
+  h->req = req;
+  engine().ScheduleAt(at, [this, h] {
+    Forward(h->req, std::move(h->done));
+    held_.Release(h);
+  });
+}
+
 void ForwardingTarget::AllocationImpl(std::uint64_t offset, std::uint64_t length,
                                       std::size_t max_extents, AllocationMap& out) const {
   // A layer that cannot tell answers data (the contract): a failed query

@@ -48,14 +48,22 @@ class ForwardingTarget : public BlockDevice {
   // Submits `req` to the child and completes `done` (through Finish) with
   // the child's status. `req` is copied; its data buffer stays the caller's.
   void Forward(const IoRequest& req, IoCallback done);
+  // Holds `req` until the engine's time `at`, then forwards it (a delay, a
+  // throttle: the SPDK delay bdev's stamp-and-release pattern).
+  void ForwardAt(Nanos at, const IoRequest& req, IoCallback done);
 
  private:
   struct Pending {
     IoCallback done;
   };
+  struct Held {
+    IoCallback done;
+    IoRequest req;
+  };
   std::unique_ptr<BlockDevice> owned_;
   BlockDevice* child_;
   ObjectPool<Pending> pending_;
+  ObjectPool<Held> held_;
 };
 
 }  // namespace tierlab

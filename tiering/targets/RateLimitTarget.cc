@@ -35,13 +35,7 @@ void RateLimitTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     return;
   }
   ++throttled_;
-  Held* h = pool_.Acquire();
-  h->done = std::move(done);
-  h->req = req;
-  engine().ScheduleAt(at, [this, h] {
-    Forward(h->req, std::move(h->done));
-    pool_.Release(h);
-  });
+  ForwardAt(at, req, std::move(done));
 }
 
 }  // namespace tierlab

@@ -16,7 +16,6 @@
 
 #include <memory>
 
-#include "tiering/core/ObjectPool.h"
 #include "tiering/targets/ForwardingTarget.h"
 
 namespace tierlab {
@@ -52,13 +51,8 @@ class RateLimitTarget final : public ForwardingTarget {
     // (double: costs such as 1/3 us accumulate without drift).
     double next_start = 0;
   };
-  struct Held {
-    IoCallback done;
-    IoRequest req;
-  };
   Direction read_;
   Direction write_;
-  ObjectPool<Held> pool_;
   std::uint64_t throttled_ = 0;
 };
 
