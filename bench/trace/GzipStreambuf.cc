@@ -31,6 +31,20 @@ class GzipStreambuf final : public DecompressingStreambuf {
         if (in_member_) Fail("truncated: the data ends inside member " + Member());
         return 0;  // the end, after a whole member
       }
+      if (!in_member_ && member_ > 0 && (padding_ || *in_next_ == 0)) {
+        // Zeros after a whole member are padding (tape blocks, dd conv=sync),
+        // which gzip -d skips too; anything after them is not another member.
+        while (in_avail_ > 0 && *in_next_ == 0) {
+          ++in_next_;
+          --in_avail_;
+        }
+        padding_ = true;
+        if (in_avail_ > 0) {
+          Fail("non-zero data after the zero padding that follows member " +
+               std::to_string(member_));
+        }
+        continue;
+      }
       z_.next_in = const_cast<Bytef*>(in_next_);
       z_.avail_in = static_cast<uInt>(in_avail_);  // at most the buffer size
       in_member_ = true;
@@ -63,6 +77,7 @@ class GzipStreambuf final : public DecompressingStreambuf {
   z_stream z_{};
   int init_ = Z_OK;
   bool in_member_ = false;    // input given to the current member, not yet ended
+  bool padding_ = false;      // in the zeros after the last member
   std::uint64_t member_ = 0;  // members ended so far
 };
 

@@ -172,6 +172,18 @@ TEST(TraceInputTest, DamagedStreamsAreOneLineInputErrors) {
   // Bytes after a gzip member that are not another member.
   const ReadResult garbage = ReadBytes(Bytes("vscsi-v2.bin.gz") + "not gzip", "g.vscsi.gz");
   EXPECT_EQ(garbage.error, "g.vscsi.gz: gzip: member 2: incorrect header check");
+  // Zeros after the last member are padding, as gzip -d reads them; data
+  // after the zeros is an error.
+  const ReadResult plain = ReadBytes(Bytes("vscsi-v2.bin.gz"), "p.vscsi.gz");
+  ASSERT_EQ(plain.error, "");
+  const ReadResult padded =
+      ReadBytes(Bytes("vscsi-v2.bin.gz") + std::string(70000, '\0'), "z.vscsi.gz");
+  EXPECT_EQ(padded.error, "");
+  EXPECT_EQ(padded.records.size(), plain.records.size());
+  const ReadResult after_padding =
+      ReadBytes(Bytes("vscsi-v2.bin.gz") + std::string(700, '\0') + "x", "zx.vscsi.gz");
+  EXPECT_EQ(after_padding.error,
+            "zx.vscsi.gz: gzip: non-zero data after the zero padding that follows member 1");
   // Damage right in the head: OpenTrace fails with the codec's reason.
   std::string head = Bytes("vscsi-v2.bin.xz");
   head[8] = static_cast<char>(head[8] ^ 0xff);  // the stream header's CRC32
