@@ -3,6 +3,7 @@
 // DeviceCalibration.h has the probe and the fit; docs/VALIDATION.md the
 // method), which a layout names as "preset": "file:PATH".
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -87,14 +88,6 @@ std::string DetectMedium(const std::string& path) {
 // under this.
 constexpr double kRotationalLatency = 1e6;  // ns
 
-int RefuseHdd(const std::string& path) {
-  return Fail(path +
-                  ": rotational media: calibrate fits the flash model only (the HDD model's "
-                  "seek and rotation are not fitted yet); name an hdd preset and override its "
-                  "figures in the tier's \"model\"",
-              kExitUsage);
-}
-
 std::string Today() {
   const std::time_t t = std::time(nullptr);
   char buf[16];
@@ -107,7 +100,8 @@ json FiguresJson(const PointFigures& f) {
   return {{"iops", r(f.iops, 1)},
           {"bw_mbps", r(f.bw_bytes, 1e6)},
           {"lat_mean_us", r(f.lat_mean_ns, 1e3)},
-          {"lat_p99_us", r(f.lat_p99_ns, 1e3)}};
+          {"lat_p99_us", r(f.lat_p99_ns, 1e3)},
+          {"lat_p1_us", r(f.lat_p1_ns, 1e3)}};
 }
 
 json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
@@ -139,6 +133,7 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
           {"seconds", std::round(seconds)},
           {"max_iops_error", std::round(fit.max_iops_error * 1000) / 1000},
           {"max_lat_mean_error", std::round(fit.max_lat_error * 1000) / 1000},
+          {"notes", fit.notes},
           {"points", std::move(points)}};
 }
 
@@ -153,29 +148,73 @@ void PrintTable(const CalibrationFit& fit, const std::vector<ProbeResult>& probe
                 probe[i].spread * 100);
   }
   const DevicePreset& p = fit.preset;
-  std::printf(
-      "fitted %s: read %.0f IOPS, %.1f us, %.0f MB/s; write %.0f IOPS, %.1f us, %.0f MB/s; "
-      "%u service units\n",
-      std::string(ToString(p.type)).c_str(), p.read_iops_4k,
-      static_cast<double>(p.read_latency) / 1e3, p.seq_read_mbps, p.write_iops_4k,
-      static_cast<double>(p.write_latency) / 1e3, p.seq_write_mbps, p.service_units);
+  if (p.is_hdd()) {
+    std::printf(
+        "fitted hdd: %.0f rpm; seek read %.2f ms (track to track %.2f), write %.2f ms (%.2f); "
+        "zones %.0f to %.0f MB/s; overhead read miss %.0f us, hit %.0f us, write %.0f us; NCQ "
+        "%u\n",
+        p.rpm, p.avg_seek_read_ms, p.track_to_track_read_ms, p.avg_seek_write_ms,
+        p.track_to_track_write_ms, p.max_transfer_mbps, p.min_transfer_mbps,
+        static_cast<double>(p.overhead_read_miss) / 1e3,
+        static_cast<double>(p.overhead_read_hit) / 1e3, static_cast<double>(p.overhead_write) / 1e3,
+        p.ncq_depth);
+  } else {
+    std::printf(
+        "fitted %s: read %.0f IOPS, %.1f us, %.0f MB/s; write %.0f IOPS, %.1f us, %.0f MB/s; "
+        "%u service units\n",
+        std::string(ToString(p.type)).c_str(), p.read_iops_4k,
+        static_cast<double>(p.read_latency) / 1e3, p.seq_read_mbps, p.write_iops_4k,
+        static_cast<double>(p.write_latency) / 1e3, p.seq_write_mbps, p.service_units);
+  }
+  for (const std::string& n : fit.notes) std::printf("note: %s\n", n.c_str());
   std::printf("largest fit error: IOPS %.1f%%, mean latency %.1f%%\n", fit.max_iops_error * 100,
               fit.max_lat_error * 100);
 }
 
-int RunCalibrate(const CalibrateArgs& a) {
-  CalibrationPlan plan = a.quick ? QuickPlan() : FullPlan();
-  if (!a.size.empty()) {
-    auto b = ParseBytesText(a.size);
-    if (!b.ok() || *b < (1u << 20))
-      return Fail("--size: bytes, at least 1m, got \"" + a.size + "\"", kExitUsage);
-    plan.region = *b;
-  }
+// A plan's run settings from the command line.
+void ApplyRunOptions(const CalibrateArgs& a, CalibrationPlan& plan) {
   if (a.runtime_s > 0) {
     plan.runtime = static_cast<Nanos>(a.runtime_s * 1e9);
     plan.ramp = std::min(plan.ramp, plan.runtime / 4);
   }
   if (a.tolerance_pct > 0) plan.tolerance = a.tolerance_pct / 100;
+}
+
+// Whether a regular file has holes below `bytes`: its reads there never
+// reach the disk, so they would time the page cache, not the platter.
+bool HasHoles(const std::string& path, std::uint64_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  ::close(fd);
+  return hole >= 0 && static_cast<std::uint64_t>(hole) < bytes;
+}
+
+// 4k random reads at QD1 for a second over `region`: milliseconds on a disk,
+// well under one on flash, even behind a virtual disk that calls itself
+// rotational.
+Expected<double> Qd1ReadLatencyNs(Engine& engine, BlockDevice& device, std::uint64_t region) {
+  CalibrationPlan pre;
+  pre.points = {ProbePoint{RwMode::kRandRead, 4096, 1}};
+  pre.region = region;
+  pre.fill = false;
+  pre.repeats = 1;
+  pre.max_repeats = 1;
+  pre.ramp = 100 * kMilli;
+  pre.runtime = kSecond;
+  auto r = RunProbe(engine, device, pre);
+  if (!r.ok()) return r.error();
+  return r->front().median.lat_mean_ns;
+}
+
+int RunCalibrate(const CalibrateArgs& a) {
+  std::uint64_t size_override = 0;
+  if (!a.size.empty()) {
+    auto b = ParseBytesText(a.size);
+    if (!b.ok() || *b < (1u << 20))
+      return Fail("--size: bytes, at least 1m, got \"" + a.size + "\"", kExitUsage);
+    size_override = *b;
+  }
   if (a.engine != "auto" && a.engine != "io_uring" && a.engine != "libaio") {
     return Fail("--engine: unknown \"" + a.engine + "\"; known: auto, io_uring, libaio",
                 kExitUsage);
@@ -189,43 +228,89 @@ int RunCalibrate(const CalibrateArgs& a) {
   const std::string medium = a.type == "auto" ? DetectMedium(a.path) : a.type;
   auto type = ParseDeviceType(medium);
   if (!type.ok()) {
-    return Fail("--type: unknown \"" + a.type + "\"; known: auto, ram, optane, nvme, ssd",
+    return Fail("--type: unknown \"" + a.type + "\"; known: auto, ram, optane, nvme, ssd, hdd",
                 kExitUsage);
   }
   // The kernel's rotational flag is a hint: virtual disks often carry it
-  // whatever backs them. The probe's random reads decide (below).
+  // whatever backs them. A short QD1 read probe decides (below).
   const bool kernel_rotational = *type == DeviceType::kHdd && a.type == "auto";
-  if (*type == DeviceType::kHdd && !kernel_rotational) return RefuseHdd(a.path);
-  if (kernel_rotational) type = DeviceType::kSsd;
+  bool disk = *type == DeviceType::kHdd && !kernel_rotational;
 
   struct stat st {};
   const bool exists = ::stat(a.path.c_str(), &st) == 0;
-  if (exists && !a.force && (S_ISBLK(st.st_mode) || st.st_size > 0)) {
-    return Fail(a.path + ": calibrate writes over its first " + FormatBytes(plan.region) +
-                    "; pass --force to let it",
+  if (disk && !exists) {
+    return Fail(a.path +
+                    ": calibrating a disk needs an existing block device or a file written "
+                    "whole (a new file's blocks are holes, which never reach the platter)",
                 kExitUsage);
+  }
+  const std::uint64_t flash_region =
+      size_override != 0 ? size_override : (a.quick ? QuickPlan() : FullPlan()).region;
+  if (exists && !a.force && (S_ISBLK(st.st_mode) || st.st_size > 0)) {
+    return Fail(
+        a.path + ": calibrate writes over " +
+            (disk ? std::string("the whole of it") : "its first " + FormatBytes(flash_region)) +
+            "; pass --force to let it",
+        kExitUsage);
   }
   RealEngine engine;
   FileDeviceOptions fo;
   fo.path = a.path;
   fo.create = !exists;
-  fo.size = exists ? 0 : plan.region;
+  fo.size = exists ? 0 : flash_region;
   fo.engine = engine_kind;
   fo.queue_depth = 64;
   auto dev = FileDevice::Open(engine, "calibrated", fo);
   if (!dev.ok()) return Fail(dev.error());
-  plan.region = std::min(plan.region, (*dev)->Size() / (1u << 20) * (1u << 20));
   struct Remove {
     std::string path;
     ~Remove() {
       if (!path.empty()) ::unlink(path.c_str());
     }
   } remove{exists ? "" : a.path};
+  const std::uint64_t whole = (*dev)->Size() / (1u << 20) * (1u << 20);
+  const std::uint64_t disk_region = size_override != 0 ? std::min(size_override, whole) : whole;
+  if (whole == 0) return Fail(a.path + ": smaller than 1 MiB", kExitUsage);
+
+  const bool holes = exists && S_ISREG(st.st_mode) && HasHoles(a.path, disk_region);
+  if (disk && holes) {
+    return Fail(a.path + ": has holes below " + FormatBytes(disk_region) +
+                    ", which a disk's reads never reach: write it whole first (fio "
+                    "--rw=write), or calibrate the block device",
+                kExitUsage);
+  }
+  if ((disk || kernel_rotational) && exists && !holes) {
+    auto lat = Qd1ReadLatencyNs(engine, **dev, disk_region);
+    if (!lat.ok()) return Fail(a.path + ": " + lat.error().message, ExitCodeFor(lat.error().kind));
+    const bool slow = *lat > kRotationalLatency;
+    if (disk && !slow) {
+      return Fail(a.path + ": does not look rotational: its 4k random reads take " +
+                      std::to_string(std::lround(*lat / 1e3)) +
+                      " us at QD1 (a disk's take milliseconds); calibrate it as flash (--type "
+                      "auto, nvme or ssd)",
+                  kExitUsage);
+    }
+    disk = slow;
+    if (!disk && !a.quiet) {
+      std::fprintf(stderr,
+                   "calibrate: the kernel calls %s rotational, but its 4k random reads take "
+                   "%.0f us at QD1 (a disk's take milliseconds): fitted as flash\n",
+                   a.path.c_str(), *lat / 1e3);
+    }
+  }
+  if (*type == DeviceType::kHdd && !disk) type = DeviceType::kSsd;
+
+  CalibrationPlan plan = disk ? HddPlan(a.quick, disk_region) : a.quick ? QuickPlan() : FullPlan();
+  if (!disk) plan.region = std::min(flash_region, whole);
+  ApplyRunOptions(a, plan);
 
   const auto t0 = std::chrono::steady_clock::now();
   if (!a.quiet) {
     std::fprintf(stderr, "calibrate: %s (%s, %s), %zu points x %u runs over %s, about %.0f s\n",
-                 a.path.c_str(), kernel_rotational ? "rotational, says the kernel" : medium.c_str(),
+                 a.path.c_str(),
+                 disk                ? "hdd"
+                 : kernel_rotational ? "rotational, says the kernel"
+                                     : medium.c_str(),
                  ToString((*dev)->engine()), plan.points.size(), plan.repeats,
                  FormatBytes(plan.region).c_str(), static_cast<double>(PlannedTime(plan)) / 1e9);
   }
@@ -250,23 +335,30 @@ int RunCalibrate(const CalibrateArgs& a) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  if (kernel_rotational) {
+  if (!disk && kernel_rotational) {
+    // A new file on a disk the kernel calls rotational: its probe ran as
+    // flash; if its reads took a disk's milliseconds, say how to fit one.
     const ProbeResult& qd1 = probe->front();  // random 4k reads at QD1
-    if (qd1.median.lat_mean_ns > kRotationalLatency) return RefuseHdd(a.path);
-    if (!a.quiet) {
-      std::fprintf(stderr,
-                   "calibrate: the kernel calls %s rotational, but its 4k random reads take "
-                   "%.0f us at QD1 (a disk's take milliseconds): fitted as flash\n",
-                   a.path.c_str(), qd1.median.lat_mean_ns / 1e3);
+    if (qd1.median.lat_mean_ns > kRotationalLatency) {
+      return Fail(a.path + ": 4k random reads take " +
+                      std::to_string(std::lround(qd1.median.lat_mean_ns / 1e3)) +
+                      " us at QD1, a disk's: calibrate the block device, or a file written "
+                      "whole, with --type hdd",
+                  kExitUsage);
     }
   }
   DevicePreset base;
+  if (disk) {
+    // What the probe does not measure (the buffer, the host link) comes from
+    // the catalog's 7,200 rpm SATA disk.
+    base = *FindPreset("hdd-7200");
+  }
   base.name = a.name.empty() ? "calibrated" : a.name;
   base.product = "tierlab calibrate " + a.path + " (" + Today() + ")";
   base.type = *type;
   base.capacity_bytes = (*dev)->Size();
-  auto fit = FitFlashModel(*probe, plan, base);
-  if (!fit.ok()) return Fail(fit.error());
+  auto fit = disk ? FitHddModel(*probe, plan, base) : FitFlashModel(*probe, plan, base);
+  if (!fit.ok()) return Fail(a.path + ": " + fit.error().message, ExitCodeFor(fit.error().kind));
   const json doc = PresetFileJson(
       fit->preset, CalibrationJson(a, plan, *probe, *fit, ToString((*dev)->engine()), seconds));
   if (!a.output.empty() && a.output != "-") {
@@ -295,7 +387,7 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
       ->required();
   cmd->add_flag("--quick", a->quick, "At most a minute: fewer queue depths, shorter runs");
   cmd->add_option("--size", a->size, "Bytes from the start to probe (default 1g, quick 512m)");
-  cmd->add_option("--type", a->type, "Model type: auto, ram, optane, nvme or ssd")
+  cmd->add_option("--type", a->type, "Model type: auto, ram, optane, nvme, ssd or hdd")
       ->capture_default_str();
   cmd->add_option("--name", a->name, "The preset's name in its file");
   cmd->add_option("-o,--output", a->output, "Preset file to write (- for none)")

@@ -31,6 +31,12 @@ Nanos ReadMicros(JsonFields& f, std::string_view k, Nanos current) {
   return static_cast<Nanos>(f.Number(k, static_cast<double>(current) / 1e3, 0.01, 1e6) * 1e3);
 }
 
+// A command overhead in microseconds, which may be zero.
+Nanos ReadOverheadMicros(JsonFields& f, std::string_view k, Nanos current) {
+  if (!f.Has(k)) return current;
+  return static_cast<Nanos>(f.Number(k, static_cast<double>(current) / 1e3, 0, 1e6) * 1e3);
+}
+
 // Custom model fields a tier may override on its preset ("model": {...}).
 // Written back as given (TierSpec::model), so `write` is empty.
 const Field<DevicePreset> kModelFields[] = {
@@ -94,6 +100,49 @@ const Field<DevicePreset> kModelFields[] = {
      [](JsonFields& f, std::string_view k, DevicePreset& p) {
        const double ttt = f.Number(k, p.track_to_track_read_ms, 0, 1e3);
        if (f.Has(k)) p.track_to_track_read_ms = p.track_to_track_write_ms = ttt;
+     },
+     nullptr, false, "the preset's"},
+    {"avg_seek_write_ms", "number 0..1000", "ms", "HDD average seek of writes (after avg_seek_ms)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.avg_seek_write_ms = f.Number(k, p.avg_seek_write_ms, 0, 1e3);
+     },
+     nullptr, false, "the preset's"},
+    {"track_to_track_write_ms", "number 0..1000", "ms",
+     "HDD track-to-track seek of writes (after track_to_track_ms)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.track_to_track_write_ms = f.Number(k, p.track_to_track_write_ms, 0, 1e3);
+     },
+     nullptr, false, "the preset's"},
+    {"overhead_read_miss_us", "number 0..1e6", "us",
+     "HDD command overhead of a read from the media",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.overhead_read_miss = ReadOverheadMicros(f, k, p.overhead_read_miss);
+     },
+     nullptr, false, "the preset's"},
+    {"overhead_read_hit_us", "number 0..1e6", "us",
+     "HDD command overhead of a read from the read-ahead buffer",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.overhead_read_hit = ReadOverheadMicros(f, k, p.overhead_read_hit);
+     },
+     nullptr, false, "the preset's"},
+    {"overhead_write_us", "number 0..1e6", "us", "HDD command overhead of a write",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.overhead_write = ReadOverheadMicros(f, k, p.overhead_write);
+     },
+     nullptr, false, "the preset's"},
+    {"ncq_depth", "integer 0..256", "", "HDD command tags; 0 = no command queueing",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.ncq_depth = static_cast<std::uint32_t>(f.Int(k, p.ncq_depth, 0, 256));
+     },
+     nullptr, false, "the preset's"},
+    {"cache_mib", "integer 0..1e6", "MiB", "HDD buffer, also its read-ahead limit",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.cache_mib = static_cast<std::uint32_t>(f.Int(k, p.cache_mib, 0, 1000000));
+     },
+     nullptr, false, "the preset's"},
+    {"interface_mbps", "number 0..1e6", "MB/s", "HDD host link payload rate; 0 = not limited",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.interface_mbps = f.Number(k, p.interface_mbps, 0, 1e6);
      },
      nullptr, false, "the preset's"},
     {"max_transfer_mbps", "number 0..1e6", "MB/s", "HDD media rate at the outer zone (LBA 0)",

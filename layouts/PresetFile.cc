@@ -61,7 +61,7 @@ Expected<DevicePreset> ReadPresetFile(std::string_view path, std::string name) {
   if (!mf.Has("type")) mf.Fail("type", "missing; one of ram, optane, nvme, ssd, hdd");
   if (mf.ok()) ReadFields(ModelFields(), mf, p);
   if (!mf.ok()) return mf.error();
-  if (p.is_hdd() && p.ncq_depth == 0) p.ncq_depth = 32;  // SATA NCQ's tags
+  if (p.is_hdd() && !mf.Has("ncq_depth")) p.ncq_depth = 32;  // SATA NCQ's tags
   auto complete = CheckComplete(p, f);
   if (!complete.ok()) return complete.error();
   return p;
@@ -73,6 +73,14 @@ json PresetFileJson(const DevicePreset& p, const json& calibration) {
     model["rpm"] = p.rpm;
     model["avg_seek_ms"] = p.avg_seek_read_ms;
     model["track_to_track_ms"] = p.track_to_track_read_ms;
+    model["avg_seek_write_ms"] = p.avg_seek_write_ms;
+    model["track_to_track_write_ms"] = p.track_to_track_write_ms;
+    model["overhead_read_miss_us"] = static_cast<double>(p.overhead_read_miss) / 1e3;
+    model["overhead_read_hit_us"] = static_cast<double>(p.overhead_read_hit) / 1e3;
+    model["overhead_write_us"] = static_cast<double>(p.overhead_write) / 1e3;
+    model["ncq_depth"] = p.ncq_depth;
+    model["cache_mib"] = p.cache_mib;
+    model["interface_mbps"] = p.interface_mbps;
     model["max_transfer_mbps"] = p.max_transfer_mbps;
     model["min_transfer_mbps"] = p.min_transfer_mbps;
   } else {

@@ -15,6 +15,12 @@ namespace {
 constexpr std::uint64_t kKi = 1024;
 
 std::string SizeName(std::uint64_t bs) {
+  if (bs % (kKi * kKi * kKi) == 0) return std::to_string(bs / (kKi * kKi * kKi)) + "g";
+  if (bs >= kKi * kKi * kKi) {  // a fraction of a disk: "116.4g"
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1fg", static_cast<double>(bs) / (kKi * kKi * kKi));
+    return b;
+  }
   if (bs % (kKi * kKi) == 0) return std::to_string(bs / (kKi * kKi)) + "m";
   if (bs % kKi == 0) return std::to_string(bs / kKi) + "k";
   return std::to_string(bs);
@@ -40,7 +46,9 @@ Profile PointProfile(const ProbePoint& point, std::uint64_t region, Nanos ramp, 
   p.bs = point.bs;
   p.iodepth = point.iodepth;
   p.has_size = true;
-  p.size.bytes = region;
+  const std::uint64_t span = point.span == 0 ? region : std::min(point.span, region);
+  p.size.bytes = span;
+  if (point.at_end) p.offset.bytes = region - span;
   p.time_based = true;
   p.ramp_time = ramp;
   p.runtime = runtime;
@@ -64,7 +72,8 @@ Expected<PointFigures> Measure(Engine& engine, BlockDevice& device, const ProbeP
   }
   const Nanos w = r->metrics.window();
   return PointFigures{s.Iops(w), s.BandwidthBytesPerSec(w), s.lat.Mean(),
-                      static_cast<double>(s.lat.Percentile(99))};
+                      static_cast<double>(s.lat.Percentile(99)),
+                      static_cast<double>(s.lat.Percentile(1))};
 }
 
 double Median(std::vector<double> v) {
@@ -76,14 +85,15 @@ double Median(std::vector<double> v) {
 // The median of each figure and the IOPS spread over the last `window` runs.
 void Summarise(ProbeResult& r, std::uint32_t window) {
   const std::size_t first = r.runs.size() > window ? r.runs.size() - window : 0;
-  std::vector<double> iops, bw, lat, p99;
+  std::vector<double> iops, bw, lat, p99, p1;
   for (std::size_t i = first; i < r.runs.size(); ++i) {
     iops.push_back(r.runs[i].iops);
     bw.push_back(r.runs[i].bw_bytes);
     lat.push_back(r.runs[i].lat_mean_ns);
     p99.push_back(r.runs[i].lat_p99_ns);
+    p1.push_back(r.runs[i].lat_p1_ns);
   }
-  r.median = {Median(iops), Median(bw), Median(lat), Median(p99)};
+  r.median = {Median(iops), Median(bw), Median(lat), Median(p99), Median(p1)};
   const auto [lo, hi] = std::minmax_element(iops.begin(), iops.end());
   r.spread = r.median.iops > 0 ? (*hi - *lo) / r.median.iops : 0;
 }
@@ -95,7 +105,10 @@ double RelError(double model, double measured) {
 }  // namespace
 
 std::string ProbePoint::Name() const {
-  return std::string(ToString(rw)) + " " + SizeName(bs) + " QD" + std::to_string(iodepth);
+  std::string n = std::string(ToString(rw)) + " " + SizeName(bs) + " QD" + std::to_string(iodepth);
+  if (span != 0) n += " over " + SizeName(span);
+  if (at_end) n += " at end";
+  return n;
 }
 
 CalibrationPlan FullPlan() {
@@ -215,17 +228,32 @@ Expected<CalibrationFit> FitFlashModel(const std::vector<ProbeResult>& probe,
   p.seq_write_mbps = bw[1] / 1e6;
   const double knee = std::ceil(iops[0] * static_cast<double>(lat[0]) / 1e9);
   p.service_units = static_cast<std::uint32_t>(std::clamp(knee, 1.0, 65536.0));
+  if (auto s = PredictProbe(probe, plan, fit); !s.ok()) return s.error();
+  return fit;
+}
 
-  // Each point again on the fitted model, in simulated time: the model is
-  // deterministic, so a short run is its steady state.
+Expected<PointFigures> PredictPoint(const DevicePreset& preset, const CalibrationPlan& plan,
+                                    const ProbePoint& point) {
+  // Flash models are deterministic, so a short run is their steady state; a
+  // disk's QD1 points average a rotational wait (sd: a turn / sqrt(12)) and
+  // a seek per I/O, so they run for a thousand-odd of them.
+  const Nanos runtime = preset.is_hdd() ? 10 * kSecond : 200 * kMilli;
+  SimEngine sim;
+  ModelOptions mo;
+  // A disk keeps its stroke: its region is the whole disk.
+  mo.capacity = preset.is_hdd() ? plan.region : std::max(plan.region, preset.capacity_bytes);
+  auto dev = MakeModelDevice(sim, preset, "model", mo);
+  return Measure(sim, *dev, point,
+                 PointProfile(point, plan.region, 20 * kMilli, runtime, kDefaultRandSeed));
+}
+
+Expected<void> PredictProbe(const std::vector<ProbeResult>& probe, const CalibrationPlan& plan,
+                            CalibrationFit& fit) {
+  fit.points.clear();
+  fit.max_iops_error = 0;
+  fit.max_lat_error = 0;
   for (const ProbeResult& r : probe) {
-    SimEngine sim;
-    ModelOptions mo;
-    mo.capacity = std::max(plan.region, p.capacity_bytes);
-    auto dev = MakeModelDevice(sim, p, "model", mo);
-    auto f =
-        Measure(sim, *dev, r.point,
-                PointProfile(r.point, plan.region, 20 * kMilli, 200 * kMilli, kDefaultRandSeed));
+    auto f = PredictPoint(fit.preset, plan, r.point);
     if (!f.ok()) return f.error();
     FitPoint fp{r.point, r.median, *f, RelError(f->iops, r.median.iops),
                 RelError(f->lat_mean_ns, r.median.lat_mean_ns)};
@@ -233,7 +261,7 @@ Expected<CalibrationFit> FitFlashModel(const std::vector<ProbeResult>& probe,
     fit.max_lat_error = std::max(fit.max_lat_error, std::abs(fp.lat_mean_error));
     fit.points.push_back(fp);
   }
-  return fit;
+  return {};
 }
 
 }  // namespace tierlab

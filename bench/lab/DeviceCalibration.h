@@ -22,8 +22,9 @@
 // error is the model's figure (SsdModel with the fitted figures, run on the
 // same point in simulated time) against the measured one.
 //
-// Rotational media are not fitted: the HDD model's seek and rotation need a
-// probe of their own (the caller refuses them).
+// Rotational media have a probe and a fit of their own (HddPlan,
+// FitHddModel; bench/lab/HddCalibration.cc): spans of the disk that separate
+// rotation, seek and overhead.
 //
 // Threading: the engine's thread; the probe calls engine.Run() per point.
 
@@ -46,7 +47,12 @@ struct ProbePoint {
   std::uint32_t iodepth = 1;
   bool is_read() const { return rw == RwMode::kRandRead || rw == RwMode::kRead; }
   bool is_random() const { return rw == RwMode::kRandRead || rw == RwMode::kRandWrite; }
-  // "randread 4k QD32", "write 1m QD4".
+  // The part of the plan's region the point covers: its first `span` bytes,
+  // or its last with `at_end`; 0 = the whole region.
+  std::uint64_t span = 0;
+  bool at_end = false;
+  // "randread 4k QD32", "write 1m QD4", "randread 4k QD1 over 128k",
+  // "read 1m QD4 over 256m at end".
   std::string Name() const;
 };
 
@@ -74,6 +80,7 @@ struct PointFigures {
   double bw_bytes = 0;     // bytes per second
   double lat_mean_ns = 0;  // issue to completion
   double lat_p99_ns = 0;
+  double lat_p1_ns = 0;
 };
 
 struct ProbeResult {
@@ -109,6 +116,9 @@ struct CalibrationFit {
   std::vector<FitPoint> points;
   double max_iops_error = 0;  // largest |iops_error|
   double max_lat_error = 0;   // largest |lat_mean_error|
+  // What the fit chose rather than measured, one line each (an HDD's speed
+  // snapped to a standard one, figures kept from the base preset).
+  std::vector<std::string> notes;
 };
 
 // Fits the flash model to `probe` (which must hold a 4k QD1 point and a
@@ -116,5 +126,51 @@ struct CalibrationFit {
 // point with it. `base` gives the type, name, product and capacity.
 Expected<CalibrationFit> FitFlashModel(const std::vector<ProbeResult>& probe,
                                        const CalibrationPlan& plan, const DevicePreset& base);
+
+// `point` run on `preset`'s model in simulated time (a disk's over its whole
+// stroke, `plan.region`).
+Expected<PointFigures> PredictPoint(const DevicePreset& preset, const CalibrationPlan& plan,
+                                    const ProbePoint& point);
+// Runs every probed point again on `fit.preset`'s model in simulated time and
+// fills fit.points and the largest errors.
+Expected<void> PredictProbe(const std::vector<ProbeResult>& probe, const CalibrationPlan& plan,
+                            CalibrationFit& fit);
+
+// ---- Rotational media (HddCalibration.cc) ----------------------------------
+//
+// The probe, over the whole disk (`device_bytes`; no fill: a disk has no
+// unmapped blocks to skip): 4k random reads and writes at QD1 within
+// kHddNearSpan (some tens of tracks: the shortest seeks, then a rotational
+// wait that is uniform over a turn, since the target's angle has nothing to
+// do with the head's), over a sixteenth of the disk and over all of it;
+// random reads at a sweep of queue depths and writes at QD32; 4k sequential
+// reads at QD1 (read-ahead hits); 1 MiB sequential reads at the start and at
+// the end (outer and inner zone) and writes at the start.
+inline constexpr std::uint64_t kHddNearSpan = 64ull << 20;
+CalibrationPlan HddPlan(bool quick, std::uint64_t device_bytes);
+
+// Fits HddModel's figures (HddModel.h) to an HddPlan probe:
+//   revolution = (p99 - p1) / 0.98 of the near reads (their seeks are all
+//                about a track-to-track one; the wait is uniform over a
+//                turn), snapped to a standard speed within 4%
+//   zone rates = the 1 MiB sequential reads at the start and at the end
+//   per direction, L(f) = the QD1 mean over a span f of the disk less its
+//   transfer time = overhead + t2t + (avg - t2t) sqrt(f) + revolution / 2
+//   (E[seek over f] = t2t + (avg - t2t) sqrt(f)): a least-squares line
+//   through the near, sixteenth and whole-disk points in sqrt(f) gives
+//   avg - t2t (slope) and overhead + t2t (intercept less half a turn). At QD1
+//   only that sum shows; under a deep queue the drive picks short seeks and
+//   hides the overhead, so the split is the t2t in [0, sum] whose model
+//   matches the deep-queue points (QD >= 16) best (golden-section search).
+//   read-hit overhead = the 4k sequential reads less their link time
+//   NCQ depth = the smallest probed depth within 3% of the sweep's best IOPS
+//               (0, no queueing, when depth gains nothing)
+// `base` (a catalog HDD preset, renamed) gives what is not probed: the
+// buffer size and the host link rate. Errors: a probe without those points
+// (kBadInput); a disk that does not look rotational (near reads faster than
+// kHddMinRevolution: it has no platter to wait for), kInconsistent.
+inline constexpr Nanos kHddMinRevolution = 2 * kMilli;  // 30,000 rpm
+Expected<CalibrationFit> FitHddModel(const std::vector<ProbeResult>& probe,
+                                     const CalibrationPlan& plan, const DevicePreset& base);
 
 }  // namespace tierlab

@@ -85,7 +85,13 @@ head -c 1m /dev/urandom >data.img
 cp data.img data.copy
 expect_error "data.img: calibrate writes over its first 64m; pass --force to let it" "${short[@]}" data.img
 cmp -s data.img data.copy || fail "a refused calibrate changed the file"
-expect_error "x.img: rotational media: calibrate fits the flash model only" --type hdd x.img
+expect_error "x.img: calibrating a disk needs an existing block device or a file written whole" --type hdd x.img
+# A disk's probe needs every block on the media, and a platter to wait for.
+truncate -s 64m sparse.img
+expect_error "sparse.img: has holes below 64m, which a disk's reads never reach" --type hdd --force sparse.img
+head -c 64m /dev/zero >flash.img
+expect_error "flash.img: does not look rotational: its 4k random reads take [0-9]* us at QD1" \
+  --type hdd --force --runtime 0.2 flash.img
 expect_error '--type: unknown "tape"' --type tape x.img
 expect_error '--engine: unknown "spdk"' --engine spdk x.img
 expect_error "--size: bytes, at least 1m" --size 4k x.img

@@ -41,6 +41,55 @@ Expected<LayoutSpec> LayoutWith(const std::string& preset) {
   return ParseLayoutJson(j, "l.json");
 }
 
+// A calibrated disk: every mechanical figure the HDD model uses survives the
+// file, a zero overhead and "no command queueing" (0 tags) included.
+TEST(PresetFileTest, ADiskKeepsEveryMechanicalFigure) {
+  DevicePreset d;
+  d.name = "calibrated-sda";
+  d.product = "tierlab calibrate /dev/sda";
+  d.type = DeviceType::kHdd;
+  d.capacity_bytes = 4'000'000'000'000ull;
+  d.rpm = 5400;
+  d.avg_seek_read_ms = 9.5;
+  d.avg_seek_write_ms = 10.25;
+  d.track_to_track_read_ms = 0.5;
+  d.track_to_track_write_ms = 0.75;
+  d.max_transfer_mbps = 180;
+  d.min_transfer_mbps = 85;
+  d.overhead_read_miss = 410'000;
+  d.overhead_read_hit = 0;
+  d.overhead_write = 95'500;
+  d.ncq_depth = 0;
+  d.cache_mib = 64;
+  d.interface_mbps = 550;
+  TempDir dir;
+  const std::string path = dir.Path("disk.json");
+  Write(path, PresetFileJson(d, nullptr).dump(2));
+  auto l = LayoutWith("file:" + path);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const DevicePreset& p = l->tiers[0].preset;
+  EXPECT_EQ(p.type, DeviceType::kHdd);
+  EXPECT_DOUBLE_EQ(p.rpm, d.rpm);
+  EXPECT_DOUBLE_EQ(p.avg_seek_read_ms, d.avg_seek_read_ms);
+  EXPECT_DOUBLE_EQ(p.avg_seek_write_ms, d.avg_seek_write_ms);
+  EXPECT_DOUBLE_EQ(p.track_to_track_read_ms, d.track_to_track_read_ms);
+  EXPECT_DOUBLE_EQ(p.track_to_track_write_ms, d.track_to_track_write_ms);
+  EXPECT_DOUBLE_EQ(p.max_transfer_mbps, d.max_transfer_mbps);
+  EXPECT_DOUBLE_EQ(p.min_transfer_mbps, d.min_transfer_mbps);
+  EXPECT_EQ(p.overhead_read_miss, d.overhead_read_miss);
+  EXPECT_EQ(p.overhead_read_hit, d.overhead_read_hit);
+  EXPECT_EQ(p.overhead_write, d.overhead_write);
+  EXPECT_EQ(p.ncq_depth, 0u);
+  EXPECT_EQ(p.cache_mib, d.cache_mib);
+  EXPECT_DOUBLE_EQ(p.interface_mbps, d.interface_mbps);
+  // A hand-written disk file that leaves the tags out gets SATA's 32.
+  Write(path, R"({"preset_file": 1, "name": "d", "capacity": "1t", "model": {"type": "hdd",
+      "rpm": 7200, "avg_seek_ms": 8, "max_transfer_mbps": 200, "min_transfer_mbps": 100}})");
+  auto hand = LayoutWith("file:" + path);
+  ASSERT_TRUE(hand.ok()) << hand.error().message;
+  EXPECT_EQ(hand->tiers[0].preset.ncq_depth, 32u);
+}
+
 TEST(PresetFileTest, ALayoutReadsBackWhatWasWritten) {
   TempDir dir;
   const std::string path = dir.Path("cal.json");

@@ -96,6 +96,107 @@ TEST(DeviceCalibrationTest, TheSweepFindsTheCeilingOnlyPastTheKnee) {
   }
 }
 
+// A disk whose figures no catalog preset shares.
+DevicePreset KnownDisk() {
+  DevicePreset p = *FindPreset("hdd-7200");
+  p.name = "known-disk";
+  p.capacity_bytes = 2'000'000'000'000ull;
+  p.avg_seek_read_ms = 6.1;
+  p.avg_seek_write_ms = 6.9;
+  p.track_to_track_read_ms = 0.3;
+  p.track_to_track_write_ms = 0.45;
+  p.max_transfer_mbps = 230;
+  p.min_transfer_mbps = 110;
+  p.seq_read_mbps = p.max_transfer_mbps;
+  p.seq_write_mbps = p.max_transfer_mbps;
+  p.overhead_read_hit = 120 * kMicro;
+  p.overhead_read_miss = 350 * kMicro;
+  p.overhead_write = 150 * kMicro;
+  return p;
+}
+
+struct DiskCalibration {
+  CalibrationPlan plan;
+  CalibrationFit fit;
+};
+
+DiskCalibration CalibrateDisk(const DevicePreset& truth) {
+  SimEngine e;
+  ModelOptions mo;
+  mo.capacity = truth.capacity_bytes;
+  auto dev = MakeModelDevice(e, truth, "disk", mo);
+  DiskCalibration c{HddPlan(false, dev->Size()), {}};
+  // Simulated seconds are cheap: runs long enough that a QD1 mean, which
+  // carries a rotational wait of sd 2.4 ms per I/O at 7,200 rpm, is known to
+  // about 50 us (3,000 I/Os).
+  c.plan.ramp = 100 * kMilli;
+  c.plan.runtime = 20 * kSecond;
+  auto probe = RunProbe(e, *dev, c.plan);
+  EXPECT_TRUE(probe.ok()) << (probe.ok() ? "" : probe.error().message);
+  if (!probe.ok()) return c;
+  DevicePreset base = *FindPreset("hdd-7200");
+  base.name = "fitted";
+  base.capacity_bytes = truth.capacity_bytes;
+  auto fit = FitHddModel(*probe, c.plan, base);
+  EXPECT_TRUE(fit.ok()) << (fit.ok() ? "" : fit.error().message);
+  if (fit.ok()) c.fit = *fit;
+  return c;
+}
+
+// The disk's mechanics come back: speed, seeks, zones and queue depth
+// within 5% (the test issue 19 asks of calibration). The command overhead
+// and the track-to-track seek show only as their sum at QD1, which the QD1
+// means' noise (about 50 us here) leaves within 10%; the deep-queue points
+// split it, more loosely.
+TEST(DeviceCalibrationTest, RecoversAKnownDiskModel) {
+  const DevicePreset truth = KnownDisk();
+  const DiskCalibration c = CalibrateDisk(truth);
+  const DevicePreset& p = c.fit.preset;
+  EXPECT_EQ(p.rpm, 7200);
+  ExpectWithin(p.avg_seek_read_ms, truth.avg_seek_read_ms, 0.05, "read seek");
+  ExpectWithin(p.avg_seek_write_ms, truth.avg_seek_write_ms, 0.05, "write seek");
+  ExpectWithin(p.max_transfer_mbps, truth.max_transfer_mbps, 0.05, "outer zone");
+  ExpectWithin(p.min_transfer_mbps, truth.min_transfer_mbps, 0.05, "inner zone");
+  EXPECT_EQ(p.ncq_depth, truth.ncq_depth);
+  for (int d = 0; d < 2; ++d) {
+    const double got = static_cast<double>(d == 0 ? p.overhead_read_miss : p.overhead_write) / 1e6 +
+                       (d == 0 ? p.track_to_track_read_ms : p.track_to_track_write_ms);
+    const double want =
+        static_cast<double>(d == 0 ? truth.overhead_read_miss : truth.overhead_write) / 1e6 +
+        (d == 0 ? truth.track_to_track_read_ms : truth.track_to_track_write_ms);
+    ExpectWithin(got, want, 0.10, d == 0 ? "read overhead + t2t" : "write overhead + t2t");
+  }
+  EXPECT_NEAR(static_cast<double>(p.overhead_read_miss), 350e3, 100e3);
+  EXPECT_NEAR(p.track_to_track_read_ms, 0.3, 0.1);
+  EXPECT_NEAR(static_cast<double>(p.overhead_read_hit), 120e3, 6e3);
+  EXPECT_EQ(p.type, DeviceType::kHdd);
+  EXPECT_EQ(p.name, "fitted");
+  // The fitted model predicts every probed point.
+  ASSERT_EQ(c.fit.points.size(), c.plan.points.size());
+  for (const FitPoint& f : c.fit.points) {
+    EXPECT_LT(std::abs(f.iops_error), 0.05) << f.point.Name();
+    EXPECT_LT(std::abs(f.lat_mean_error), 0.05) << f.point.Name();
+  }
+}
+
+TEST(DeviceCalibrationTest, FlashIsNotFittedAsADisk) {
+  SimEngine e;
+  auto dev = MakeModelDevice(e, Known(), "flash");
+  CalibrationPlan plan = HddPlan(true, 1ull << 30);
+  plan.ramp = 20 * kMilli;
+  plan.runtime = 100 * kMilli;
+  auto probe = RunProbe(e, *dev, plan);
+  ASSERT_TRUE(probe.ok()) << probe.error().message;
+  DevicePreset base = *FindPreset("hdd-7200");
+  auto fit = FitHddModel(*probe, plan, base);
+  ASSERT_FALSE(fit.ok());
+  EXPECT_EQ(fit.error().kind, ErrorKind::kInconsistent);
+  EXPECT_NE(fit.error().message.find("does not look rotational"), std::string::npos)
+      << fit.error().message;
+  // And the flash fit refuses a disk preset as its base.
+  EXPECT_FALSE(FitHddModel(*probe, plan, Known()).ok());
+}
+
 // A leaf whose latency the test changes between runs, as a device whose
 // garbage collection comes and goes would.
 class VaryingDevice final : public BlockDevice {
@@ -184,6 +285,9 @@ TEST(DeviceCalibrationTest, TheQuickPlanFitsInAMinute) {
   EXPECT_LE(PlannedTime(QuickPlan()), 60 * kSecond);
   EXPECT_GT(PlannedTime(FullPlan()), 2 * 60 * kSecond);
   EXPECT_LE(PlannedTime(FullPlan()), 5 * 60 * kSecond);
+  // A disk's, with the one-second QD1 check that tells it from flash first.
+  EXPECT_LE(PlannedTime(HddPlan(true, 1ull << 40)) + 1100 * kMilli, 60 * kSecond);
+  EXPECT_LE(PlannedTime(HddPlan(false, 1ull << 40)), 5 * 60 * kSecond);
 }
 
 }  // namespace
