@@ -1,0 +1,189 @@
+// A block device one network hop away: a message's time is sender CPU + size
+// / payload rate + latency + receiver CPU, links saturate at their payload
+// rate, full duplex, and where traffic converges; data crosses untouched.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+
+#include "tests/support/VerifyHarness.h"
+#include "tiering/core/SimEngine.h"
+#include "tiering/devices/RamDevice.h"
+#include "tiering/targets/NetworkHopTarget.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+std::shared_ptr<NicModel> Port(const std::string& name, const char* preset) {
+  return std::make_shared<NicModel>(name, *NicSpec::Find(preset));
+}
+
+std::unique_ptr<NetworkHopTarget> Hop(SimEngine& e, std::shared_ptr<NicModel> client,
+                                      std::shared_ptr<NicModel> server,
+                                      std::uint64_t size = 64 * kMiB) {
+  return std::make_unique<NetworkHopTarget>(e, "hop", std::make_unique<RamDevice>(e, "r", size),
+                                            std::move(client), std::move(server));
+}
+
+// Keeps `qd` requests of `bs` bytes in flight on `d` until `total` have
+// completed, at sequential offsets; returns nothing, the caller reads time.
+void Drive(SimEngine& e, BlockDevice& d, IoOp op, std::uint64_t bs, int qd, int total) {
+  int issued = 0;
+  std::uint64_t next = 0;
+  std::function<void()> issue = [&] {
+    if (issued == total) return;
+    ++issued;
+    IoRequest r{op, 0, next, bs, nullptr};
+    next = (next + bs) % d.Size();
+    d.Submit(r, [&](Status st) {
+      ASSERT_EQ(st, Status::kOk);
+      issue();
+    });
+  };
+  for (int i = 0; i < qd; ++i) issue();
+  e.Run();
+}
+
+// QD1: the request's header out, the answer's header and 4 KiB back, each
+// paying both sides' CPU, the latency and its own wire time once.
+TEST(NetworkHopTest, OneRequestPaysBothMessagesOnce) {
+  SimEngine e;
+  auto c = Port("client", "10gbe-tcp");
+  auto s = Port("server", "10gbe-tcp");
+  auto hop = Hop(e, c, s);
+  const NicSpec& n = c->spec();
+  Status got = Status::kShutdown;
+  hop->Submit(IoRequest{IoOp::kRead, 0, 0, 4096, nullptr}, [&](Status st) { got = st; });
+  e.Run();
+  ASSERT_EQ(got, Status::kOk);
+  auto wire = [&](double bytes) { return std::ceil(bytes / n.PayloadBytesPerNs()); };
+  const double want =
+      2.0 * (2 * n.cpu_per_message + n.one_way_latency) + wire(64) + wire(64 + 4096);
+  EXPECT_NEAR(static_cast<double>(e.Now()), want, 2.0);
+  // 10 GbE TCP: 2 x (14 + 15) us + 0.06 + 3.6 us.
+  EXPECT_NEAR(static_cast<double>(e.Now()) / 1e3, 61.6, 0.1);
+  EXPECT_EQ(c->tx().messages, 1u);
+  EXPECT_EQ(s->rx().bytes, 64u);
+  EXPECT_EQ(s->tx().bytes, 64u + 4096u);
+}
+
+// 64 KiB reads at QD16 over 1 GbE: the server's TX wire is the bottleneck,
+// 0.94 x 125 MB/s = 117.5 MB/s of messages, 64 bytes of each a header.
+TEST(NetworkHopTest, ReadsRunAtTheLinksPayloadRate) {
+  SimEngine e;
+  auto c = Port("client", "1gbe-tcp");
+  auto s = Port("server", "1gbe-tcp");
+  auto hop = Hop(e, c, s);
+  constexpr int kTotal = 2000;
+  Drive(e, *hop, IoOp::kRead, 65536, 16, kTotal);
+  const double seconds = static_cast<double>(e.Now()) / 1e9;
+  const double mbps = kTotal * 65536.0 / seconds / 1e6;
+  EXPECT_NEAR(mbps, 117.5 * 65536 / (65536 + 64), 1.0);
+  EXPECT_GT(s->TxUtilisation(e.Now()), 0.99);
+  EXPECT_LT(s->RxUtilisation(e.Now()), 0.01);  // headers only
+}
+
+// Full duplex: reads (server to client) and writes (client to server) each
+// run at the payload rate at the same time, on separate hops sharing ports.
+TEST(NetworkHopTest, ReadsAndWritesShareNoDirection) {
+  SimEngine e;
+  auto c = Port("client", "1gbe-tcp");
+  auto s = Port("server", "1gbe-tcp");
+  auto reads = Hop(e, c, s);
+  auto writes = Hop(e, c, s);
+  constexpr int kTotal = 1000;
+  Nanos read_done = 0, write_done = 0;
+  {
+    // Both streams at once: drive one, and the other from the same run.
+    int issued_r = 0, issued_w = 0;
+    std::function<void()> issue_r = [&] {
+      if (issued_r == kTotal) return;
+      IoRequest r{IoOp::kRead, 0, (issued_r++ % 512) * 65536ull, 65536, nullptr};
+      reads->Submit(r, [&](Status) {
+        read_done = e.Now();
+        issue_r();
+      });
+    };
+    std::function<void()> issue_w = [&] {
+      if (issued_w == kTotal) return;
+      IoRequest w{IoOp::kWrite, 0, (issued_w++ % 512) * 65536ull, 65536, nullptr};
+      writes->Submit(w, [&](Status) {
+        write_done = e.Now();
+        issue_w();
+      });
+    };
+    for (int i = 0; i < 16; ++i) {
+      issue_r();
+      issue_w();
+    }
+    e.Run();
+  }
+  const double rate = 117.5 * 65536 / (65536 + 64);
+  EXPECT_NEAR(kTotal * 65536.0 / (static_cast<double>(read_done) / 1e9) / 1e6, rate, 1.5);
+  EXPECT_NEAR(kTotal * 65536.0 / (static_cast<double>(write_done) / 1e9) / 1e6, rate, 1.5);
+}
+
+// Incast: two clients on ports of their own write to one server port; they
+// share its RX wire, so together they get one link's rate.
+TEST(NetworkHopTest, ConvergingWritersShareTheReceiversPort) {
+  SimEngine e;
+  auto s = Port("server", "10gbe-tcp");
+  auto a = Hop(e, Port("a", "10gbe-tcp"), s);
+  auto b = Hop(e, Port("b", "10gbe-tcp"), s);
+  constexpr int kTotal = 4000;
+  int done = 0;
+  for (BlockDevice* d : {static_cast<BlockDevice*>(a.get()), static_cast<BlockDevice*>(b.get())}) {
+    auto issued = std::make_shared<int>(0);
+    auto issue = std::make_shared<std::function<void()>>();
+    *issue = [&e, d, issued, issue, &done] {
+      if (*issued == kTotal) return;
+      IoRequest w{IoOp::kWrite, 0, (*issued % 256) * 131072ull, 131072, nullptr};
+      ++*issued;
+      d->Submit(w, [issue, &done](Status) {
+        ++done;
+        (*issue)();
+      });
+    };
+    for (int i = 0; i < 16; ++i) (*issue)();
+  }
+  e.Run();
+  ASSERT_EQ(done, 2 * kTotal);
+  const double mbps = 2 * kTotal * 131072.0 / (static_cast<double>(e.Now()) / 1e9) / 1e6;
+  const double rate = 10e9 * 0.92 / 8 / 1e6 * 131072 / (131072 + 64);  // 1,149 MB/s
+  EXPECT_NEAR(mbps, rate, 0.01 * rate);
+  EXPECT_GT(s->RxUtilisation(e.Now()), 0.99);
+}
+
+// The data crosses untouched: the verification harness through a hop.
+TEST(NetworkHopTest, DataCrossesUntouched) {
+  SimEngine e;
+  auto hop = Hop(e, Port("c", "25gbe-rdma"), Port("s", "25gbe-rdma"), 8 * kMiB);
+  testing::VerifyOptions o;
+  o.ops = 3000;
+  o.seed = 5;
+  o.max_in_flight = 16;
+  o.max_length = 256 * 1024;
+  auto r = testing::RunVerify(e, *hop, o);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+  EXPECT_GT(r.reads, 500u);
+  EXPECT_GT(r.writes, 500u);
+}
+
+TEST(NetworkHopTest, PresetsCoverTcpAndRdmaFrom1To100GbE) {
+  for (const char* n : {"1gbe-tcp", "10gbe-tcp", "25gbe-tcp", "40gbe-tcp", "100gbe-tcp",
+                        "10gbe-rdma", "25gbe-rdma", "40gbe-rdma", "100gbe-rdma"}) {
+    auto s = NicSpec::Find(n);
+    ASSERT_TRUE(s.has_value()) << n;
+    EXPECT_GT(s->PayloadBytesPerNs(), 0) << n;
+  }
+  EXPECT_FALSE(NicSpec::Find("400gbe-carrier-pigeon").has_value());
+  // 1 GbE TCP: the 110-120 MB/s of payload measured on real clusters.
+  EXPECT_NEAR(NicSpec::Find("1gbe-tcp")->PayloadBytesPerNs() * 1e3, 117.5, 0.1);
+}
+
+}  // namespace
+}  // namespace tierlab

@@ -1,0 +1,95 @@
+#pragma once
+// A network port (one NIC of a node) as two independent FIFO queues, one per
+// direction (full duplex), for message-level models of a cluster's network
+// (../shared/research/CLUSTER-MODELS.md, "Network links"; DESIGN.md,
+// "Clusters"): a message costs
+//
+//   per-message CPU (sender) + size / payload rate (sender's TX queue)
+//   + one-way latency (wire and switch)
+//   + size / payload rate again only if the receiver's RX queue is busy
+//     (several senders converging: incast) + per-message CPU (receiver)
+//
+// so an uncontended message pays its size once, and every queue is a
+// bottleneck where traffic converges on it. The switch is non-blocking.
+// Per-message CPU is a queue of its own per port and direction (one core
+// each), beside the wire's: the CPU works on the next message while the wire
+// carries this one. A node CPU shared by every port is the cluster model's
+// (issue 18), not this one's.
+//
+// Presets (NicSpec::Find): 1, 10, 25, 40 and 100 GbE over TCP and RDMA.
+// Payload rates: 1 GbE TCP carries 110-120 MB/s (measured, Virtuozzo), so
+// 0.94 of the line rate (1448 payload bytes per 1538 on the wire at a 1500
+// MTU); TCP at higher rates 0.92-0.93; RDMA 0.97. One-way latencies and
+// per-message CPU are order-of-magnitude starting points (the research
+// notes' table, marked inference there): TCP 8-30 us and 5-15 us, RDMA 3 us
+// and 1.5 us. They are a preset's defaults, to be fitted (S2D's RDMA vs TCP
+// figures; the user's own ping and iperf).
+//
+// Threading: the engine's thread. Time is the caller's (Engine::Now()).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tiering/core/Engine.h"
+
+namespace tierlab {
+
+struct NicSpec {
+  std::string name;                 // "25gbe-rdma"
+  double line_rate_bps = 0;         // bits per second on the wire
+  double efficiency = 1;            // payload bytes / wire bytes
+  Nanos one_way_latency = 0;        // wire, switch and stack, per message
+  Nanos cpu_per_message = 0;        // each side (send, receive)
+  std::uint32_t header_bytes = 64;  // a request or response's own bytes
+
+  double PayloadBytesPerNs() const { return line_rate_bps * efficiency / 8e9; }
+  // The catalog entry, or nullopt.
+  static std::optional<NicSpec> Find(std::string_view name);
+  static const std::vector<NicSpec>& Catalog();
+};
+
+class NicModel {
+ public:
+  struct Direction {
+    Nanos wire_free_at = 0;   // when the wire's last message is through
+    Nanos cpu_free_at = 0;    // when the CPU's last message is through
+    Nanos wire_busy = 0;      // total time the wire carried messages
+    Nanos cpu_busy = 0;       // total time the CPU spent on messages
+    std::uint64_t bytes = 0;  // payload and headers
+    std::uint64_t messages = 0;
+  };
+
+  NicModel(std::string name, NicSpec spec) : name_(std::move(name)), spec_(std::move(spec)) {}
+
+  // Sends a message of `bytes` at `now` from this port: the time its last
+  // byte has left (sender CPU, then the wire, behind earlier messages).
+  Nanos Send(Nanos now, std::uint64_t bytes);
+  // Receives on this port a message of `bytes` whose last byte left its
+  // sender at `sent` with `latency` to cover: the time the receiver has it
+  // (its last byte in, behind earlier arrivals, then receiver CPU).
+  Nanos Receive(Nanos sent, Nanos latency, std::uint64_t bytes);
+
+  const std::string& name() const { return name_; }
+  const NicSpec& spec() const { return spec_; }
+  const Direction& tx() const { return tx_; }
+  const Direction& rx() const { return rx_; }
+  // The wire's busy time over `elapsed`, per direction.
+  double TxUtilisation(Nanos elapsed) const { return Share(tx_.wire_busy, elapsed); }
+  double RxUtilisation(Nanos elapsed) const { return Share(rx_.wire_busy, elapsed); }
+
+ private:
+  static double Share(Nanos busy, Nanos elapsed) {
+    return elapsed > 0 ? static_cast<double>(busy) / static_cast<double>(elapsed) : 0;
+  }
+  Nanos WireNs(std::uint64_t bytes) const;
+
+  std::string name_;
+  NicSpec spec_;
+  Direction tx_;
+  Direction rx_;
+};
+
+}  // namespace tierlab
