@@ -538,6 +538,67 @@ TEST(ParityTargetTest, RebuildOntoAFreshDeviceThenLoseAnother) {
   }
 }
 
+// Members that fail under a write: reads of the old data and parity
+// (read-modify-write) on one, the writes themselves on another. Each is
+// failed, the write goes on degraded and completes ok, and everything
+// written reads back.
+TEST(ParityTargetTest, ChildErrorsUnderWritesFailTheMemberAndTheWriteGoesOn) {
+  const std::uint64_t c = 8 * kKiB;
+  SimEngine e;
+  std::vector<std::unique_ptr<BlockDevice>> kids;
+  std::vector<FaultTarget*> faults;
+  for (int i = 0; i < 6; ++i) {
+    auto f = std::make_unique<FaultTarget>(
+        e, "f" + std::to_string(i), std::make_unique<RamDevice>(e, "r" + std::to_string(i), kMiB));
+    faults.push_back(f.get());
+    kids.push_back(std::move(f));
+  }
+  ParityTarget array(e, "raid6", std::move(kids), 2, c);
+  std::vector<std::byte> image(array.Size());
+  std::mt19937_64 rng(21);
+  WriteRandom(e, array, image, rng, 60, 4 * c);
+  FaultRule reads;
+  reads.op_mask = FaultRule::Ops({IoOp::kRead});
+  faults[1]->SetRules({reads});
+  FaultRule writes;
+  writes.op_mask = FaultRule::Ops({IoOp::kWrite});
+  faults[4]->SetRules({writes});
+  const std::uint64_t before = array.parity_stats().member_failures;
+  WriteRandom(e, array, image, rng, 60, 4 * c);  // every write must complete ok
+  EXPECT_EQ(array.parity_stats().member_failures - before, 2u);
+  EXPECT_TRUE(array.member_failed(1));
+  EXPECT_TRUE(array.member_failed(4));
+  ReadBack r = ReadAll(e, array, image, 8 * kKiB);
+  EXPECT_EQ(r.wrong + r.failed, 0u);
+}
+
+TEST(ParityTargetTest, ARebuildWhoseReplacementFailsEndsWithTheMemberStillFailed) {
+  const std::uint64_t c = 8 * kKiB;
+  SimEngine e;
+  Members mem(e, 5, 32 * c);
+  auto array = mem.Array(e, 1, c);
+  std::vector<std::byte> image(array->Size());
+  std::mt19937_64 rng(22);
+  WriteRandom(e, *array, image, rng, 40, 4 * c);
+  array->FailMember(2);
+  auto bad = std::make_unique<FaultTarget>(e, "bad", std::make_unique<RamDevice>(e, "n", 32 * c));
+  FaultRule later;  // the first window lands, the second fails
+  later.op_mask = FaultRule::Ops({IoOp::kWrite});
+  later.start = 4 * c;
+  bad->SetRules({later});
+  Status done = Status::kShutdown;
+  RebuildOptions o;
+  o.stripes_per_step = 4;
+  ASSERT_EQ(array->Rebuild(2, std::move(bad), o, [&](Status st) { done = st; }), Status::kOk);
+  e.Run();
+  EXPECT_EQ(done, Status::kIoError);
+  EXPECT_FALSE(array->rebuilding());
+  EXPECT_TRUE(array->member_failed(2));
+  EXPECT_EQ(array->parity_stats().rebuilt_stripes, 4u);
+  ReadBack r = ReadAll(e, *array, image, 8 * kKiB);
+  EXPECT_EQ(r.wrong + r.failed, 0u);
+}
+
 TEST(ParityTargetTest, RebuildRefusesWhatItCannotDo) {
   SimEngine e;
   Members mem(e, 4, 16 * 4096);
