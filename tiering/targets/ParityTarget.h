@@ -20,8 +20,9 @@
 //    needs fewer child reads (then fewer bytes; a tie goes to
 //    reconstruct-write, as md's default does):
 //      read-modify-write: read the old data being replaced and the old
-//        parity over P, parity += coefficient * (old ^ new) (RAID-5: one
-//        chunk-sized write is 2 reads + 2 writes; RAID-6: 3 + 3);
+//        parity over P, parity += coefficient * (old ^ new) (one
+//        chunk-sized write: RAID-5 2 reads + 2 writes, RAID-6 3 + 3; with
+//        few data chunks reconstruct-write reads fewer);
 //      reconstruct-write: read the data chunks' bytes in P the request does
 //        not replace, compute parity from the whole stripe;
 //  - degraded: failed members get nothing; if a data chunk whose old bytes

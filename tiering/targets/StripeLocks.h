@@ -5,14 +5,17 @@
 // one stripe never interleave and a reconstruction never mixes old and new
 // blocks. Waiters are granted in arrival order.
 //
-// Only held stripes take memory (a hash map entry each). Not thread-safe:
-// one engine, one thread. A holder that waits for a second lock must take
-// them in increasing stripe order and be the only kind of holder that does
-// (the rebuild), or two could wait for each other.
+// Only held stripes take memory (a hash map entry each), and entries are
+// recycled (their nodes kept when a lock is freed), so taking and freeing
+// locks allocates nothing once the map has seen the queue depth.
+//
+// Not thread-safe: one engine, one thread. A holder that waits for a second
+// lock must take them in increasing stripe order and be the only kind of
+// holder that does (the rebuild), or two could wait for each other.
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
+#include <vector>
 
 #include "tiering/core/Engine.h"
 
@@ -30,7 +33,10 @@ class StripeLocks {
   std::size_t held() const { return held_.size(); }
 
  private:
-  std::unordered_map<std::uint64_t, std::deque<Task>> held_;  // stripe -> its waiters
+  // Stripe -> its waiters, oldest first (few: one per request on the stripe).
+  using Map = std::unordered_map<std::uint64_t, std::vector<Task>>;
+  Map held_;
+  std::vector<Map::node_type> spare_;  // freed entries, reused by Acquire
 };
 
 }  // namespace tierlab
