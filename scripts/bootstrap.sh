@@ -21,9 +21,9 @@ done
 
 # Build tools and libraries (libaio and liburing drive real files; zlib, zstd
 # and xz read compressed traces; their command-line tools feed the
-# compressed-trace tests; ISA-L computes parity RAID's codes); real clients for the
-# NBD and real-I/O tests (fio, qemu-utils, nbdkit, libnbd-bin); clang for the
-# fuzz targets; chromium for the HTML report test.
+# compressed-trace tests; ISA-L computes parity RAID's codes); real clients
+# for the NBD and real-I/O tests (fio, qemu-utils, nbdkit, libnbd-bin); clang
+# for the fuzz targets; chromium for the HTML report test.
 packages=(
   cmake g++ ninja-build pkg-config
   libaio-dev liburing-dev libboost-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
