@@ -13,12 +13,16 @@
 namespace tierlab {
 namespace {
 
-const std::vector<std::string> kCombineNames = {"stripe", "mirror", "linear"};
+const std::vector<std::string> kCombineNames = {"stripe", "mirror", "linear",
+                                                "raid5",  "raid6",  "raid-tp"};
 const std::vector<std::string> kEngineNames = {"auto", "io_uring", "libaio"};
 
 Combine ParseCombine(const std::string& s) {
   if (s == "mirror") return Combine::kMirror;
   if (s == "linear") return Combine::kLinear;
+  if (s == "raid5") return Combine::kRaid5;
+  if (s == "raid6") return Combine::kRaid6;
+  if (s == "raid-tp") return Combine::kRaidTp;
   return Combine::kStripe;
 }
 
@@ -195,12 +199,26 @@ const Field<TierSpec> kTierFields[] = {
        t.count = static_cast<std::uint32_t>(f.Int(k, t.count, 1, 1024));
      },
      [](const TierSpec& t) -> json { return t.count; }},
-    {"combine", "stripe | mirror | linear", "", "how the tier's devices make one device",
+    {"combine", "stripe | mirror | linear | raid5 | raid6 | raid-tp", "",
+     "how the tier's devices make one device; raid5, raid6 and raid-tp are parity RAID with 1, 2 "
+     "and 3 parity chunks per stripe (capacity tiers only)",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        t.combine = ParseCombine(f.Choice(k, std::string(ToString(t.combine)), kCombineNames));
+       // count is read before combine (table order).
+       const int m = ParityChunks(t.combine);
+       if (!f.ok() || m == 0) return;
+       const std::string name(ToString(t.combine));
+       if (t.count < static_cast<std::uint32_t>(m + 2)) {
+         f.Fail(k, name + " needs count >= " + std::to_string(m + 2) + " (2 data + " +
+                       std::to_string(m) + " parity chunks per stripe), got " +
+                       std::to_string(t.count));
+       } else if (t.count > 256) {
+         f.Fail(k, name + " takes at most 256 devices (its codes are over GF(2^8)), got " +
+                       std::to_string(t.count));
+       }
      },
      [](const TierSpec& t) -> json { return std::string(ToString(t.combine)); }},
-    {"chunk", "bytes, a non-zero multiple of 4k", "bytes", "stripe chunk",
+    {"chunk", "bytes, a non-zero multiple of 4k", "bytes", "stripe and parity RAID chunk",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        t.chunk = f.Bytes(k, t.chunk);
        if (f.ok() && (t.chunk == 0 || t.chunk % 4096 != 0)) {
@@ -304,6 +322,17 @@ void ReadCache(JsonFields& f, std::string_view k, LayoutSpec& l) {
   if (l.tiers.size() < 2) {
     return f.Fail("cache", "needs a capacity tier besides the cache tier \"" + spec->tier + "\"");
   }
+  // The cache target uses the cache tier's devices one by one (its own
+  // striping), so parity there would protect nothing: refuse rather than
+  // ignore it.
+  for (std::size_t i = 0; i < l.tiers.size(); ++i) {
+    if (l.tiers[i].name == spec->tier && ParityChunks(l.tiers[i].combine) > 0) {
+      return f.Fail("tiers[" + std::to_string(i) + "].combine",
+                    std::string(ToString(l.tiers[i].combine)) +
+                        " is for capacity tiers; the cache tier \"" + spec->tier +
+                        "\" gives its devices to the cache one by one");
+    }
+  }
   l.cache = std::move(spec.value());
   l.as_written["cache"] = *c;
 }
@@ -382,8 +411,20 @@ std::string_view ToString(Combine c) {
     case Combine::kStripe: return "stripe";
     case Combine::kMirror: return "mirror";
     case Combine::kLinear: return "linear";
+    case Combine::kRaid5: return "raid5";
+    case Combine::kRaid6: return "raid6";
+    case Combine::kRaidTp: return "raid-tp";
   }
   return "stripe";
+}
+
+int ParityChunks(Combine c) {
+  switch (c) {
+    case Combine::kRaid5: return 1;
+    case Combine::kRaid6: return 2;
+    case Combine::kRaidTp: return 3;
+    default: return 0;
+  }
 }
 
 std::span<const Field<LayoutSpec>> LayoutFields() {

@@ -49,15 +49,20 @@
 
 namespace tierlab {
 
-enum class Combine : std::uint8_t { kStripe, kMirror, kLinear };
+// How a tier's devices make one device: RAID0 (dm-stripe), RAID1
+// (dm-mirror), concatenation (dm-linear), or parity RAID with 1, 2 or 3
+// parity chunks per stripe (ParityTarget: RAID-5, RAID-6, triple parity).
+enum class Combine : std::uint8_t { kStripe, kMirror, kLinear, kRaid5, kRaid6, kRaidTp };
 std::string_view ToString(Combine c);
+// Parity chunks per stripe of a parity combine, 0 for the others.
+int ParityChunks(Combine c);
 
 struct TierSpec {
   std::string name;
   DevicePreset preset;  // the catalog entry, with custom overrides applied
   std::uint32_t count = 1;
   Combine combine = Combine::kStripe;
-  std::uint64_t chunk = 256 * 1024;       // stripe chunk
+  std::uint64_t chunk = 256 * 1024;       // stripe or parity RAID chunk
   std::uint64_t capacity = 0;             // per device; 0 = the preset's
   std::vector<std::string> paths;         // real files or block devices, one per device (optional)
   FileEngine engine = FileEngine::kAuto;  // real mode: the kernel interface of the tier's files

@@ -13,6 +13,7 @@
 #include "tiering/targets/DelayTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/MirrorTarget.h"
+#include "tiering/targets/ParityTarget.h"
 #include "tiering/targets/RateLimitTarget.h"
 #include "tiering/targets/SliceTarget.h"
 #include "tiering/targets/StripeTarget.h"
@@ -145,6 +146,12 @@ std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
   switch (t.combine) {
     case Combine::kMirror: return std::make_unique<MirrorTarget>(engine, t.name, std::move(devs));
     case Combine::kLinear: return std::make_unique<LinearTarget>(engine, t.name, std::move(devs));
+    case Combine::kRaid5:
+    case Combine::kRaid6:
+    case Combine::kRaidTp:
+      // k data chunks of each stripe's k + m: the tier holds k devices' worth.
+      return std::make_unique<ParityTarget>(engine, t.name, std::move(devs),
+                                            ParityChunks(t.combine), t.chunk);
     case Combine::kStripe: break;
   }
   return std::make_unique<StripeTarget>(engine, t.name, std::move(devs), t.chunk);

@@ -3,7 +3,7 @@
 //
 //   [block cache] -> [slice to the volume size] -> cache target -> origin
 //   origin = one capacity tier's stack, or a tier target over several
-//   tier stack = stripe | mirror | linear of the tier's devices
+//   tier stack = stripe | mirror | linear | parity RAID of the tier's devices
 //
 // In simulation each device is a model of its preset (timing-only unless
 // with_data). In real mode each device is a FileDevice on the tier's `paths`,

@@ -21,14 +21,14 @@ done
 
 # Build tools and libraries (libaio and liburing drive real files; zlib, zstd
 # and xz read compressed traces; lz4, zstd and xxhash measure data
-# reduction's costs; their command-line tools feed the
-# compressed-trace tests); real clients for the
-# NBD and real-I/O tests (fio, qemu-utils, nbdkit, libnbd-bin); clang for the
-# fuzz targets; chromium for the HTML report test.
+# reduction's costs; their command-line tools feed the compressed-trace
+# tests; ISA-L computes parity RAID's codes); real clients for the NBD and
+# real-I/O tests (fio, qemu-utils, nbdkit, libnbd-bin); clang for the fuzz
+# targets; chromium for the HTML report test.
 packages=(
   cmake g++ ninja-build pkg-config
   libaio-dev liburing-dev libboost-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libgtest-dev libgmock-dev
-  zlib1g-dev libzstd-dev liblzma-dev gzip zstd xz-utils liblz4-dev libxxhash-dev
+  zlib1g-dev libzstd-dev liblzma-dev gzip zstd xz-utils liblz4-dev libxxhash-dev libisal-dev
   fio qemu-utils nbdkit libnbd-bin jq bc
   clang libclang-rt-14-dev
   chromium

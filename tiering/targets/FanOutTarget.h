@@ -1,6 +1,6 @@
 #pragma once
 // The shared part of targets that hold several children and split requests
-// across them (linear, stripe, mirror): ownership of the children, the
+// across them (linear, stripe, mirror, parity): ownership of the children, the
 // data-mode and Children() answers, and fan-out/fan-in of child requests.
 // Each subclass decides only where a request's pieces go.
 
