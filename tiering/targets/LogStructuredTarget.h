@@ -62,8 +62,9 @@
 // for their copies to commit) are below max(3, (1 - cleaner_start) *
 // segments), it picks the sealed segment with the fewest live blocks
 // (SegmentUsage: greedy), reads its live blocks (runs of consecutive slots,
-// at most cleaner_reads_in_flight reads at a time, competing with
-// foreground reads at the capacity device), appends those still live to the
+// through dead gaps up to cleaner_read_gap_bytes, at most
+// cleaner_reads_in_flight reads at a time, competing with foreground reads
+// at the capacity device), appends those still live to the
 // log, and frees the segment once the segment holding the last copy has
 // committed (before that, the old copy is the only durable one). One
 // segment is kept for the cleaner: foreground writes do not take the last
@@ -117,9 +118,17 @@ struct LogStructuredOptions {
   // The volume's size as a fraction of the capacity's data slots, (0, 1).
   double usable = 0.8;
   // The cleaner runs while more than this fraction of segments is in use.
-  double cleaner_start = 0.85;
+  // Segments it keeps free are spare space the live data cannot spread
+  // over, so a lower start costs write amplification (at 80% usable,
+  // keeping 15% free leaves the data 5% to spread into); a higher one
+  // leaves less slack for a burst of writes. At least 3 are kept free.
+  double cleaner_start = 0.95;
   // Cleaner reads in flight at once (its share of the capacity device).
   std::uint32_t cleaner_reads_in_flight = 4;
+  // The cleaner reads a victim's live blocks in runs of up to 4.5 MiB,
+  // reading through gaps of dead blocks up to this long: a disk passes
+  // 1 MiB in about the time of a seek. 0 (flash): live blocks only.
+  std::uint64_t cleaner_read_gap_bytes = 1024 * 1024;
   // Sealed segments being written at once; the next segment fills in
   // memory meanwhile.
   std::uint32_t segment_writes_in_flight = 2;

@@ -272,8 +272,10 @@ TEST(LogStructuredTarget, TimingOnlyMakesTheSameChildRequests) {
 // victims whose copies are about to commit) and one is open, half full on
 // average: the data spreads over about 96.5 segments, r = 96.5 * 63 / 5040
 // - 1 = 0.206, WA = 2.93; with r uncertain by a segment either way, 2.79
-// to 3.08. Measured: 2.81 for data blocks, 2.85 with the header block.
-// Tolerance: 2.9 +- 0.15. (It catches a cleaner that copies dead blocks or
+// to 3.08. Measured: 2.99 for data blocks, 3.04 with the header block
+// (2.81 when the cleaner read live blocks only: how long a victim's slots
+// take to come free moves the free space the data has). Tolerance: 2.93
+// +- 0.17, the band above. (It catches a cleaner that copies dead blocks or
 // misses live ones, not greedy against FIFO: under uniform writes FIFO's
 // v = exp(-(1 - v) / u), WA = 1 / (1 - v) is 3.0 here, too close.)
 TEST(LogStructuredTarget, WriteAmplificationUnderRandomOverwritesIsGreedys) {
@@ -318,7 +320,7 @@ TEST(LogStructuredTarget, WriteAmplificationUnderRandomOverwritesIsGreedys) {
   const double copied =
       static_cast<double>(after.cleaner_bytes_written - before.cleaner_bytes_written);
   const double wa = (user + copied) / user;
-  EXPECT_NEAR(wa, 2.9, 0.15) << "user " << user << " copied " << copied;
+  EXPECT_NEAR(wa, 2.93, 0.17) << "user " << user << " copied " << copied;
   std::printf(
       "greedy cleaner WA %.3f (segments %.3f)\n", wa,
       static_cast<double>(after.segment_bytes_written - before.segment_bytes_written) / user);
