@@ -82,12 +82,35 @@ void Report(benchmark::State& state, const Window& w) {
   state.counters["iops_per_hdd"] = iops / kDisks;
 }
 
+DeviceStats DiskSum(const BlockDevice& array) {
+  DeviceStats sum;
+  for (BlockDevice* d : array.Children()) sum.Add(d->stats());
+  return sum;
+}
+
+// The disks over the window: busy share, MB/s and KiB per request, each disk's mean.
+void ReportDisks(benchmark::State& state, const BlockDevice& array, const DeviceStats& before,
+                 const Window& w) {
+  const DeviceStats after = DiskSum(array);
+  const double bytes = static_cast<double>(after.read_bytes + after.write_bytes -
+                                           before.read_bytes - before.write_bytes);
+  const double ops =
+      static_cast<double>(after.read_ops + after.write_ops - before.read_ops - before.write_ops);
+  const double secs = static_cast<double>(w.elapsed) / 1e9;
+  state.counters["disk_busy"] =
+      static_cast<double>(after.busy_ns - before.busy_ns) / kDisks / static_cast<double>(w.elapsed);
+  state.counters["disk_MBps"] = bytes / kDisks / secs / 1e6;
+  state.counters["disk_KiB_per_op"] = bytes / ops / 1024;
+}
+
 void BM_Raid6InPlace(benchmark::State& state) {
   for (auto _ : state) {
     SimEngine e;
     auto raid = Raid6(e);
     std::mt19937_64 rng(1);
-    Report(state, Drive(e, *raid, 20'000, rng, false));
+    const Window w = Drive(e, *raid, 20'000, rng, false);
+    Report(state, w);
+    ReportDisks(state, *raid, DeviceStats{}, w);
     const ParityStats& p = raid->parity_stats();
     state.counters["rmw_share"] =
         static_cast<double>(p.rmw_writes) /
@@ -115,6 +138,7 @@ void BM_LogStructured(benchmark::State& state) {
       Drive(e, log, 5 * blocks, rng, false);  // overwrite 5 times at random
     }
     const LogStructuredStats before = log.log_stats();
+    const DeviceStats disks_before = DiskSum(log.capacity());
     // Fresh: half the volume, all of it before the cleaner has to start.
     const Window w = Drive(e, log, blocks / 2, rng, false);
     const LogStructuredStats after = log.log_stats();
@@ -128,15 +152,7 @@ void BM_LogStructured(benchmark::State& state) {
         static_cast<double>(after.segments_cleaned - before.segments_cleaned);
     state.counters["volume_GiB"] = static_cast<double>(log.Size()) / (1024.0 * kMiB);
     state.counters["index_B_per_block"] = log.IndexBytesPerBlock();
-    DeviceStats disks;
-    for (BlockDevice* d : log.capacity().Children()) disks.Add(d->stats());
-    state.counters["disk_busy"] =
-        static_cast<double>(disks.busy_ns) / kDisks / static_cast<double>(e.Now());
-    state.counters["disk_MBps"] = static_cast<double>(disks.read_bytes + disks.write_bytes) /
-                                  kDisks / (static_cast<double>(e.Now()) / 1e9) / 1e6;
-    state.counters["disk_KiB_per_op"] = static_cast<double>(disks.read_bytes + disks.write_bytes) /
-                                        static_cast<double>(disks.read_ops + disks.write_ops) /
-                                        1024;
+    ReportDisks(state, log.capacity(), disks_before, w);
   }
 }
 
