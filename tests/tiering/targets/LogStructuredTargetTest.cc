@@ -19,6 +19,7 @@
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/RamDevice.h"
+#include "tiering/targets/FaultTarget.h"
 #include "tiering/targets/LogSegmentFormat.h"
 #include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/targets/ParityTarget.h"
@@ -189,6 +190,8 @@ TEST_P(LogVerify, HarnessPassesWhileTheCleanerRuns) {
   EXPECT_GE(s.cleaner_bytes_read, s.cleaner_bytes_written);
   EXPECT_EQ(s.segment_write_errors + s.cleaner_errors, 0u);
   if (GetParam().nvram_bytes < 128 * kKiB) EXPECT_GT(s.segments_sealed_early, 0u);
+  // The cleaner could not always keep up: writes waited, and none failed.
+  EXPECT_GT(s.write_waits, 0u);
   EXPECT_EQ(log->capacity().stats().write_bytes, s.segment_bytes_written);
   EXPECT_EQ(log->nvram().stats().write_bytes, s.user_bytes_written);
 }
@@ -233,6 +236,96 @@ TEST(LogStructuredTarget, SegmentWritesToAParityArrayAreFullStripeWrites) {
   const ParityStats& p = array->parity_stats();
   EXPECT_EQ(p.full_stripe_writes, 2 * s.segments_written);
   EXPECT_EQ(p.rmw_writes + p.reconstruct_writes + p.degraded_writes, 0u);
+}
+
+// A log over a fault target (capacity) and a RAM NVRAM log; `fault` is
+// left pointing at the fault target.
+std::unique_ptr<LogStructuredTarget> FaultyLog(Engine& e, FaultTarget** fault) {
+  LogStructuredOptions o;
+  o.segment_bytes = 128 * kKiB;
+  o.usable = 0.7;
+  o.cleaner_start = 0.75;
+  o.segment_writes_in_flight = 1;
+  auto f = std::make_unique<FaultTarget>(
+      e, "fault", std::make_unique<RamDevice>(e, "cap", 12 * o.segment_bytes));
+  *fault = f.get();
+  return std::make_unique<LogStructuredTarget>(
+      e, "log", std::make_unique<RamDevice>(e, "nvram", 1 * kMiB), std::move(f), o);
+}
+
+// Fills volume blocks [first, first + n) with bytes derived from the block
+// number and `version`, one write each, in `image` too.
+void WriteBlocks(Engine& e, BlockDevice& d, std::vector<std::byte>& image, std::uint64_t first,
+                 std::uint64_t n, std::uint8_t version) {
+  std::vector<std::byte> buf(kBlock);
+  for (std::uint64_t b = first; b < first + n; ++b) {
+    std::memset(buf.data(), static_cast<int>((b * 31 + version) & 0xff), kBlock);
+    ASSERT_EQ(Do(e, d, IoOp::kWrite, b * kBlock, kBlock, buf.data()), Status::kOk) << b;
+    std::memcpy(image.data() + b * kBlock, buf.data(), kBlock);
+  }
+}
+
+std::uint64_t WrongBlocks(Engine& e, BlockDevice& d, const std::vector<std::byte>& image) {
+  std::uint64_t wrong = 0;
+  std::vector<std::byte> buf(kBlock);
+  for (std::uint64_t off = 0; off < image.size(); off += kBlock) {
+    if (Do(e, d, IoOp::kRead, off, kBlock, buf.data()) != Status::kOk ||
+        std::memcmp(buf.data(), image.data() + off, kBlock) != 0) {
+      ++wrong;
+    }
+  }
+  return wrong;
+}
+
+TEST(LogStructuredTarget, FailedSegmentWritesAreRetriedThenStopWritesButNotReads) {
+  SimEngine e;
+  FaultTarget* fault = nullptr;
+  auto log = FaultyLog(e, &fault);
+  std::vector<std::byte> image(log->Size());
+  FaultRule once;
+  once.op_mask = FaultRule::Ops({IoOp::kWrite});
+  once.max_triggers = 1;
+  fault->SetRules({once});
+  WriteBlocks(e, *log, image, 0, 31, 1);  // one segment: its write fails once
+  EXPECT_EQ(log->log_stats().segment_write_errors, 1u);
+  EXPECT_EQ(log->log_stats().segments_written, 1u);
+  EXPECT_FALSE(log->failed());
+  EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
+  EXPECT_GT(log->capacity().stats().read_ops, 0u);  // read from the committed segment
+
+  FaultRule always;
+  always.op_mask = FaultRule::Ops({IoOp::kWrite});
+  fault->SetRules({always});
+  WriteBlocks(e, *log, image, 31, 31, 1);  // acknowledged from NVRAM; the segment fails 3 times
+  EXPECT_EQ(log->log_stats().segment_write_errors, 4u);
+  EXPECT_TRUE(log->failed());
+  std::vector<std::byte> buf(kBlock);
+  EXPECT_EQ(Do(e, *log, IoOp::kWrite, 100 * kBlock, kBlock, buf.data()), Status::kIoError);
+  EXPECT_EQ(Do(e, *log, IoOp::kFlush, 0, 0, nullptr), Status::kIoError);
+  // Everything acknowledged still reads back, the failed segment from memory.
+  EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
+}
+
+TEST(LogStructuredTarget, FailedCleanerReadKeepsTheVictimAndTheData) {
+  SimEngine e;
+  FaultTarget* fault = nullptr;
+  auto log = FaultyLog(e, &fault);
+  std::vector<std::byte> image(log->Size());
+  FaultRule once;
+  once.op_mask = FaultRule::Ops({IoOp::kRead});
+  once.max_triggers = 1;
+  fault->SetRules({once});  // no foreground read until the check: the cleaner's first read fails
+  const std::uint64_t blocks = log->Size() / kBlock;
+  WriteBlocks(e, *log, image, 0, blocks, 1);
+  std::mt19937_64 rng(4);
+  for (int round = 2; round < 8; ++round) {
+    for (int i = 0; i < 200; ++i) WriteBlocks(e, *log, image, rng() % blocks, 1, round);
+  }
+  const LogStructuredStats s = log->log_stats();
+  EXPECT_EQ(fault->rules()[0].triggered, 1u);
+  EXPECT_EQ(s.cleaner_errors, 1u);
+  EXPECT_GT(s.segments_cleaned, 10u);  // it went on with other victims
+  EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
 }
 
 // Without buffers the target makes the same child requests as with them.
