@@ -359,6 +359,7 @@ void LogStructuredTarget::SegmentWritten(OpenSegment* seg, Status st) {
     // nothing after it can commit: stop taking writes.
     failed_ = true;
     PumpWrites();
+    CheckDrain();
     return;
   }
   seg->written = true;
@@ -372,6 +373,26 @@ void LogStructuredTarget::SegmentWritten(OpenSegment* seg, Status st) {
   FreePending();
   CleanerKick();
   PumpWrites();
+  CheckDrain();
+}
+
+void LogStructuredTarget::Drain(std::function<void(Status)> done) {
+  drain_waiters_.push_back(std::move(done));
+  engine().Post([this] { CheckDrain(); });
+}
+
+void LogStructuredTarget::CheckDrain() {
+  if (drain_waiters_.empty()) return;
+  if (!failed_) {
+    if (open_ != nullptr && open_->used > 0) {
+      if (writing_.size() < options_.segment_writes_in_flight) Seal(true);
+      return;  // the segment's completion checks again
+    }
+    if (!writing_.empty()) return;
+  }
+  std::vector<std::function<void(Status)>> waiters;
+  waiters.swap(drain_waiters_);
+  for (auto& w : waiters) w(failed_ ? Status::kIoError : Status::kOk);
 }
 
 void LogStructuredTarget::Commit(OpenSegment* seg) {

@@ -89,16 +89,26 @@
 // (timing-only simulation) make the same child requests without buffers. A
 // stack is used one way or the other, not both.
 //
-// Crash recovery (not implemented yet; the formats allow it): scan every
-// segment slot's header (LogSegmentFormat.h), keep those whose CRCs match,
-// apply their slot lists in sequence order (the newest copy of a block
-// wins) to rebuild the index and usage table, then replay the NVRAM log
-// past the newest committed segment. For that last step the NVRAM records
-// need a small header of their own (sequence, volume block of each block);
-// they carry only data today.
+// Shutdown and recovery. Drain() seals the open segment and waits until no
+// segment is in memory: the capacity device alone then holds the volume.
+// Recover() rebuilds a new target's index from the capacity device alone:
+// it reads every segment slot, keeps those whose header and data CRCs
+// match (LogSegmentFormat.h; a torn segment write fails them), and applies
+// their slot lists in sequence order, the newest copy of a block winning.
+// A slot freed by the cleaner and not yet reused still holds a valid old
+// segment: its blocks all have newer copies (the cleaner frees a victim
+// only after its copies commit), so they lose, and the slot is sealed with
+// no live blocks, the cleaner's cheapest victim. Not recovered yet: writes
+// acknowledged from the NVRAM log whose segment had not committed (the
+// NVRAM records would need a header of their own, sequence and volume
+// block of each block, to be replayed), and discards (not logged: a
+// discarded block comes back with its last written data). So after a crash
+// without Drain, recent writes may read back older data; use Recover only
+// after Drain until the NVRAM replay exists.
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,6 +200,21 @@ class LogStructuredTarget final : public FanOutTarget {
   double IndexBytesPerBlock() const;
   LogStructuredStats log_stats() const;
 
+  // Seals the open segment and runs `done` (on the engine's thread, never
+  // inside the call) once no segment is open or being written: kOk, or
+  // kIoError if the target has failed. Writes submitted meanwhile may
+  // delay it.
+  void Drain(std::function<void(Status)> done);
+  // On a new target that has taken no request: rebuilds the index and the
+  // usage table from the segments on the capacity device (above). `done`
+  // runs once with kOk, or the first read error (the target is then
+  // unusable). Reads whole segments, one at a time.
+  void Recover(std::function<void(Status)> done);
+  // Segments Recover() found valid, and those it skipped (a header that
+  // decodes but data whose CRC does not match: a torn write).
+  std::uint32_t recovered_segments() const { return recovered_; }
+  std::uint32_t skipped_segments() const { return skipped_; }
+
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
 
@@ -275,6 +300,12 @@ class LogStructuredTarget final : public FanOutTarget {
   void Commit(OpenSegment* seg);
   void FreePending();
 
+  void CheckDrain();
+  // Recovery (LogRecovery.cc).
+  void RecoverNext();
+  void RecoverRead(Status st);
+  void RecoverApply();
+
   // The cleaner (LogCleaner.cc).
   std::uint32_t CleanBelow() const;
   void CleanerKick();
@@ -316,6 +347,22 @@ class LogStructuredTarget final : public FanOutTarget {
 
   Cleaner cleaner_;
   std::deque<PendingFree> pending_free_;
+  std::vector<std::function<void(Status)>> drain_waiters_;
+
+  struct FoundSegment {
+    std::uint64_t sequence;
+    std::uint32_t slot;
+    std::vector<std::uint64_t> volume_blocks;
+  };
+  struct Recovery {
+    std::function<void(Status)> done;
+    std::uint32_t next = 0;  // segment slot being read
+    AlignedBuffer buffer;    // one segment
+    std::vector<FoundSegment> found;
+  };
+  std::unique_ptr<Recovery> recovery_;
+  std::uint32_t recovered_ = 0;
+  std::uint32_t skipped_ = 0;
   LogStructuredStats stats_;
 };
 

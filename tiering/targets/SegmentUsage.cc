@@ -37,6 +37,14 @@ bool SegmentUsage::Unpin(std::uint32_t s) {
   return true;
 }
 
+void SegmentUsage::Rebuild(const std::vector<bool>& in_use) {
+  free_.clear();
+  for (std::uint32_t s = 0; s < segments(); ++s) {
+    state_[s] = in_use[s] ? SegmentState::kSealed : SegmentState::kFree;
+    if (!in_use[s]) free_.push_back(s);
+  }
+}
+
 std::uint32_t SegmentUsage::PickVictim() const {
   std::uint32_t best = kNone;
   for (std::uint32_t s = 0; s < segments(); ++s) {

@@ -56,6 +56,10 @@ class SegmentUsage {
   // True if this freed a released segment.
   bool Unpin(std::uint32_t s);
 
+  // After recovery: the segments in `in_use` are kSealed, the others free
+  // (in slot order). Live counts are kept as they were set.
+  void Rebuild(const std::vector<bool>& in_use);
+
   // The greedy victim: the kSealed segment with the fewest live blocks,
   // kNone if there is no sealed segment.
   std::uint32_t PickVictim() const;

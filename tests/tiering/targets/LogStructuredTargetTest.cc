@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/VerifyHarness.h"
+#include "tiering/core/ObjectPool.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/RamDevice.h"
 #include "tiering/targets/FaultTarget.h"
@@ -326,6 +327,103 @@ TEST(LogStructuredTarget, FailedCleanerReadKeepsTheVictimAndTheData) {
   EXPECT_EQ(s.cleaner_errors, 1u);
   EXPECT_GT(s.segments_cleaned, 10u);  // it went on with other victims
   EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
+}
+
+// A device owned by the test and lent to a target, which owns its
+// children: several targets in turn over one capacity device.
+class Borrowed final : public BlockDevice {
+ public:
+  Borrowed(Engine& e, BlockDevice& d) : BlockDevice(e, d.name() + "-lent"), d_(d) {}
+  std::uint64_t Size() const override { return d_.Size(); }
+  std::uint32_t BlockSize() const override { return d_.BlockSize(); }
+  std::string Kind() const override { return "lent"; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override {
+    Ctx* c = pool_.Acquire();
+    c->done = std::move(done);
+    d_.Submit(req, [this, c](Status st) {
+      Finish(c->done, st);
+      pool_.Release(c);
+    });
+  }
+
+ private:
+  struct Ctx {
+    IoCallback done;
+  };
+  BlockDevice& d_;
+  ObjectPool<Ctx> pool_;
+};
+
+Status RunToEnd(Engine& e, const std::function<void(std::function<void(Status)>)>& call) {
+  Status got = Status::kShutdown;
+  int calls = 0;
+  call([&](Status st) {
+    got = st;
+    ++calls;
+  });
+  EXPECT_EQ(calls, 0) << "completed inside the call";
+  e.Run();
+  EXPECT_EQ(calls, 1);
+  return got;
+}
+
+TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
+  SimEngine e;
+  LogStructuredOptions o;
+  o.segment_bytes = 128 * kKiB;
+  o.usable = 0.7;
+  o.cleaner_start = 0.75;
+  o.segment_writes_in_flight = 1;
+  RamDevice cap(e, "cap", 12 * o.segment_bytes);
+  auto make = [&](const char* name) {
+    return std::make_unique<LogStructuredTarget>(
+        e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
+        std::make_unique<Borrowed>(e, cap), o);
+  };
+  std::vector<std::byte> image;
+  std::mt19937_64 rng(12);
+  {
+    auto a = make("a");
+    image.resize(a->Size());
+    const std::uint64_t blocks = a->Size() / kBlock;
+    WriteBlocks(e, *a, image, 0, blocks, 1);
+    for (int i = 0; i < 600; ++i) WriteBlocks(e, *a, image, rng() % blocks, 1, 2);
+    EXPECT_GT(a->log_stats().segments_cleaned, 10u);
+    ASSERT_EQ(RunToEnd(e, [&](auto done) { a->Drain(std::move(done)); }), Status::kOk);
+  }
+  auto b = make("b");
+  ASSERT_EQ(RunToEnd(e, [&](auto done) { b->Recover(std::move(done)); }), Status::kOk);
+  EXPECT_GT(b->recovered_segments(), 0u);
+  EXPECT_EQ(b->skipped_segments(), 0u);
+  EXPECT_EQ(WrongBlocks(e, *b, image), 0u);
+  EXPECT_EQ(b->log_stats().cleaner_bytes_read, 0u);  // read from the index, not scanned again
+  // The recovered log goes on: more overwrites, the cleaner running.
+  const std::uint64_t blocks = b->Size() / kBlock;
+  for (int i = 0; i < 600; ++i) WriteBlocks(e, *b, image, rng() % blocks, 1, 3);
+  EXPECT_GT(b->log_stats().segments_cleaned, 10u);
+  EXPECT_EQ(WrongBlocks(e, *b, image), 0u);
+  ASSERT_EQ(RunToEnd(e, [&](auto done) { b->Drain(std::move(done)); }), Status::kOk);
+  b.reset();
+
+  // A torn segment write: one data block of segment 0 damaged. Recovery
+  // skips that segment (its data CRC fails) and keeps the others.
+  auto c = make("c");
+  ASSERT_EQ(RunToEnd(e, [&](auto done) { c->Recover(std::move(done)); }), Status::kOk);
+  const std::uint32_t whole = c->recovered_segments();
+  EXPECT_EQ(whole, 12u);  // every slot was written at least once
+  c.reset();
+  std::vector<std::byte> garbage(kBlock, std::byte{0xee});
+  ASSERT_EQ(Do(e, cap, IoOp::kWrite, 1 * kBlock, kBlock, garbage.data()), Status::kOk);
+  auto d = make("d");
+  ASSERT_EQ(RunToEnd(e, [&](auto done) { d->Recover(std::move(done)); }), Status::kOk);
+  EXPECT_EQ(d->skipped_segments(), 1u);
+  EXPECT_EQ(d->recovered_segments(), whole - 1);
+  // A target that has taken requests refuses to recover.
+  std::vector<std::byte> one(kBlock);
+  ASSERT_EQ(Do(e, *d, IoOp::kWrite, 0, kBlock, one.data()), Status::kOk);
+  EXPECT_EQ(RunToEnd(e, [&](auto done) { d->Recover(std::move(done)); }), Status::kInvalid);
 }
 
 // Without buffers the target makes the same child requests as with them.
