@@ -162,8 +162,8 @@ std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
 
 // A capacity tier written as a log: NVRAM model devices (two as a mirror
 // when asked) and the combined tier under a LogStructuredTarget. Simulation
-// only for now: the log keeps its index in memory and has no recovery yet,
-// so a real volume would lose its layout with the process.
+// only for now: the log recovers its index only after a clean Drain (no
+// NVRAM replay yet), so a real volume could lose recent writes in a crash.
 Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t,
                                                std::size_t tier_index, const BuildOptions& o,
                                                std::unique_ptr<BlockDevice> combined,
