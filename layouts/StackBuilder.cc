@@ -171,7 +171,8 @@ Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t
   const TierLogSpec& spec = *t.log;
   const std::string where = source + ": tiers[" + std::to_string(tier_index) + "].log";
   if (!engine.IsSimulated()) {
-    return MakeError(where + ": log-structured tiers are simulation-only for now (no recovery)");
+    return MakeError(where +
+                     ": log-structured tiers are simulation-only for now (no NVRAM replay)");
   }
   std::vector<std::unique_ptr<BlockDevice>> nvram;
   for (int i = 0; i < (spec.nvram_mirror ? 2 : 1); ++i) {
