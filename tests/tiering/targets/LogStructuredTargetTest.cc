@@ -19,6 +19,8 @@
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/ObjectPool.h"
 #include "tiering/core/SimEngine.h"
+#include "tiering/devices/DevicePreset.h"
+#include "tiering/devices/ModelDevice.h"
 #include "tiering/devices/RamDevice.h"
 #include "tiering/targets/FaultTarget.h"
 #include "tiering/targets/LogSegmentFormat.h"
@@ -205,6 +207,33 @@ INSTANTIATE_TEST_SUITE_P(
                       // One segment more in flight: one less may hold live data.
                       PoolCase{"two_segment_writes", 1 * kMiB, 2, 0.6}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// The same over device models with data (an HDD's positioning times, an
+// NVMe NVRAM): segment writes, cleaner reads and foreground reads complete
+// in other orders than on RAM devices.
+TEST(LogStructuredTarget, HarnessPassesOverDeviceModels) {
+  SimEngine e;
+  LogStructuredOptions lo;
+  lo.segment_bytes = 128 * kKiB;
+  lo.usable = 0.6;
+  lo.cleaner_start = 0.75;
+  ModelOptions mo;
+  mo.with_data = true;
+  mo.capacity = 12 * lo.segment_bytes;
+  ModelOptions nv = mo;
+  nv.capacity = 512 * kKiB;
+  LogStructuredTarget log(e, "log", MakeModelDevice(e, FindPreset("nvme-pm1725").value(), "nv", nv),
+                          MakeModelDevice(e, FindPreset("hdd-7200").value(), "cap", mo), lo);
+  ASSERT_TRUE(log.config_error().empty()) << log.config_error();
+  testing::VerifyOptions o;
+  o.ops = 3000;
+  o.seed = 8;
+  o.max_in_flight = 12;
+  o.max_length = 48 * kKiB;
+  auto r = testing::RunVerify(e, log, o);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+  EXPECT_GT(log.log_stats().segments_cleaned, 50u);
+}
 
 TEST(LogStructuredTarget, SegmentWritesToAParityArrayAreFullStripeWrites) {
   SimEngine e;
