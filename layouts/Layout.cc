@@ -161,6 +161,70 @@ const Field<DevicePreset> kModelFields[] = {
      nullptr, false, "the preset's"},
 };
 
+// The NVRAM of a log-structured tier ("log": {"nvram": {...}}).
+const Field<TierLogSpec> kTierLogNvramFields[] = {
+    {"preset", "a preset name (tierlab presets)", "",
+     "the NVRAM devices' catalog entry (ram: DRAM-backed, as NVDIMM-N)",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.nvram_preset = f.String(k, l.nvram_preset);
+       if (!f.ok()) return;
+       auto p = FindPreset(l.nvram_preset);
+       if (!p.ok()) {
+         f.Fail(k, "unknown \"" + l.nvram_preset + "\"; known: " + KnownPresetList());
+         return;
+       }
+       l.nvram = *p;
+     },
+     [](const TierLogSpec& l) -> json { return l.nvram_preset; }},
+    {"capacity", "bytes, at least 1m", "bytes", "per NVRAM device: the log's size",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.nvram_capacity = f.Bytes(k, l.nvram_capacity);
+       if (f.ok() && l.nvram_capacity < (1u << 20)) f.Fail(k, "must be at least 1m");
+     },
+     [](const TierLogSpec& l) -> json { return FormatBytes(l.nvram_capacity); }},
+    {"mirror", "boolean", "", "two NVRAM devices as a mirror (the standby controller's copy)",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.nvram_mirror = f.Bool(k, l.nvram_mirror);
+     },
+     [](const TierLogSpec& l) -> json { return l.nvram_mirror; }},
+};
+
+// A capacity tier's "log" section: the tier is a LogStructuredTarget.
+const Field<TierLogSpec> kTierLogFields[] = {
+    {"segment_bytes", "bytes, a non-zero multiple of 4k", "bytes",
+     "segment size, header included; rounded up to whole stripes of a parity tier",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.segment_bytes = f.Bytes(k, l.segment_bytes);
+       if (f.ok() && (l.segment_bytes == 0 || l.segment_bytes % 4096 != 0)) {
+         f.Fail(k, "must be a non-zero multiple of 4k");
+       }
+     },
+     [](const TierLogSpec& l) -> json { return FormatBytes(l.segment_bytes); }},
+    {"usable", "number 0.05..0.95", "", "the volume's share of the segments' data slots",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.usable = f.Number(k, l.usable, 0.05, 0.95);
+     },
+     [](const TierLogSpec& l) -> json { return l.usable; }},
+    {"cleaner_start", "number 0.5..1", "",
+     "the cleaner runs while more than this share of segments is in use",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.cleaner_start = f.Number(k, l.cleaner_start, 0.5, 1.0);
+     },
+     [](const TierLogSpec& l) -> json { return l.cleaner_start; }},
+    {"nvram", "object (tiers[].log.nvram below)", "", "the write-acknowledgement log's devices",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       const json* n = f.Raw(k);
+       if (n == nullptr || !f.ok()) return;
+       if (!n->is_object()) return f.Fail(k, "must be an object");
+       JsonFields nf = f.Child(*n, std::string(k));
+       ReadFields(std::span<const Field<TierLogSpec>>(kTierLogNvramFields), nf, l);
+       f.Adopt(nf);
+     },
+     [](const TierLogSpec& l) -> json {
+       return WriteFields(std::span<const Field<TierLogSpec>>(kTierLogNvramFields), l);
+     }},
+};
+
 const Field<TierSpec> kTierFields[] = {
     {"name", "string", "", "the tier's name (the cache names it in cache.tier)",
      [](JsonFields& f, std::string_view k, TierSpec& t) { t.name = f.String(k, t.name); },
@@ -305,6 +369,23 @@ const Field<TierSpec> kTierFields[] = {
        f.Adopt(mf);
      },
      [](const TierSpec& t) -> json { return t.model; }},
+    {"log", "object (tiers[].log below)", "",
+     "the tier is written as a log: NVRAM-acknowledged writes, whole-segment writes, a cleaner "
+     "(capacity tiers only)",
+     [](JsonFields& f, std::string_view k, TierSpec& t) {
+       const json* j = f.Raw(k);
+       if (j == nullptr || !f.ok()) return;
+       if (!j->is_object()) return f.Fail(k, "must be an object");
+       TierLogSpec spec;
+       spec.nvram = *FindPreset(spec.nvram_preset);
+       JsonFields lf = f.Child(*j, std::string(k));
+       ReadFields(TierLogFields(), lf, spec);
+       f.Adopt(lf);
+       if (f.ok()) t.log = std::move(spec);
+     },
+     [](const TierSpec& t) -> json {
+       return t.log ? WriteFields(TierLogFields(), *t.log) : json();
+     }},
 };
 
 // The cache section needs the tiers: its default tier is the first, and the
@@ -326,6 +407,11 @@ void ReadCache(JsonFields& f, std::string_view k, LayoutSpec& l) {
   // striping), so parity there would protect nothing: refuse rather than
   // ignore it.
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
+    if (l.tiers[i].name == spec->tier && l.tiers[i].log) {
+      return f.Fail("tiers[" + std::to_string(i) + "].log",
+                    "is for capacity tiers; the cache tier \"" + spec->tier +
+                        "\" gives its devices to the cache one by one");
+    }
     if (l.tiers[i].name == spec->tier && ParityChunks(l.tiers[i].combine) > 0) {
       return f.Fail("tiers[" + std::to_string(i) + "].combine",
                     std::string(ToString(l.tiers[i].combine)) +
@@ -435,6 +521,12 @@ std::span<const Field<TierSpec>> TierFields() {
 }
 std::span<const Field<DevicePreset>> ModelFields() {
   return kModelFields;
+}
+std::span<const Field<TierLogSpec>> TierLogFields() {
+  return kTierLogFields;
+}
+std::span<const Field<TierLogSpec>> TierLogNvramFields() {
+  return kTierLogNvramFields;
 }
 
 Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source) {

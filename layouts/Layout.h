@@ -57,6 +57,19 @@ std::string_view ToString(Combine c);
 // Parity chunks per stripe of a parity combine, 0 for the others.
 int ParityChunks(Combine c);
 
+// A capacity tier written as a log (LogStructuredTarget): the tier's
+// combined devices hold segments, NVRAM devices of their own hold the
+// write-acknowledgement log. docs/CONFIG.md, "Log-structured tiers".
+struct TierLogSpec {
+  std::uint64_t segment_bytes = 4608 * 1024;
+  double usable = 0.8;
+  double cleaner_start = 0.95;
+  std::string nvram_preset = "ram";
+  DevicePreset nvram;  // the catalog entry of nvram_preset
+  std::uint64_t nvram_capacity = 4ull << 30;
+  bool nvram_mirror = true;  // two NVRAM devices as a mirror (a standby controller's copy)
+};
+
 struct TierSpec {
   std::string name;
   DevicePreset preset;  // the catalog entry, with custom overrides applied
@@ -76,7 +89,8 @@ struct TierSpec {
   double write_iops_limit = 0;
   std::uint64_t read_bw_limit = 0;
   std::uint64_t write_bw_limit = 0;
-  nlohmann::json model;  // custom preset field overrides, as given
+  nlohmann::json model;            // custom preset field overrides, as given
+  std::optional<TierLogSpec> log;  // none = the combined devices are the tier
 };
 
 struct LayoutSpec {
@@ -97,6 +111,9 @@ struct LayoutSpec {
 std::span<const Field<LayoutSpec>> LayoutFields();
 std::span<const Field<TierSpec>> TierFields();
 std::span<const Field<DevicePreset>> ModelFields();
+// A tier's "log" section and its "nvram" object.
+std::span<const Field<TierLogSpec>> TierLogFields();
+std::span<const Field<TierLogSpec>> TierLogNvramFields();
 
 // Parses a layout object and its sections; `source` prefixes errors. Exit
 // code 2 on error.

@@ -12,6 +12,7 @@
 #include "tiering/devices/ModelDevice.h"
 #include "tiering/targets/DelayTarget.h"
 #include "tiering/targets/LinearTarget.h"
+#include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/targets/MirrorTarget.h"
 #include "tiering/targets/ParityTarget.h"
 #include "tiering/targets/RateLimitTarget.h"
@@ -159,6 +160,42 @@ std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
 
 }  // namespace
 
+// A capacity tier written as a log: NVRAM model devices (two as a mirror
+// when asked) and the combined tier under a LogStructuredTarget. Simulation
+// only for now: the log recovers its index only after a clean Drain (no
+// NVRAM replay yet), so a real volume could lose recent writes in a crash.
+Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t,
+                                               std::size_t tier_index, const BuildOptions& o,
+                                               std::unique_ptr<BlockDevice> combined,
+                                               const std::string& source) {
+  const TierLogSpec& spec = *t.log;
+  const std::string where = source + ": tiers[" + std::to_string(tier_index) + "].log";
+  if (!engine.IsSimulated()) {
+    return MakeError(where +
+                     ": log-structured tiers are simulation-only for now (no NVRAM replay)");
+  }
+  std::vector<std::unique_ptr<BlockDevice>> nvram;
+  for (int i = 0; i < (spec.nvram_mirror ? 2 : 1); ++i) {
+    ModelOptions mo;
+    mo.capacity = spec.nvram_capacity;
+    mo.with_data = o.with_data;
+    mo.seed = o.seed * 1000003 + tier_index * 1009 + 997 + static_cast<std::uint64_t>(i);
+    nvram.push_back(MakeModelDevice(engine, spec.nvram, t.name + "-nvram" + std::to_string(i), mo));
+  }
+  std::unique_ptr<BlockDevice> log_device =
+      nvram.size() == 1
+          ? std::move(nvram[0])
+          : std::make_unique<MirrorTarget>(engine, t.name + "-nvram", std::move(nvram));
+  LogStructuredOptions lo;
+  lo.segment_bytes = spec.segment_bytes;
+  lo.usable = spec.usable;
+  lo.cleaner_start = spec.cleaner_start;
+  auto log = std::make_unique<LogStructuredTarget>(engine, t.name + "-log", std::move(log_device),
+                                                   std::move(combined), lo);
+  if (!log->config_error().empty()) return MakeError(where + ": " + log->config_error());
+  return std::unique_ptr<BlockDevice>(std::move(log));
+}
+
 Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOptions& o) {
   Volume v;
   v.keep_files_ = o.keep_files;
@@ -199,7 +236,13 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     } else {
       view.role = "capacity";
       capacity_is_hdd.push_back(l.tiers[i].preset.is_hdd());
-      capacity_stacks.push_back(CombineTier(engine, l.tiers[i], std::move(tier_devices)));
+      std::unique_ptr<BlockDevice> stack = CombineTier(engine, l.tiers[i], std::move(tier_devices));
+      if (l.tiers[i].log) {
+        auto logged = LogTier(engine, l.tiers[i], i, o, std::move(stack), l.source);
+        if (!logged.ok()) return logged.error();
+        stack = std::move(logged.value());
+      }
+      capacity_stacks.push_back(std::move(stack));
       view.stack = capacity_stacks.back().get();
     }
     v.tiers_.push_back(std::move(view));

@@ -80,6 +80,8 @@ std::vector<Schema> Schemas() {
       {"layout", DocumentFields(LayoutFields())},
       {"tiers", DocumentFields(TierFields())},
       {"model", DocumentFields(ModelFields())},
+      {"log", DocumentFields(TierLogFields())},
+      {"log.nvram", DocumentFields(TierLogNvramFields())},
       {"cache", DocumentFields(CacheFields())},
       {"tiering", DocumentFields(TieringFields())},
       {"pins", DocumentFields(TierPinFields())},

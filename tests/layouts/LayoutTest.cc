@@ -7,6 +7,7 @@
 #include "tests/support/SyncIo.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/SimEngine.h"
+#include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/targets/ParityTarget.h"
 #include "tiering/tier/TierTarget.h"
 
@@ -390,6 +391,75 @@ TEST(LayoutTest, ParityTierOfModelsKeepsDataWithADeviceLost) {
   EXPECT_TRUE(r.ok()) << r.first_problem;
   EXPECT_GT(raid->parity_stats().degraded_reads, 0u);
   EXPECT_GT(raid->parity_stats().rmw_writes + raid->parity_stats().reconstruct_writes, 0u);
+}
+
+// A raid6 tier of 6 x 64 MiB written as a log with small segments.
+nlohmann::json LogLayout() {
+  nlohmann::json l = ParityLayout("raid6", 6);
+  l["tiers"][0]["log"] = {
+      {"segment_bytes", "1m"}, {"usable", 0.7}, {"nvram", {{"capacity", "8m"}, {"mirror", true}}}};
+  return l;
+}
+
+TEST(LayoutTest, LogTierRoundTripsAndBuildsALogOverTheParityTier) {
+  auto l = ParseLayoutJson(LogLayout(), "log.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  ASSERT_TRUE(l->tiers[0].log.has_value());
+  EXPECT_EQ(l->tiers[0].log->segment_bytes, 1u << 20);
+  EXPECT_EQ(l->tiers[0].log->nvram_preset, "ram");  // the default
+  const nlohmann::json written = LayoutToJson(*l);
+  EXPECT_EQ(written["tiers"][0]["log"]["cleaner_start"], 0.95);
+  auto again = ParseLayoutJson(written, "again.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), written);
+  // Without "log" the key is not written.
+  EXPECT_FALSE(LayoutToJson(MustLoad("nvme2+hdd4"))["tiers"][1].contains("log"));
+
+  SimEngine e;
+  BuildOptions o;
+  o.with_data = true;
+  auto v = BuildVolume(e, *l, o);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  auto* log = dynamic_cast<LogStructuredTarget*>(&v->top());
+  ASSERT_NE(log, nullptr);
+  EXPECT_EQ(log->capacity().Kind(), "raid6");
+  EXPECT_EQ(log->nvram().Kind(), "mirror");
+  // 1 MiB is four 256 KiB stripes; 4 x 64 MiB of data holds 256 segments.
+  EXPECT_EQ(log->segment_bytes(), 1u << 20);
+  EXPECT_EQ(log->segments(), 256u);
+  testing::VerifyOptions vo;
+  vo.ops = 1500;
+  vo.region = 4ull << 20;
+  vo.max_length = 64 * 1024;
+  auto r = testing::RunVerify(e, v->top(), vo);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+  auto* raid = dynamic_cast<ParityTarget*>(&log->capacity());
+  ASSERT_NE(raid, nullptr);
+  EXPECT_EQ(raid->parity_stats().rmw_writes + raid->parity_stats().reconstruct_writes, 0u);
+}
+
+TEST(LayoutTest, LogTierErrorsNameTheField) {
+  nlohmann::json l = LogLayout();
+  l["tiers"][0]["log"]["usable"] = 0.99;
+  EXPECT_NE(ErrorOf(l).find("x.json: tiers[0].log.usable"), std::string::npos) << ErrorOf(l);
+  l = LogLayout();
+  l["tiers"][0]["log"]["nvram"]["preset"] = "nvram-9000";
+  EXPECT_NE(ErrorOf(l).find("x.json: tiers[0].log.nvram.preset: unknown \"nvram-9000\""),
+            std::string::npos)
+      << ErrorOf(l);
+  l = LogLayout();
+  l["tiers"][0]["log"]["segments"] = 3;
+  EXPECT_NE(ErrorOf(l).find("x.json: tiers[0].log.segments: unknown key"), std::string::npos)
+      << ErrorOf(l);
+  // Segments so large that the cleaner would have no room: refused at build.
+  l = LogLayout();
+  l["tiers"][0]["log"]["segment_bytes"] = "64m";
+  EXPECT_NE(ErrorOf(l).find("x.json: tiers[0].log: usable"), std::string::npos) << ErrorOf(l);
+  // The cache tier cannot be a log.
+  nlohmann::json c = LayoutToJson(MustLoad("nvme2+hdd4"));
+  c["tiers"][0]["log"] = nlohmann::json::object();
+  EXPECT_NE(ErrorOf(c).find("x.json: tiers[0].log: is for capacity tiers"), std::string::npos)
+      << ErrorOf(c);
 }
 
 TEST(LayoutTest, BuildsModelStackWithCacheAndTierViews) {
