@@ -192,7 +192,9 @@ TEST_P(LogVerify, HarnessPassesWhileTheCleanerRuns) {
   // Copies are of blocks read; a block overwritten while it was read is not copied.
   EXPECT_GE(s.cleaner_bytes_read, s.cleaner_bytes_written);
   EXPECT_EQ(s.segment_write_errors + s.cleaner_errors, 0u);
-  if (GetParam().nvram_bytes < 128 * kKiB) EXPECT_GT(s.segments_sealed_early, 0u);
+  if (GetParam().nvram_bytes < 128 * kKiB) {
+    EXPECT_GT(s.segments_sealed_early, 0u);
+  }
   // The cleaner could not always keep up: writes waited, and none failed.
   EXPECT_GT(s.write_waits, 0u);
   EXPECT_EQ(log->capacity().stats().write_bytes, s.segment_bytes_written);

@@ -136,19 +136,22 @@ TEST(NetworkHopTest, ConvergingWritersShareTheReceiversPort) {
   auto b = Hop(e, Port("b", "10gbe-tcp"), s);
   constexpr int kTotal = 4000;
   int done = 0;
-  for (BlockDevice* d : {static_cast<BlockDevice*>(a.get()), static_cast<BlockDevice*>(b.get())}) {
-    auto issued = std::make_shared<int>(0);
-    auto issue = std::make_shared<std::function<void()>>();
-    *issue = [&e, d, issued, issue, &done] {
-      if (*issued == kTotal) return;
-      IoRequest w{IoOp::kWrite, 0, (*issued % 256) * 131072ull, 131072, nullptr};
-      ++*issued;
-      d->Submit(w, [issue, &done](Status) {
+  // Each client keeps 16 writes in flight: a completion issues the next.
+  // The issuers live here, not in shared_ptrs that would capture themselves.
+  BlockDevice* clients[] = {a.get(), b.get()};
+  int issued[] = {0, 0};
+  std::function<void()> issue[2];
+  for (int k = 0; k < 2; ++k) {
+    issue[k] = [&, k] {
+      if (issued[k] == kTotal) return;
+      IoRequest w{IoOp::kWrite, 0, (issued[k] % 256) * 131072ull, 131072, nullptr};
+      ++issued[k];
+      clients[k]->Submit(w, [&, k](Status) {
         ++done;
-        (*issue)();
+        issue[k]();
       });
     };
-    for (int i = 0; i < 16; ++i) (*issue)();
+    for (int i = 0; i < 16; ++i) issue[k]();
   }
   e.Run();
   ASSERT_EQ(done, 2 * kTotal);
