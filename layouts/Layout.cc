@@ -486,6 +486,20 @@ const Field<LayoutSpec> kLayoutFields[] = {
        return l.block_cache ? BlockCacheToJson(*l.block_cache) : json();
      },
      false, "none"},
+    {"reduction", "object (reduction below)", "",
+     "inline deduplication and compression of 4 KiB blocks (none: no reduction)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       const json* r = f.Raw(k);
+       if (r == nullptr || !f.ok()) return;
+       auto spec = ParseReductionJson(*r, l.source);
+       if (!spec.ok()) return f.Adopt(spec.error());
+       l.reduction = std::move(spec.value());
+       l.as_written[std::string(k)] = *r;
+     },
+     [](const LayoutSpec& l) -> json {
+       return l.reduction ? ReductionToJson(*l.reduction) : json();
+     },
+     false, "none"},
     {"description", "string", "", "free text for the reader; not interpreted", nullptr, nullptr,
      false, "-"},
 };
@@ -546,7 +560,7 @@ nlohmann::json LayoutToJson(const LayoutSpec& l) {
 
 nlohmann::json LayoutAsWrittenJson(const LayoutSpec& l) {
   json j = LayoutToJson(l);
-  for (const char* section : {"cache", "tiering", "block_cache"}) {
+  for (const char* section : {"cache", "tiering", "block_cache", "reduction"}) {
     j.erase(section);
     if (l.as_written.is_object() && l.as_written.contains(section)) {
       j[section] = l.as_written.at(section);

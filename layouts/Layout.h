@@ -13,7 +13,8 @@
 //               "promotion": "always", "line_size": "4k", "high_watermark": 50,
 //               "low_watermark": 45, "destage_order": "lba"},
 //     "tiering": {"extent_size": "...", ...},     // several capacity tiers: a tier target
-//     "block_cache": {"size": "1g", "policy": "lru", "lookup_ns": 300, ...}
+//     "block_cache": {"size": "1g", "policy": "lru", "lookup_ns": 300, ...},
+//     "reduction": {"dedupe": true, "compression": "lz4", "where": "inline", ...}
 //   }
 //
 // Roles: the tier named by cache.tier (default the first) holds the cache
@@ -42,6 +43,7 @@
 #include "layouts/CacheSpec.h"
 #include "layouts/FieldTable.h"
 #include "layouts/JsonParse.h"  // ReadJsonFile
+#include "layouts/ReductionSpec.h"
 #include "layouts/TieringSpec.h"
 #include "tiering/core/Expected.h"
 #include "tiering/devices/DevicePreset.h"
@@ -100,6 +102,7 @@ struct LayoutSpec {
   std::optional<CacheSpec> cache;             // none = no cache target
   std::optional<TieringSpec> tiering;         // none = defaults (used only with 2+ capacity tiers)
   std::optional<BlockCacheSpec> block_cache;  // none = no RAM block cache
+  std::optional<ReductionSpec> reduction;     // none = no dedup or compression
   std::string source;                         // file name or shorthand, for error messages
   // The cache, tiering and block_cache sections exactly as written, for
   // LayoutAsWrittenJson only: nothing is built from them.

@@ -109,7 +109,7 @@ std::span<const Field<MatrixSpec>> MatrixFields() {
 
 AxisPath ClassifyAxisPath(std::string_view path) {
   if (path.starts_with("layout.")) return {AxisTarget::kLayout, std::string(path.substr(7))};
-  for (std::string_view p : {"cache.", "tiers[", "tiering.", "block_cache."}) {
+  for (std::string_view p : {"cache.", "tiers[", "tiering.", "block_cache.", "reduction."}) {
     if (path.starts_with(p)) return {AxisTarget::kLayout, std::string(path)};
   }
   return {AxisTarget::kProfile, std::string(path)};

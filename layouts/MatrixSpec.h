@@ -17,7 +17,7 @@
 //
 // Axis paths. A path addresses a field of the layout JSON or of the profile
 // JSON, by prefix:
-//   layout:  cache.*, tiers[i].*, tiering.*, block_cache.*, and layout.<path>
+//   layout:  cache.*, tiers[i].*, tiering.*, block_cache.*, reduction.*, and layout.<path>
 //            (the prefix is stripped: "layout.size" is the layout's size)
 //   profile: everything else, a flat fio option name ("bs", "iodepth", "size")
 // The value is written into the effective layout/profile JSON (null removes

@@ -196,7 +196,39 @@ Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t
   return std::unique_ptr<BlockDevice>(std::move(log));
 }
 
-Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOptions& o) {
+namespace {
+
+// The reduction target over `child`; its logical size is the section's, or
+// `size` (the layout's), or the child's.
+Expected<std::unique_ptr<BlockDevice>> Reduce(Engine& engine, const LayoutSpec& l,
+                                              std::unique_ptr<BlockDevice> child,
+                                              std::uint64_t size, DataReductionTarget*& out) {
+  ReductionConfig cfg = l.reduction->config;
+  cfg.cpu = MeasuredCpuCost(cfg.compression);
+  cfg.model_cpu = engine.IsSimulated();
+  if (cfg.logical_bytes == 0) cfg.logical_bytes = size;
+  auto t = std::make_unique<DataReductionTarget>(engine, "reduction", std::move(child), cfg);
+  if (const std::string why = t->Check(); !why.empty()) {
+    return MakeError(l.source + ": reduction: " + why);
+  }
+  out = t.get();
+  return std::unique_ptr<BlockDevice>(std::move(t));
+}
+
+}  // namespace
+
+Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOptions& options) {
+  // Reduction reads back what it stored (a dedup hint is verified against
+  // the stored bytes): its devices keep data in simulation too.
+  BuildOptions o = options;
+  if (l.reduction) o.with_data = true;
+  if (l.reduction && (o.volume || o.metadata_reserve != 0)) {
+    // Its map lives in memory: a persistent volume would come back empty.
+    return MakeError(l.source +
+                         ": reduction: not in a persistent volume (its map is kept in memory "
+                         "only); use the layout in run or serve",
+                     ErrorKind::kInput);
+  }
   Volume v;
   v.keep_files_ = o.keep_files;
   v.effective_ = LayoutToJson(l);
@@ -276,6 +308,12 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     origin = std::move(tt.value());
   }
 
+  if (l.reduction && (l.reduction->where == ReductionPlace::kDestage || !cache)) {
+    auto reduced = Reduce(engine, l, std::move(origin), l.size, v.reduction_);
+    if (!reduced.ok()) return reduced.error();
+    origin = std::move(reduced.value());
+  }
+
   if (l.size != 0) {
     if (l.size > origin->Size()) {
       return MakeError(l.source + ": size: " + FormatBytes(l.size) +
@@ -318,6 +356,12 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     v.effective_["cache"] = CacheSpecToJson(eff);
     top = std::move(ct.value());
   }
+  if (l.reduction && v.reduction_ == nullptr) {
+    auto reduced = Reduce(engine, l, std::move(top), 0, v.reduction_);
+    if (!reduced.ok()) return reduced.error();
+    top = std::move(reduced.value());
+  }
+  if (l.reduction) v.effective_["reduction"] = ReductionToJson(*l.reduction);
   if (l.block_cache) {
     BlockCacheConfig cfg = l.block_cache->config;
     cfg.seed = o.seed;

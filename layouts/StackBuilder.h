@@ -1,7 +1,8 @@
 #pragma once
 // Builds the device stack a layout describes, on a simulated or a real engine:
 //
-//   [block cache] -> [slice to the volume size] -> cache target -> origin
+//   [block cache] -> [reduction, inline] -> [slice to the volume size]
+//     -> cache target -> [reduction, on destage] -> origin
 //   origin = one capacity tier's stack, or a tier target over several
 //   tier stack = stripe | mirror | linear | parity RAID of the tier's devices
 //
@@ -31,6 +32,7 @@
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
 #include "tiering/core/Expected.h"
+#include "tiering/targets/DataReductionTarget.h"
 #include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
@@ -80,6 +82,7 @@ class Volume {
   CacheTarget* cache() const { return cache_; }
   TierTarget* tier_target() const { return tier_target_; }
   BlockCache* block_cache() const { return block_cache_; }
+  DataReductionTarget* reduction() const { return reduction_; }
   // The effective layout (defaults and resolved cache config written out).
   const nlohmann::json& effective() const { return effective_; }
   const std::vector<std::string>& created_files() const { return created_files_; }
@@ -91,6 +94,7 @@ class Volume {
   CacheTarget* cache_ = nullptr;
   TierTarget* tier_target_ = nullptr;
   BlockCache* block_cache_ = nullptr;
+  DataReductionTarget* reduction_ = nullptr;
   nlohmann::json effective_;
   std::vector<std::string> created_files_;
   bool keep_files_ = true;

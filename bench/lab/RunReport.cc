@@ -45,6 +45,43 @@ nlohmann::json CacheJson(const CacheStats& c) {
           {"metadata_bytes_per_line", c.metadata_bytes_per_line}};
 }
 
+// What reduction did since the volume was built (preparation and ramp
+// included, as the cache's counters are): the stored state, and the work.
+nlohmann::json ReductionJson(const DataReductionTarget& t) {
+  const ReductionStats& r = t.reduction_stats();
+  const ReductionMapStats m = t.map_stats();
+  const std::uint64_t logical = m.logical_blocks_mapped * ReductionMap::kBlock;
+  const std::uint64_t physical = m.physical_blocks_used * ReductionMap::kBlock;
+  const std::uint64_t nonzero = r.logical_write_blocks - r.zero_blocks;
+  const DeviceStats child = t.child().stats();
+  return {
+      {"dedupe", t.config().dedupe},
+      {"compression", std::string(ToString(t.config().compression))},
+      {"logical_bytes", logical},
+      {"physical_bytes", physical},
+      {"stored_bytes", m.live_sectors * 512},
+      {"reduction_ratio", physical == 0 ? 0.0 : static_cast<double>(logical) / physical},
+      {"stored_blocks", m.stored_blocks},
+      {"compressed_blocks", m.compressed_blocks},
+      {"metadata_bytes", m.metadata_bytes},
+      {"index_entries", m.index_entries},
+      {"write_blocks", r.logical_write_blocks},
+      {"zero_blocks", r.zero_blocks},
+      {"dedupe_hits", r.dedupe_hits},
+      {"hint_mismatches", r.hint_mismatches},
+      {"verify_reads", r.verify_reads},
+      {"stored_compressed", r.stored_compressed},
+      {"stored_raw", r.stored_raw},
+      {"no_space", r.no_space},
+      {"cpu_ns", r.cpu_ns},
+      {"cpu_ns_per_write_block",
+       r.logical_write_blocks == 0 ? 0.0 : static_cast<double>(r.cpu_ns) / r.logical_write_blocks},
+      {"device_write_bytes_per_block",
+       nonzero == 0 ? 0.0 : static_cast<double>(child.write_bytes) / nonzero},
+      {"device_read_bytes", child.read_bytes},
+      {"device_write_bytes", child.write_bytes}};
+}
+
 double Ms(const nlohmann::json& lat, const char* key) {
   return lat.value(key, 0.0) / 1e6;
 }
@@ -213,6 +250,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                         {"invalidations", b.invalidations},   {"cpu_ns", b.cpu_ns},
                         {"lock_wait_ns", b.lock_wait_ns}};
   }
+  if (v.reduction() != nullptr) j["reduction"] = ReductionJson(*v.reduction());
   if (v.tier_target() != nullptr) {
     const TierStats t = v.tier_target()->tier_stats();
     nlohmann::json tiers = nlohmann::json::array();
@@ -368,6 +406,21 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
     o << Render({"cache hit %", "dirty lines", "clean lines", "promotions", "evictions",
                  "destaged MB", "avg destage KiB", "throttled writes"},
                 crow, f);
+  }
+  if (run.contains("reduction")) {
+    const auto& r = run.at("reduction");
+    o << "\n";
+    std::vector<Row> rrow = {
+        {{FormatFixed(r.value("logical_bytes", 0.0) / 1e6, 1),
+          FormatFixed(r.value("physical_bytes", 0.0) / 1e6, 1),
+          FormatFixed(r.value("reduction_ratio", 0.0), 2),
+          std::to_string(r.value("dedupe_hits", 0)), std::to_string(r.value("zero_blocks", 0)),
+          std::to_string(r.value("stored_compressed", 0)), std::to_string(r.value("stored_raw", 0)),
+          FormatFixed(r.value("cpu_ns_per_write_block", 0.0) / 1e3, 2),
+          FormatFixed(r.value("metadata_bytes", 0.0) / 1e6, 1)}}};
+    o << Render({"logical MB", "physical MB", "reduction", "dedupe hits", "zero blocks",
+                 "compressed", "raw", "cpu us/block", "metadata MB"},
+                rrow, f);
   }
   if (run.contains("whole_run")) {
     const auto& w = run.at("whole_run");

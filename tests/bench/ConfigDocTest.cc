@@ -86,6 +86,7 @@ std::vector<Schema> Schemas() {
       {"tiering", DocumentFields(TieringFields())},
       {"pins", DocumentFields(TierPinFields())},
       {"block_cache", DocumentFields(BlockCacheFields())},
+      {"reduction", DocumentFields(ReductionFields())},
       {"profile", ProfileFieldDocs()},
       {"matrix", DocumentFields(MatrixFields())},
   };
