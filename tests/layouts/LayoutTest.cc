@@ -481,3 +481,85 @@ TEST(LayoutTest, BuildsModelStackWithCacheAndTierViews) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+nlohmann::json ReducedLayout(const char* where) {
+  return {{"name", "reduced"},
+          {"tiers",
+           {{{"name", "cache"}, {"preset", "nvme-pm1725"}, {"capacity", "64m"}},
+            {{"name", "flash"},
+             {"preset", "ssd-hk4e"},
+             {"count", 2},
+             {"combine", "mirror"},
+             {"capacity", "256m"}}}},
+          {"cache", {{"tier", "cache"}, {"write", "writeback"}}},
+          {"reduction", {{"compression", "zstd"}, {"where", where}, {"cpu_threads", 2}}}};
+}
+
+// The section round-trips, places the target above or below the cache
+// target, keeps data in simulation, and passes the harness either way.
+TEST(LayoutTest, ReductionRoundTripsAndSitsAboveOrBelowTheCache) {
+  for (const char* where : {"inline", "destage"}) {
+    auto l = ParseLayoutJson(ReducedLayout(where), "r.json");
+    ASSERT_TRUE(l.ok()) << l.error().message;
+    ASSERT_TRUE(l->reduction.has_value());
+    const nlohmann::json written = LayoutToJson(*l);
+    EXPECT_EQ(written["reduction"]["keep_compressed_max"], "2k");
+    EXPECT_EQ(written["reduction"]["dedupe"], true);
+    auto again = ParseLayoutJson(written, "again.json");
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    EXPECT_EQ(LayoutToJson(*again), written);
+    EXPECT_EQ(LayoutAsWrittenJson(*l)["reduction"], ReducedLayout(where)["reduction"]);
+
+    SimEngine e;
+    auto v = BuildVolume(e, *l, BuildOptions{});  // no with_data asked: reduction needs it
+    ASSERT_TRUE(v.ok()) << v.error().message;
+    ASSERT_NE(v->reduction(), nullptr);
+    EXPECT_TRUE(v->reduction()->config().model_cpu);
+    EXPECT_EQ(v->reduction()->config().cpu.compress_ns,
+              MeasuredCpuCost(CompressionKind::kZstd).compress_ns);
+    if (std::string(where) == "inline") {
+      EXPECT_EQ(&v->top(), v->reduction());
+      EXPECT_EQ(v->reduction()->child().Kind(), v->cache()->Kind());
+    } else {
+      EXPECT_EQ(&v->top(), static_cast<BlockDevice*>(v->cache()));
+      EXPECT_EQ(v->reduction()->child().Kind(), "mirror");
+    }
+    testing::VerifyOptions vo;
+    vo.ops = 1500;
+    vo.region = 32ull << 20;
+    auto r = testing::RunVerify(e, v->top(), vo);
+    EXPECT_TRUE(r.ok()) << where << ": " << r.first_problem;
+  }
+  EXPECT_FALSE(LayoutToJson(MustLoad("nvme2+hdd4")).contains("reduction"));
+}
+
+TEST(LayoutTest, ReductionErrorsNameTheFieldAndPersistentVolumesRefuseIt) {
+  nlohmann::json l = ReducedLayout("inline");
+  l["reduction"]["compression"] = "gzip";
+  EXPECT_NE(ErrorOf(l).find("x.json: reduction.compression"), std::string::npos) << ErrorOf(l);
+  EXPECT_NE(ErrorOf(l).find("lz4"), std::string::npos) << ErrorOf(l);
+  l = ReducedLayout("inline");
+  l["reduction"]["keep_compressed_max"] = "4k";
+  EXPECT_NE(ErrorOf(l).find("reduction.keep_compressed_max: must be between 1 and 4095"),
+            std::string::npos)
+      << ErrorOf(l);
+  l = ReducedLayout("sideways");
+  EXPECT_NE(ErrorOf(l).find("reduction.where"), std::string::npos) << ErrorOf(l);
+
+  auto spec = ParseLayoutJson(ReducedLayout("inline"), "r.json");
+  ASSERT_TRUE(spec.ok());
+  SimEngine e;
+  BuildOptions o;
+  o.metadata_reserve = 1 << 20;  // what create asks for
+  auto v = BuildVolume(e, *spec, o);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.error().message.find("r.json: reduction: not in a persistent volume"),
+            std::string::npos)
+      << v.error().message;
+}
+
+}  // namespace
+}  // namespace tierlab

@@ -81,6 +81,7 @@ DataReductionTarget::Op* DataReductionTarget::NewOp(const IoRequest& req, IoCall
   op->req = req;
   op->status = Status::kOk;
   op->remaining = 0;
+  op->issued = false;
   op->decompress = 0;
   op->blocks.clear();
   const std::size_t n = req.op == IoOp::kFlush ? 0 : req.length / kBlock;
@@ -162,6 +163,15 @@ void DataReductionTarget::StartWrite(Op* op) {
         cost += config_.cpu.compare_ns + (packed ? config_.cpu.decompress_ns : 0);
         continue;
       }
+      auto [it, first] = storing_.try_emplace(w.fingerprint);
+      if (!first) {
+        // Being stored by a write in flight: wait for it, then compare.
+        w.action = BlockAction::kWait;
+        it->second.waiters.push_back({op, i});
+        cost += config_.cpu.compare_ns;
+        continue;
+      }
+      it->second.owner = {op, i};
     }
     w.action = BlockAction::kStore;
     if (config_.compression != CompressionKind::kNone) {
@@ -177,24 +187,56 @@ void DataReductionTarget::IssueWrites(Op* op) {
   // One count per block plus one held while blocks are issued, so a block
   // finishing at once cannot complete the request half-way through.
   op->remaining = static_cast<std::uint32_t>(op->blocks.size()) + 1;
+  op->issued = true;
   for (std::size_t i = 0; i < op->blocks.size(); ++i) {
     BlockWrite& w = op->blocks[i];
     switch (w.action) {
       case BlockAction::kZero: BlockDone(op, i, Status::kOk); break;
       case BlockAction::kStore: Store(op, i); break;
-      case BlockAction::kVerify: {
-        ++stats_.verify_reads;
-        const ReductionMap::Location at = map_.Where(w.id);
-        IoRequest r;
-        r.op = IoOp::kRead;
-        SpanOf(at, r);
-        r.data = op->scratch.data() + i * kBlock;
-        child_->Submit(r, [this, op, i](Status st) { Verified(op, i, st); });
-        break;
-      }
+      case BlockAction::kVerify: IssueVerify(op, i); break;
+      case BlockAction::kWait: break;  // ReleaseWaiters moves it on
     }
   }
   BlockDone(op, op->blocks.size(), Status::kOk);
+}
+
+void DataReductionTarget::IssueVerify(Op* op, std::size_t i) {
+  ++stats_.verify_reads;
+  const ReductionMap::Location at = map_.Where(op->blocks[i].id);
+  IoRequest r;
+  r.op = IoOp::kRead;
+  SpanOf(at, r);
+  r.data = op->scratch.data() + i * kBlock;
+  child_->Submit(r, [this, op, i](Status st) { Verified(op, i, st); });
+}
+
+void DataReductionTarget::ReleaseWaiters(Op* op, std::size_t i, bool landed) {
+  const BlockWrite& owner = op->blocks[i];
+  auto it = storing_.find(owner.fingerprint);
+  if (it == storing_.end() || it->second.owner.op != op || it->second.owner.block != i) return;
+  std::vector<Waiter> waiters = std::move(it->second.waiters);
+  storing_.erase(it);
+  // The owner's block, if its write landed and it is still what its volume
+  // block maps to: the waiters verify against it as against any hint.
+  const std::uint32_t id = landed && map_.Live(owner.id) ? owner.id : ReductionMap::kNone;
+  for (const Waiter& wt : waiters) {
+    BlockWrite& w = wt.op->blocks[wt.block];
+    if (id != ReductionMap::kNone) {
+      w.action = BlockAction::kVerify;
+      w.id = id;
+      map_.Pin(id);
+      if (wt.op->issued) IssueVerify(wt.op, wt.block);
+      continue;
+    }
+    // Nothing to share: the block is new content after all.
+    w.action = BlockAction::kStore;
+    if (config_.compression != CompressionKind::kNone) {
+      w.compressed = static_cast<std::uint16_t>(compressor_.Compress(
+          wt.op->req.data + wt.block * kBlock, kBlock, wt.op->scratch.data() + wt.block * kBlock,
+          config_.keep_compressed_max));
+    }
+    if (wt.op->issued) Store(wt.op, wt.block);
+  }
 }
 
 void DataReductionTarget::Verified(Op* op, std::size_t i, Status st) {
@@ -322,6 +364,9 @@ void DataReductionTarget::BlockDone(Op* op, std::size_t i, Status st) {
       auto it = in_flight_.find(w.lba);
       if (--it->second.count == 0) in_flight_.erase(it);
       if (op->status == Status::kOk) op->status = st;
+    }
+    if (w.action == BlockAction::kStore && config_.dedupe) {
+      ReleaseWaiters(op, i, st == Status::kOk);
     }
   }
   if (--op->remaining == 0) Release(op);

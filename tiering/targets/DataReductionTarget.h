@@ -24,8 +24,9 @@
 // Ordering: writes to one block complete in any order but the newest
 // submitted wins (a sequence number per block in flight); a read racing a
 // write returns the old or the new data, never a mix of stored blocks.
-// Concurrent writes of one new content may both be stored (the index learns
-// a content when its write completes): lost savings, never lost data.
+// Concurrent writes of one new content: the first is stored, the others
+// wait for it (a table of fingerprints being stored, VDO's hash lock), then
+// verify against it and share it.
 //
 // Data: every request carries a buffer (RequiresData): content is the point.
 // In simulation the content comes from the workload's data description (the
@@ -116,7 +117,9 @@ class DataReductionTarget final : public BlockDevice {
                       AllocationMap& out) const override;
 
  private:
-  enum class BlockAction : std::uint8_t { kZero, kVerify, kStore };
+  // kWait: a block whose fingerprint a store in flight carries; it verifies
+  // against that store once it lands (or stores itself if it fails).
+  enum class BlockAction : std::uint8_t { kZero, kVerify, kStore, kWait };
   struct BlockWrite {
     std::uint64_t lba = 0;
     std::uint64_t seq = 0;
@@ -130,6 +133,7 @@ class DataReductionTarget final : public BlockDevice {
     IoRequest req;
     Status status = Status::kOk;
     std::uint32_t remaining = 0;
+    bool issued = false;             // IssueWrites has run: blocks act at once
     std::uint64_t decompress = 0;    // reads: compressed blocks to charge
     std::vector<BlockWrite> blocks;  // writes
     AlignedBuffer scratch;           // one 4 KiB slot per block
@@ -141,6 +145,9 @@ class DataReductionTarget final : public BlockDevice {
   void IssueWrites(Op* op);
   void Store(Op* op, std::size_t i);
   void Verified(Op* op, std::size_t i, Status st);
+  void IssueVerify(Op* op, std::size_t i);
+  // A store whose fingerprint others wait on is done (landed or not).
+  void ReleaseWaiters(Op* op, std::size_t i, bool landed);
   void BlockDone(Op* op, std::size_t i, Status st);
   // Packing on a device with blocks larger than a sector: the fragment of
   // block i goes into its pack block's image, written whole.
@@ -186,6 +193,15 @@ class DataReductionTarget final : public BlockDevice {
     bool busy = false;
   };
   std::unordered_map<std::uint64_t, std::unique_ptr<Pack>> packs_;
+  // Stores in flight by fingerprint, and the blocks of the same fingerprint
+  // that came meanwhile (VDO's hash lock): without it, a content written
+  // again before its first write lands (fio's dedupe "repeat" mode at any
+  // depth) would be stored twice.
+  struct Storing {
+    Waiter owner;
+    std::vector<Waiter> waiters;
+  };
+  std::unordered_map<std::uint64_t, Storing> storing_;
 };
 
 }  // namespace tierlab

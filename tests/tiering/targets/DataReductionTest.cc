@@ -229,6 +229,38 @@ TEST(DataReductionTest, AFullyDuplicateStreamStoresOneCopy) {
   }
 }
 
+// A new content written many times at once (fio's dedupe "repeat" at depth,
+// and within one request): the first write stores it, the others wait for
+// it and share it.
+TEST(DataReductionTest, ConcurrentCopiesOfNewContentAreStoredOnce) {
+  Rig rig(Lz4(), 16 * kMiB, /*jitter=*/true);
+  AlignedBuffer one(8 * kBlock);
+  for (int b = 0; b < 8; ++b) Fill(one.data() + b * kBlock, 21, 0.0);
+  AlignedBuffer other(kBlock);
+  Fill(other.data(), 22, 0.75);
+  int done = 0;
+  for (std::uint64_t k = 0; k < 64; ++k) {
+    IoRequest r{IoOp::kWrite, 0, k * 8 * kBlock, k % 2 == 0 ? 8 * kBlock : kBlock,
+                k % 2 == 0 ? one.data() : other.data()};
+    rig.t->Submit(r, [&](Status st) {
+      EXPECT_EQ(st, Status::kOk);
+      ++done;
+    });
+  }
+  rig.e.Run();
+  ASSERT_EQ(done, 64);
+  EXPECT_EQ(rig.t->map_stats().stored_blocks, 2u);
+  EXPECT_EQ(rig.t->reduction_stats().dedupe_hits, 32u * 8 + 32 - 2);
+  AlignedBuffer back(8 * kBlock);
+  for (std::uint64_t k = 0; k < 64; ++k) {
+    ASSERT_EQ(rig.Read(k * 8, back.data(), k % 2 == 0 ? 8 : 1), Status::kOk);
+    EXPECT_EQ(std::memcmp(back.data(), k % 2 == 0 ? one.data() : other.data(),
+                          k % 2 == 0 ? 8 * kBlock : kBlock),
+              0)
+        << k;
+  }
+}
+
 TEST(DataReductionTest, AZeroStreamStoresNothing) {
   Rig rig(Lz4());
   AlignedBuffer buf(64 * kBlock);
@@ -524,18 +556,18 @@ TEST(DataReductionTest, RealFileStoresReducedAndReadsBack) {
   AlignedBuffer buf(16 * kBlock);
   for (int i = 0; i < 16; ++i) Fill(buf.data() + i * kBlock, i % 4, i % 2 == 0 ? 0.75 : 0.0);
   ASSERT_EQ(testing::SubmitAndRun(e, t, IoOp::kWrite, 0, buf.size(), buf.data()), Status::kOk);
-  // Within one request each block is new content (the index learns a
-  // content when its write completes): 16 stored, 8 of them compressed.
-  EXPECT_EQ(t.map_stats().stored_blocks, 16u);
-  EXPECT_EQ(t.reduction_stats().stored_compressed, 8u);
+  // Four contents, each stored once (the copies within the request waited
+  // for the first), two of them compressed.
+  EXPECT_EQ(t.map_stats().stored_blocks, 4u);
+  EXPECT_EQ(t.reduction_stats().stored_compressed, 2u);
   for (std::uint64_t lba = 16; lba < 256; lba += 16) {
     ASSERT_EQ(testing::SubmitAndRun(e, t, IoOp::kWrite, lba * kBlock, buf.size(), buf.data()),
               Status::kOk);
   }
   // Every later block shares a stored copy.
-  EXPECT_EQ(t.map_stats().stored_blocks, 16u);
-  EXPECT_EQ(t.reduction_stats().dedupe_hits, 240u);
-  EXPECT_LT(t.map_stats().physical_blocks_used, 16u);
+  EXPECT_EQ(t.map_stats().stored_blocks, 4u);
+  EXPECT_EQ(t.reduction_stats().dedupe_hits, 252u);
+  EXPECT_EQ(t.map_stats().physical_blocks_used, 3u);  // two raw, one pack of two
   AlignedBuffer back(16 * kBlock);
   ASSERT_EQ(testing::SubmitAndRun(e, t, IoOp::kRead, 128 * kBlock, back.size(), back.data()),
             Status::kOk);
