@@ -88,7 +88,9 @@ struct ReductionStats {
   std::uint64_t stored_raw = 0;            // written raw (incompressible, or compression off)
   std::uint64_t verify_reads = 0;          // reads of a stored copy to confirm a match
   std::uint64_t no_space = 0;              // blocks refused: the physical device is full
-  std::uint64_t cpu_ns = 0;                // modelled CPU (simulation), all cores
+  // CPU of fingerprints, compression and decompression: modelled in
+  // simulation, measured (engine clock around the work) in real time.
+  std::uint64_t cpu_ns = 0;
 };
 
 class DataReductionTarget final : public BlockDevice {
