@@ -86,7 +86,10 @@ std::string LogStructuredTarget::Configure() {
   return {};
 }
 
-LogStructuredTarget::~LogStructuredTarget() = default;
+LogStructuredTarget::~LogStructuredTarget() {
+  // A pending cleaner retry must not run on a destroyed target.
+  if (cleaner_.backoff_timer != 0) engine().Cancel(cleaner_.backoff_timer);
+}
 
 double LogStructuredTarget::IndexBytesPerBlock() const {
   if (volume_blocks_ == 0) return 0.0;
