@@ -107,6 +107,13 @@ LogStructuredStats LogStructuredTarget::log_stats() const {
 // ---- Dispatch ---------------------------------------------------------------
 
 void LogStructuredTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  // The index is being rebuilt: a write would take a slot the recovered
+  // segments may claim and have its index entry overwritten, a read would
+  // see a half-built index.
+  if (recovery_ != nullptr) {
+    FinishAsync(std::move(done), Status::kInvalid);
+    return;
+  }
   switch (req.op) {
     case IoOp::kRead: SubmitRead(req, std::move(done)); return;
     case IoOp::kWrite: SubmitWrite(req, std::move(done)); return;

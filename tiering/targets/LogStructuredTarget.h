@@ -211,7 +211,8 @@ class LogStructuredTarget final : public FanOutTarget {
   // On a new target that has taken no request: rebuilds the index and the
   // usage table from the segments on the capacity device (above). `done`
   // runs once with kOk, or the first read error (the target is then
-  // unusable). Reads whole segments, one at a time.
+  // unusable). Reads whole segments, one at a time. Requests submitted
+  // before `done` runs complete kInvalid without doing anything.
   void Recover(std::function<void(Status)> done);
   // Segments Recover() found valid, and those it skipped (a header that
   // decodes but data whose CRC does not match: a torn write).

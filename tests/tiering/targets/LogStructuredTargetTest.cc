@@ -511,6 +511,46 @@ TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
   EXPECT_EQ(RunToEnd(e, [&](auto done) { d->Recover(std::move(done)); }), Status::kInvalid);
 }
 
+// Requests that arrive while Recover() rebuilds the index are refused
+// (kInvalid) and change nothing: before, a write took a slot whose index
+// entry the recovered segments then overwrote.
+TEST(LogStructuredTarget, RequestsDuringRecoveryAreRefused) {
+  SimEngine e;
+  LogStructuredOptions o;
+  o.segment_bytes = 128 * kKiB;
+  o.usable = 0.7;
+  o.cleaner_start = 0.75;
+  o.segment_writes_in_flight = 1;
+  RamDevice cap(e, "cap", 12 * o.segment_bytes);
+  auto make = [&](const char* name) {
+    return std::make_unique<LogStructuredTarget>(
+        e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
+        std::make_unique<Borrowed>(e, cap), o);
+  };
+  std::vector<std::byte> image;
+  {
+    auto a = make("a");
+    image.resize(a->Size());
+    WriteBlocks(e, *a, image, 0, 100, 1);
+    ASSERT_EQ(RunToEnd(e, [&](auto done) { a->Drain(std::move(done)); }), Status::kOk);
+  }
+  auto b = make("b");
+  Status recovered = Status::kShutdown;
+  b->Recover([&](Status st) { recovered = st; });
+  std::vector<std::byte> other(kBlock, std::byte{0x77});
+  Status write = Status::kShutdown;
+  Status read = Status::kShutdown;
+  std::vector<std::byte> got(kBlock);
+  b->Submit({IoOp::kWrite, 0, 0, kBlock, other.data()}, [&](Status st) { write = st; });
+  b->Submit({IoOp::kRead, 0, kBlock, kBlock, got.data()}, [&](Status st) { read = st; });
+  e.Run();
+  EXPECT_EQ(recovered, Status::kOk);
+  EXPECT_EQ(write, Status::kInvalid);
+  EXPECT_EQ(read, Status::kInvalid);
+  EXPECT_EQ(b->log_stats().user_bytes_written, 0u);
+  EXPECT_EQ(WrongBlocks(e, *b, image), 0u);  // block 0 is a's, not the refused write's
+}
+
 // Without buffers the target makes the same child requests as with them.
 TEST(LogStructuredTarget, TimingOnlyMakesTheSameChildRequests) {
   auto drive = [](bool with_data) {
