@@ -17,6 +17,17 @@ namespace {
 // few milliseconds its transfer takes.
 constexpr std::uint32_t kMaxCleanerRun = 1152;
 
+// After a failed cleaner read the victim goes back to the sealed pool and
+// the cleaner tries again after a pause that doubles per failure in a row,
+// from 1 ms up to 128 ms: a transient error clears, and a device that
+// keeps failing is not hammered.
+constexpr Nanos kCleanerFirstBackoff = 1'000'000;
+constexpr Nanos kCleanerMaxBackoff = 128'000'000;
+// Failed rounds in a row after which the capacity device is taken as
+// unreadable: the target fails, so waiting writes end with kIoError
+// instead of waiting for space the cleaner cannot make.
+constexpr std::uint32_t kCleanerMaxFailures = 16;
+
 }  // namespace
 
 std::uint32_t LogStructuredTarget::CleanBelow() const {
@@ -33,7 +44,7 @@ void LogStructuredTarget::CleanerKick() {
     if (cleaner_.copying) CleanerCopy();  // it waited for room in the log
     return;
   }
-  if (failed_) return;
+  if (failed_ || cleaner_.backoff_timer != 0) return;
   const std::uint64_t coming_free = usage_.free_count() + usage_.draining() + pending_free_.size();
   if (coming_free >= CleanBelow()) {
     CleanerIdle();
@@ -108,13 +119,29 @@ void LogStructuredTarget::CleanerReadMore() {
   }
   if (c.reads_in_flight > 0) return;
   if (c.status != Status::kOk) {
-    // The victim stays kCleaning: never picked again, its blocks read from
-    // where they are.
+    // The victim goes back to the sealed pool, its blocks still read from
+    // where they are, and is tried again later: left out of the pool, a
+    // few transient errors would shrink it until the cleaner could not
+    // make room for writes at all.
     ++stats_.cleaner_errors;
     c.active = false;
-    engine().Post([this] { CleanerKick(); });
+    usage_.SetState(c.victim, SegmentState::kSealed);
+    if (++c.failures >= kCleanerMaxFailures) {
+      failed_ = true;
+      PumpWrites();
+      CheckDrain();
+      return;
+    }
+    const Nanos delay =
+        std::min(kCleanerMaxBackoff, kCleanerFirstBackoff << std::min(c.failures - 1, 16u));
+    c.backoff_timer = engine().ScheduleAfter(delay, [this] {
+      cleaner_.backoff_timer = 0;
+      CleanerKick();
+      if (!waiting_.empty()) PumpWrites();
+    });
     return;
   }
+  c.failures = 0;
   if (c.next_read < c.live.size()) return;
   c.copying = true;
   CleanerCopy();

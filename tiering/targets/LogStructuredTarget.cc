@@ -86,7 +86,10 @@ std::string LogStructuredTarget::Configure() {
   return {};
 }
 
-LogStructuredTarget::~LogStructuredTarget() = default;
+LogStructuredTarget::~LogStructuredTarget() {
+  // A pending cleaner retry must not run on a destroyed target.
+  if (cleaner_.backoff_timer != 0) engine().Cancel(cleaner_.backoff_timer);
+}
 
 double LogStructuredTarget::IndexBytesPerBlock() const {
   if (volume_blocks_ == 0) return 0.0;
@@ -104,6 +107,13 @@ LogStructuredStats LogStructuredTarget::log_stats() const {
 // ---- Dispatch ---------------------------------------------------------------
 
 void LogStructuredTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  // The index is being rebuilt: a write would take a slot the recovered
+  // segments may claim and have its index entry overwritten, a read would
+  // see a half-built index.
+  if (recovery_ != nullptr) {
+    FinishAsync(std::move(done), Status::kInvalid);
+    return;
+  }
   switch (req.op) {
     case IoOp::kRead: SubmitRead(req, std::move(done)); return;
     case IoOp::kWrite: SubmitWrite(req, std::move(done)); return;

@@ -80,9 +80,12 @@
 // Errors. A failed NVRAM write fails the request. A failed segment write is
 // retried twice; then the target fails: the segment stays in memory (its
 // data still reads back), later segments cannot commit, and every later
-// write and flush completes kIoError. A failed cleaner read leaves the
-// victim as it is (marked kCleaning, never picked again) and counts an
-// error. Nothing acknowledged is lost or read back wrong.
+// write and flush completes kIoError. A failed cleaner read counts an
+// error and returns the victim to the sealed pool (its blocks read from
+// where they are); the cleaner tries again after a backoff that doubles
+// from 1 ms to 128 ms. After 16 failed rounds in a row the target fails
+// as above, so waiting writes end (kIoError) rather than wait for space
+// that cannot come. Nothing acknowledged is lost or read back wrong.
 //
 // Data. Requests with buffers move data (the segment's memory holds the
 // bytes, the cleaner reads into a buffer of its own); requests without
@@ -208,7 +211,8 @@ class LogStructuredTarget final : public FanOutTarget {
   // On a new target that has taken no request: rebuilds the index and the
   // usage table from the segments on the capacity device (above). `done`
   // runs once with kOk, or the first read error (the target is then
-  // unusable). Reads whole segments, one at a time.
+  // unusable). Reads whole segments, one at a time. Requests submitted
+  // before `done` runs complete kInvalid without doing anything.
   void Recover(std::function<void(Status)> done);
   // Segments Recover() found valid, and those it skipped (a header that
   // decodes but data whose CRC does not match: a torn write).
@@ -261,7 +265,9 @@ class LogStructuredTarget final : public FanOutTarget {
     bool with_data = false;
     std::uint64_t last_sequence = 0;  // segment holding the newest copy
     Status status = Status::kOk;
-    AlignedBuffer scratch;  // with data: D blocks, at their offsets
+    AlignedBuffer scratch;       // with data: D blocks, at their offsets
+    std::uint32_t failures = 0;  // rounds in a row that failed a read
+    TimerId backoff_timer = 0;   // pending retry after a failure, or 0
   };
 
   struct PendingFree {

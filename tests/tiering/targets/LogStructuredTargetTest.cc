@@ -360,6 +360,60 @@ TEST(LogStructuredTarget, FailedCleanerReadKeepsTheVictimAndTheData) {
   EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
 }
 
+// Transient cleaner read errors (here the only capacity reads until the
+// check) return the victim to the pool and are retried: the writes go on,
+// none hangs or fails, and everything reads back. Before, each failed
+// victim was lost to the pool for good and two errors were enough to wedge
+// the cleaner in a loop around write 1042.
+TEST(LogStructuredTarget, TransientCleanerReadErrorsAreRetried) {
+  for (const std::uint64_t errors : {2u, 10u}) {
+    SCOPED_TRACE(errors);
+    SimEngine e;
+    FaultTarget* fault = nullptr;
+    auto log = FaultyLog(e, &fault);
+    std::vector<std::byte> image(log->Size());
+    FaultRule transient;
+    transient.op_mask = FaultRule::Ops({IoOp::kRead});
+    transient.max_triggers = errors;
+    fault->SetRules({transient});
+    const std::uint64_t blocks = log->Size() / kBlock;
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 3000; ++i)
+      WriteBlocks(e, *log, image, rng() % blocks, 1, static_cast<std::uint8_t>(1 + i % 200));
+    const LogStructuredStats s = log->log_stats();
+    EXPECT_EQ(fault->rules()[0].triggered, errors);
+    EXPECT_GE(s.cleaner_errors, 1u);
+    EXPECT_LE(s.cleaner_errors, errors);
+    EXPECT_FALSE(log->failed());
+    EXPECT_GT(s.segments_cleaned, 50u);
+    EXPECT_GE(log->free_segments(), 1u);
+    EXPECT_EQ(WrongBlocks(e, *log, image), 0u);
+  }
+}
+
+// A capacity device whose reads always fail: the cleaner gives up, the
+// target fails, and the waiting write ends with kIoError instead of
+// waiting for ever.
+TEST(LogStructuredTarget, PersistentCleanerReadErrorsFailWritesInsteadOfHanging) {
+  SimEngine e;
+  FaultTarget* fault = nullptr;
+  auto log = FaultyLog(e, &fault);
+  FaultRule always;
+  always.op_mask = FaultRule::Ops({IoOp::kRead});
+  fault->SetRules({always});
+  const std::uint64_t blocks = log->Size() / kBlock;
+  std::mt19937_64 rng(7);
+  std::vector<std::byte> buf(kBlock, std::byte{1});
+  Status st = Status::kOk;
+  int i = 0;
+  for (; i < 5000 && st == Status::kOk; ++i) {
+    st = Do(e, *log, IoOp::kWrite, (rng() % blocks) * kBlock, kBlock, buf.data());
+  }
+  EXPECT_EQ(st, Status::kIoError);
+  EXPECT_TRUE(log->failed());
+  EXPECT_EQ(log->log_stats().cleaner_errors, 16u);
+}
+
 // A device owned by the test and lent to a target, which owns its
 // children: several targets in turn over one capacity device.
 class Borrowed final : public BlockDevice {
@@ -455,6 +509,46 @@ TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
   std::vector<std::byte> one(kBlock);
   ASSERT_EQ(Do(e, *d, IoOp::kWrite, 0, kBlock, one.data()), Status::kOk);
   EXPECT_EQ(RunToEnd(e, [&](auto done) { d->Recover(std::move(done)); }), Status::kInvalid);
+}
+
+// Requests that arrive while Recover() rebuilds the index are refused
+// (kInvalid) and change nothing: before, a write took a slot whose index
+// entry the recovered segments then overwrote.
+TEST(LogStructuredTarget, RequestsDuringRecoveryAreRefused) {
+  SimEngine e;
+  LogStructuredOptions o;
+  o.segment_bytes = 128 * kKiB;
+  o.usable = 0.7;
+  o.cleaner_start = 0.75;
+  o.segment_writes_in_flight = 1;
+  RamDevice cap(e, "cap", 12 * o.segment_bytes);
+  auto make = [&](const char* name) {
+    return std::make_unique<LogStructuredTarget>(
+        e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
+        std::make_unique<Borrowed>(e, cap), o);
+  };
+  std::vector<std::byte> image;
+  {
+    auto a = make("a");
+    image.resize(a->Size());
+    WriteBlocks(e, *a, image, 0, 100, 1);
+    ASSERT_EQ(RunToEnd(e, [&](auto done) { a->Drain(std::move(done)); }), Status::kOk);
+  }
+  auto b = make("b");
+  Status recovered = Status::kShutdown;
+  b->Recover([&](Status st) { recovered = st; });
+  std::vector<std::byte> other(kBlock, std::byte{0x77});
+  Status write = Status::kShutdown;
+  Status read = Status::kShutdown;
+  std::vector<std::byte> got(kBlock);
+  b->Submit({IoOp::kWrite, 0, 0, kBlock, other.data()}, [&](Status st) { write = st; });
+  b->Submit({IoOp::kRead, 0, kBlock, kBlock, got.data()}, [&](Status st) { read = st; });
+  e.Run();
+  EXPECT_EQ(recovered, Status::kOk);
+  EXPECT_EQ(write, Status::kInvalid);
+  EXPECT_EQ(read, Status::kInvalid);
+  EXPECT_EQ(b->log_stats().user_bytes_written, 0u);
+  EXPECT_EQ(WrongBlocks(e, *b, image), 0u);  // block 0 is a's, not the refused write's
 }
 
 // Without buffers the target makes the same child requests as with them.
