@@ -158,8 +158,6 @@ std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
   return std::make_unique<StripeTarget>(engine, t.name, std::move(devs), t.chunk);
 }
 
-}  // namespace
-
 // A capacity tier written as a log: NVRAM model devices (two as a mirror
 // when asked) and the combined tier under a LogStructuredTarget. Simulation
 // only for now: the log recovers its index only after a clean Drain (no
@@ -195,8 +193,6 @@ Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t
   if (!log->config_error().empty()) return MakeError(where + ": " + log->config_error());
   return std::unique_ptr<BlockDevice>(std::move(log));
 }
-
-namespace {
 
 // The reduction target over `child`; its logical size is the section's, or
 // `size` (the layout's), or the child's.

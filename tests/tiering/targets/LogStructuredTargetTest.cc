@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "tests/support/BorrowedDevice.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/ObjectPool.h"
 #include "tiering/core/SimEngine.h"
@@ -414,33 +415,6 @@ TEST(LogStructuredTarget, PersistentCleanerReadErrorsFailWritesInsteadOfHanging)
   EXPECT_EQ(log->log_stats().cleaner_errors, 16u);
 }
 
-// A device owned by the test and lent to a target, which owns its
-// children: several targets in turn over one capacity device.
-class Borrowed final : public BlockDevice {
- public:
-  Borrowed(Engine& e, BlockDevice& d) : BlockDevice(e, d.name() + "-lent"), d_(d) {}
-  std::uint64_t Size() const override { return d_.Size(); }
-  std::uint32_t BlockSize() const override { return d_.BlockSize(); }
-  std::string Kind() const override { return "lent"; }
-
- protected:
-  void SubmitImpl(const IoRequest& req, IoCallback done) override {
-    Ctx* c = pool_.Acquire();
-    c->done = std::move(done);
-    d_.Submit(req, [this, c](Status st) {
-      Finish(c->done, st);
-      pool_.Release(c);
-    });
-  }
-
- private:
-  struct Ctx {
-    IoCallback done;
-  };
-  BlockDevice& d_;
-  ObjectPool<Ctx> pool_;
-};
-
 Status RunToEnd(Engine& e, const std::function<void(std::function<void(Status)>)>& call) {
   Status got = Status::kShutdown;
   int calls = 0;
@@ -465,7 +439,7 @@ TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
   auto make = [&](const char* name) {
     return std::make_unique<LogStructuredTarget>(
         e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
-        std::make_unique<Borrowed>(e, cap), o);
+        std::make_unique<testing::BorrowedDevice>(e, cap), o);
   };
   std::vector<std::byte> image;
   std::mt19937_64 rng(12);
@@ -525,7 +499,7 @@ TEST(LogStructuredTarget, RequestsDuringRecoveryAreRefused) {
   auto make = [&](const char* name) {
     return std::make_unique<LogStructuredTarget>(
         e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
-        std::make_unique<Borrowed>(e, cap), o);
+        std::make_unique<testing::BorrowedDevice>(e, cap), o);
   };
   std::vector<std::byte> image;
   {

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "tests/support/BorrowedDevice.h"
 #include "tests/support/SyncIo.h"
 #include "tests/support/TempDir.h"
 #include "tests/support/VerifyHarness.h"
@@ -29,34 +30,6 @@ namespace {
 constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = 1024 * kKiB;
 
-// A device owned elsewhere, seen through a BlockDevice of its own: several
-// arrays over the same members, each with other members failed, check every
-// way of reconstructing one set of written data.
-class View final : public BlockDevice {
- public:
-  View(Engine& e, BlockDevice& d) : BlockDevice(e, d.name() + "-view"), d_(d) {}
-  std::uint64_t Size() const override { return d_.Size(); }
-  std::uint32_t BlockSize() const override { return d_.BlockSize(); }
-  std::string Kind() const override { return "view"; }
-
- protected:
-  void SubmitImpl(const IoRequest& req, IoCallback done) override {
-    Ctx* c = pool_.Acquire();
-    c->done = std::move(done);
-    d_.Submit(req, [this, c](Status st) {
-      Finish(c->done, st);
-      pool_.Release(c);
-    });
-  }
-
- private:
-  struct Ctx {
-    IoCallback done;
-  };
-  BlockDevice& d_;
-  ObjectPool<Ctx> pool_;
-};
-
 // The members of an array, kept by the test; arrays are built over views.
 struct Members {
   std::vector<std::unique_ptr<RamDevice>> rams;
@@ -68,7 +41,7 @@ struct Members {
   }
   std::unique_ptr<ParityTarget> Array(Engine& e, int m, std::uint64_t chunk) const {
     std::vector<std::unique_ptr<BlockDevice>> v;
-    for (const auto& r : rams) v.push_back(std::make_unique<View>(e, *r));
+    for (const auto& r : rams) v.push_back(std::make_unique<testing::BorrowedDevice>(e, *r));
     return std::make_unique<ParityTarget>(e, "raid", std::move(v), m, chunk);
   }
   DeviceStats Sum() const {
