@@ -129,14 +129,17 @@ void LogStructuredTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
 }
 
 void LogStructuredTarget::SubmitDiscard(const IoRequest& req, IoCallback done) {
-  const std::uint64_t first = req.offset / kLogBlockBytes;
-  for (std::uint64_t b = first; b < first + req.length / kLogBlockBytes; ++b) {
+  Unmap(req.offset / kLogBlockBytes, req.length / kLogBlockBytes);
+  FinishAsync(std::move(done), Status::kOk);
+}
+
+void LogStructuredTarget::Unmap(std::uint64_t first, std::uint64_t blocks) {
+  for (std::uint64_t b = first; b < first + blocks; ++b) {
     const std::uint32_t slot = index_[b];
     if (slot == kUnmapped) continue;
     usage_.RemoveLive(slot / data_slots_);
     index_[b] = kUnmapped;
   }
-  FinishAsync(std::move(done), Status::kOk);
 }
 
 // ---- Reads --------------------------------------------------------------------

@@ -74,8 +74,17 @@
 // victims' slots come free.
 //
 // Discard unmaps the blocks (they read zeros; their slots are dead to the
-// cleaner) and completes without child I/O. Warm does nothing: a run starts
-// with an empty log.
+// cleaner) and completes without child I/O.
+//
+// Warm (functional warming, timing-only stacks) places written blocks as
+// writes would, committing each full segment at once and cleaning as the
+// cleaner would have kept up (LogWarm.cc), so a run can start on a written
+// volume whose segments are as fragmented as its writes left them. It
+// returns the blocks it placed, written and copied by the cleaner: a
+// steady count once the cleaner copies at its steady rate. A log is
+// steady only once it has been written round (SNIA's random
+// preconditioning, twice the volume or more); the warmer alone cannot
+// tell a log that has not been from one that has.
 //
 // Errors. A failed NVRAM write fails the request. A failed segment write is
 // retried twice; then the target fails: the segment stays in memory (its
@@ -221,6 +230,7 @@ class LogStructuredTarget final : public FanOutTarget {
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  std::uint64_t WarmImpl(const IoRequest& req) override;
 
  private:
   static constexpr std::uint32_t kUnmapped = ~0u;
@@ -307,6 +317,14 @@ class LogStructuredTarget final : public FanOutTarget {
   void FreePending();
 
   void CheckDrain();
+  // Unmaps [first, first + blocks): they read zeros, their slots are dead.
+  void Unmap(std::uint64_t first, std::uint64_t blocks);
+  // Functional warming (LogWarm.cc): an open segment `who` may append to,
+  // cleaning first for the foreground (blocks copied added to `*copied`);
+  // commits the open segment at once.
+  bool WarmOpen(Who who, std::uint64_t* copied);
+  void WarmClean(std::uint64_t* copied);
+  void WarmCommitOpen();
   // Recovery (LogRecovery.cc).
   void RecoverNext();
   void RecoverRead(Status st);
