@@ -23,6 +23,11 @@ std::string ClassifyCacheRound(const CacheStats& before, const CacheStats& after
 void CachePhases::Round(Nanos now, const CacheStats& stats) {
   if (now <= start_) return;
   std::string name = ClassifyCacheRound(last_, stats);
+  const double growth =
+      static_cast<double>(stats.dirty_lines) - static_cast<double>(last_.dirty_lines);
+  const double room =
+      static_cast<double>(stats.capacity_lines) - static_cast<double>(stats.dirty_lines);
+  filling_ = name != "throttled" && growth > 0 && growth * kFillHorizonRounds >= room;
   if (!phases_.empty() && phases_.back().name == name) {
     phases_.back().end = now;
     ++phases_.back().rounds;

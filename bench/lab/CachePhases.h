@@ -51,11 +51,20 @@ class CachePhases {
     std::uint32_t rounds = 0;
   };
   const std::vector<Phase>& phases() const { return phases_; }
+  // In the last round ended, no write waited and dirty lines grew at a
+  // pace that fills the cache within kFillHorizonRounds more rounds (the
+  // round may be `absorbing`, or `destaging` with destage falling behind by
+  // less than 1 % a round): rounds that look alike then are not its steady
+  // state. (A slower rise, such as the last lines of a
+  // working set that fits being dirtied, is left to the criterion.)
+  static constexpr double kFillHorizonRounds = 100;
+  bool filling() const { return filling_; }
 
  private:
   Nanos start_;
   CacheStats last_;
   std::vector<Phase> phases_;
+  bool filling_ = false;
 };
 
 }  // namespace tierlab

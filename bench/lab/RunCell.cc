@@ -79,6 +79,7 @@ class CellRunner {
           w.options.on_round = [slot, cache](Nanos now) {
             if (*slot) (*slot)->Round(now, cache->cache_stats());
           };
+          w.options.absorbing = [slot] { return *slot && (*slot)->filling(); };
         }
         w.first_job = first_job;
         w.run_jobs = run_jobs;

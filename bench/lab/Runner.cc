@@ -741,9 +741,9 @@ class Run {
       round_starts_.push_back(ss_prev_at_);
       if (round_starts_.size() > r_.steadystate->window()) round_starts_.pop_front();
       const std::uint64_t left_before = r_.steadystate->left_sample();
-      const bool attained =
-          r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
-                              per_second(ss_now_.bytes - ss_prev_.bytes), lat, now - begin_);
+      const bool attained = r_.steadystate->Add(per_second(ss_now_.ios - ss_prev_.ios),
+                                                per_second(ss_now_.bytes - ss_prev_.bytes), lat,
+                                                now - begin_, o_.absorbing && o_.absorbing());
       if (p_.ss_leave_stop && left_before == 0 && r_.steadystate->left_sample() != 0 &&
           now > r_.ramp_end) {
         // ss_leave=stop: the measured window ends with the round that left.

@@ -44,7 +44,8 @@ bool SteadyState::SniaHolds(double mean) {
   return mean > 0 && hi - lo <= 0.2 * mean && excursion <= 0.1 * mean;
 }
 
-bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at) {
+bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at,
+                      bool absorbing) {
   if (window_ < 2 || (attained_ && !spec_.snia)) return attained_;
   ++samples_;
   iops_.push_back(iops);
@@ -72,7 +73,7 @@ bool SteadyState::Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns
     if (left_sample_ != 0) return attained_;  // the samples of the first departure are kept
     slope_ = Slope(sum_y, sum_xy);
     const bool holds = SniaHolds(mean);
-    if (holds && !attained_) {
+    if (holds && !attained_ && !absorbing) {
       attained_ = true;
       attained_sample_ = samples_;
       attained_at_ = at;

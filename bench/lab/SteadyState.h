@@ -38,8 +38,12 @@ class SteadyState {
   bool enabled() const { return window_ > 0; }
   // Adds an interval's sample, taken `at` (the end of its interval, from
   // the start of the section's jobs; for the snia times in Json()); true
-  // once the criterion holds (then stays).
-  bool Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at = 0);
+  // once the criterion holds (then stays). snia: `absorbing` says the
+  // stack knows the interval was not steady (a write cache taking writes
+  // faster than it drains them: it will fill, and its rounds can look
+  // steady until it does), so the criterion cannot first hold on it.
+  bool Add(std::uint64_t iops, std::uint64_t bw, std::uint64_t lat_ns, Nanos at = 0,
+           bool absorbing = false);
   bool attained() const { return attained_; }
   std::size_t window() const { return window_; }
   // snia: the sample (1-based) whose window first met the criterion, and

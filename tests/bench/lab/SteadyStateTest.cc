@@ -127,5 +127,17 @@ TEST(SteadyStateTest, SniaReportsWhenAJobLeavesSteadyState) {
   EXPECT_DOUBLE_EQ(j["left_at_s"].get<double>(), 8.0);
 }
 
+// A round the stack marks as absorbing (a write cache filling) cannot be
+// the one the criterion first holds on; once attained, it does not undo it.
+TEST(SteadyStateTest, SniaIsNotFirstAttainedOnAnAbsorbingRound) {
+  SteadyState ss(Snia(100 * kMilli, 5));
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_FALSE(ss.Add(1000, 0, 0, (i + 1) * 100 * kMilli, /*absorbing=*/true)) << i;
+  }
+  EXPECT_TRUE(ss.Add(1000, 0, 0, 800 * kMilli));
+  EXPECT_DOUBLE_EQ(ss.Json()["attained_at_s"].get<double>(), 0.8);
+  EXPECT_TRUE(ss.Add(1000, 0, 0, 900 * kMilli, /*absorbing=*/true));
+}
+
 }  // namespace
 }  // namespace tierlab
