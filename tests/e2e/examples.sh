@@ -6,7 +6,8 @@
 # of 2 over HDDs, NVMe cache devices beat SSD ones, and 4k reads over
 # all-flash capacity come from the SSDs whatever the cache.
 #
-# TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache);
+# TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
+# nimble-hybrid);
 # the CI setting runs the demo and readcache-toggle.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
@@ -15,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 examples=(s2d-layouts readcache-toggle)
-if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache); fi
+if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache nimble-hybrid); fi
 
 for e in "${examples[@]}"; do
   "$TIERLAB_BIN" matrix "$TIERLAB_SOURCE_DIR/examples/$e.json" -q -o "$work/$e.json" -f json \
