@@ -269,6 +269,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
         auto logged = LogTier(engine, l.tiers[i], i, o, std::move(stack), l.source);
         if (!logged.ok()) return logged.error();
         stack = std::move(logged.value());
+        view.log = static_cast<LogStructuredTarget*>(stack.get());
       }
       capacity_stacks.push_back(std::move(stack));
       view.stack = capacity_stacks.back().get();

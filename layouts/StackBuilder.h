@@ -33,6 +33,7 @@
 #include "tiering/core/Engine.h"
 #include "tiering/core/Expected.h"
 #include "tiering/targets/DataReductionTarget.h"
+#include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
@@ -67,7 +68,8 @@ struct TierView {
   std::string role;  // "cache" or "capacity"
   DevicePreset preset;
   std::vector<BlockDevice*> devices;
-  BlockDevice* stack = nullptr;  // the tier's combined device (capacity tiers)
+  BlockDevice* stack = nullptr;        // the tier's combined device (capacity tiers)
+  LogStructuredTarget* log = nullptr;  // the tier's log (tiers[].log), or null
 };
 
 class Volume {

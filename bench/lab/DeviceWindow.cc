@@ -3,6 +3,43 @@
 #include <algorithm>
 
 namespace tierlab {
+
+namespace {
+
+// A log tier's counters since `start` (LogStructuredTarget.h).
+nlohmann::json LogJson(const LogStructuredTarget& log, const LogStructuredStats& start) {
+  LogStructuredStats s = log.log_stats();
+  s.user_bytes_written -= start.user_bytes_written;
+  s.nvram_bytes_written -= start.nvram_bytes_written;
+  s.segment_bytes_written -= start.segment_bytes_written;
+  s.segments_written -= start.segments_written;
+  s.segments_sealed_early -= start.segments_sealed_early;
+  s.cleaner_bytes_read -= start.cleaner_bytes_read;
+  s.cleaner_bytes_written -= start.cleaner_bytes_written;
+  s.segments_cleaned -= start.segments_cleaned;
+  s.write_waits -= start.write_waits;
+  s.segment_write_errors -= start.segment_write_errors;
+  s.cleaner_errors -= start.cleaner_errors;
+  return {{"user_bytes_written", s.user_bytes_written},
+          {"nvram_bytes_written", s.nvram_bytes_written},
+          {"segment_bytes_written", s.segment_bytes_written},
+          {"segments_written", s.segments_written},
+          {"segments_sealed_early", s.segments_sealed_early},
+          {"cleaner_bytes_read", s.cleaner_bytes_read},
+          {"cleaner_bytes_written", s.cleaner_bytes_written},
+          {"segments_cleaned", s.segments_cleaned},
+          {"write_waits", s.write_waits},
+          {"segment_write_errors", s.segment_write_errors},
+          {"cleaner_errors", s.cleaner_errors},
+          {"write_amplification", s.WriteAmplification()},
+          {"cleaner_write_amplification", s.CleanerWriteAmplification()},
+          {"segment_bytes", log.segment_bytes()},
+          {"segments", log.segments()},
+          {"free_segments", log.free_segments()},
+          {"index_memory_bytes", s.index_memory_bytes}};
+}
+
+}  // namespace
 namespace {
 
 DeviceStats Since(const DeviceStats& now, const DeviceStats& start) {
@@ -42,12 +79,14 @@ void DeviceWindow::Begin(Volume& v) {
   start_ = v.top().engine().Now();
   at_start_.clear();
   peak_.clear();
+  log_start_.clear();
   for (const TierView& t : v.tiers()) {
     for (BlockDevice* d : t.devices) {
       d->RestartPeakQueueDepth();
       at_start_.push_back(d->stats());
       peak_.push_back(0);
     }
+    log_start_.push_back(t.log != nullptr ? t.log->log_stats() : LogStructuredStats{});
   }
 }
 
@@ -94,6 +133,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
       sum.Add(s);
     }
     const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
+    const std::size_t k = static_cast<std::size_t>(tiers.size());
     tiers.push_back({{"name", t.name},
                      {"role", t.role},
                      {"preset", std::string(t.preset.name)},
@@ -104,6 +144,10 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                      {"write_bytes", sum.write_bytes},
                      {"util", static_cast<double>(sum.busy_ns) / el / n},
                      {"avg_queue_depth", sum.qd_integral_ns / el}});
+    if (t.log != nullptr) {
+      tiers.back()["log"] =
+          LogJson(*t.log, k < log_start_.size() ? log_start_[k] : LogStructuredStats{});
+    }
   }
   return {{"elapsed_ns", elapsed},
           {"devices", std::move(devices)},

@@ -30,7 +30,9 @@ class DeviceWindow {
   Nanos start() const { return start_; }
   // {"elapsed_ns", "devices": [per device], "tiers": [per tier],
   // "disk_util": [per device, fio's keys]} over [start, now], with the keys
-  // and units RunReport.h documents.
+  // and units RunReport.h documents. A tier written as a log also has
+  // "log": its LogStructuredStats over the window, the write
+  // amplifications, and its segments in use and index memory now.
   nlohmann::json Json(const Volume& v) const;
   // For a window that spans inner ones (a whole run over its sections): call
   // before each inner Begin(), which restarts the devices' peaks, so this
@@ -39,8 +41,9 @@ class DeviceWindow {
 
  private:
   Nanos start_ = 0;
-  std::vector<DeviceStats> at_start_;  // tiers' devices, in order
-  std::vector<std::uint32_t> peak_;    // max queue depth seen by inner windows
+  std::vector<DeviceStats> at_start_;          // tiers' devices, in order
+  std::vector<std::uint32_t> peak_;            // max queue depth seen by inner windows
+  std::vector<LogStructuredStats> log_start_;  // per tier (zeros where no log)
 };
 
 }  // namespace tierlab

@@ -6,6 +6,7 @@
 
 #include "bench/lab/CachePhases.h"
 #include "bench/lab/FunctionalWarmup.h"
+#include "bench/lab/LogReserveWatch.h"
 #include "bench/lab/Preparation.h"
 #include "bench/lab/RunReport.h"
 #include "bench/trace/TraceFactory.h"
@@ -80,6 +81,19 @@ class CellRunner {
             if (*slot) (*slot)->Round(now, cache->cache_stats());
           };
           w.options.absorbing = [slot] { return *slot && (*slot)->filling(); };
+        }
+        if (auto logs = LogTiers(); !logs.empty()) {
+          // The logs' free segments are watched from the first round of the
+          // timed run (the round hook starts with it), as the cache phases.
+          auto watch = std::make_shared<LogReserveWatch>(std::move(logs));
+          w.options.round = RoundOf(profiles[i]);
+          w.options.on_round = [cache_round = std::move(w.options.on_round), watch](Nanos now) {
+            if (cache_round) cache_round(now);
+            watch->Round();
+          };
+          w.options.absorbing = [cache_filling = std::move(w.options.absorbing), watch] {
+            return (cache_filling && cache_filling()) || watch->draining();
+          };
         }
         w.first_job = first_job;
         w.run_jobs = run_jobs;
@@ -178,6 +192,14 @@ class CellRunner {
 
   // A section's rounds for its cache phases: its steady-state interval, or
   // a twentieth of its ramp and runtime (at least 1 ms), or a second.
+  std::vector<const LogStructuredTarget*> LogTiers() const {
+    std::vector<const LogStructuredTarget*> logs;
+    for (const TierView& t : volume_.tiers()) {
+      if (t.log != nullptr) logs.push_back(t.log);
+    }
+    return logs;
+  }
+
   static Nanos RoundOf(const Profile& p) {
     if (p.ss.dur != 0) return p.ss.interval;
     if (p.runtime > 0) return std::max<Nanos>(kMilli, (p.ramp_time + p.runtime) / 20);

@@ -175,6 +175,27 @@ std::string TierTable(const nlohmann::json& tiers, TableFormat f) {
                 rows, f);
 }
 
+// The log tiers' figures over the same window: a row per tier written as a
+// log; empty if there is none.
+std::string LogTable(const nlohmann::json& tiers, TableFormat f) {
+  std::vector<Row> rows;
+  for (const auto& t : tiers) {
+    if (!t.contains("log")) continue;
+    const auto& l = t.at("log");
+    rows.push_back({{t.value("name", "?"), FormatFixed(l.value("user_bytes_written", 0.0) / 1e6, 1),
+                     FormatFixed(l.value("segment_bytes_written", 0.0) / 1e6, 1),
+                     FormatFixed(l.value("write_amplification", 0.0), 2),
+                     FormatFixed(l.value("cleaner_bytes_read", 0.0) / 1e6, 1),
+                     std::to_string(l.value("segments_cleaned", 0)),
+                     std::to_string(l.value("segments_sealed_early", 0)),
+                     std::to_string(l.value("write_waits", 0))}});
+  }
+  if (rows.empty()) return "";
+  return Render({"log tier", "user MB", "segment MB", "WA", "cleaner MB read", "cleaned",
+                 "sealed early", "write waits"},
+                rows, f);
+}
+
 }  // namespace
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
@@ -393,6 +414,7 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
   }
 
   o << "\n" << TierTable(run.at("tiers"), f);
+  if (std::string logs = LogTable(run.at("tiers"), f); !logs.empty()) o << "\n" << logs;
   if (run.contains("cache")) {
     const auto& c = run.at("cache");
     o << "\n";

@@ -9,6 +9,10 @@
 //    "devices": [...], "tiers": [...], "disk_util": [...], "cache": {...}}
 // (read/write/complete: OpMetrics::ToJson, fio's keys and units). A
 // section's numjobs clones are one job, as fio's group_reporting shows them.
+// A tier written as a log carries "log" in its "tiers" entry (bytes written
+// by users, to segments and by the cleaner, cleaner reads, segments
+// written, cleaned and sealed early, write waits, write amplification, free
+// segments and index memory: DeviceWindow.h), over the same window.
 //
 // A run of several sections (a job file) is one document: CombineRuns.
 // Each section's "devices" and "tiers" cover that section (from its start to

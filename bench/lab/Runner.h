@@ -86,10 +86,11 @@ struct RunOptions {
   // (RunCell's cache phases, CachePhases.h).
   std::function<void(Nanos now)> on_round;
   Nanos round = 0;
-  // True while the last round showed a write cache filling (absorbing
-  // writes by more than 1 % of it a round: CachePhases::filling): tierlab's
-  // snia steady state is not attained on such a round, so the ramp goes on
-  // until the cache fills or keeps up (empty: no such check).
+  // True while the last round showed a write buffer filling: a write
+  // cache absorbing writes (CachePhases::filling) or a log spending its
+  // free segments (LogReserveWatch::draining). tierlab's snia steady state
+  // is not attained on such a round, so the ramp goes on until the buffer
+  // is full or keeps up (empty: no such check).
   std::function<bool()> absorbing;
 };
 
