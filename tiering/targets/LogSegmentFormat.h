@@ -20,9 +20,11 @@
 //                 field as zero
 //   40      8*used  the volume block held by each used slot, in slot order
 //
-// A torn segment write fails one of the two CRCs, so recovery ignores it
-// (its blocks are still in the NVRAM log, which is released only after the
-// segment write completed).
+// A torn segment write fails one of the two CRCs, so recovery ignores it.
+// Its blocks' acknowledged copies are still in the NVRAM log (released only
+// once the segment write has completed), but that log is not replayed yet
+// (LogStructuredTarget.h, "Shutdown and recovery"): until it is, only a
+// drained log recovers everything acknowledged.
 
 #include <cstddef>
 #include <cstdint>
