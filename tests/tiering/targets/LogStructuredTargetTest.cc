@@ -428,19 +428,26 @@ Status RunToEnd(Engine& e, const std::function<void(std::function<void(Status)>)
   return got;
 }
 
-TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
-  SimEngine e;
+// The recovery tests' log: 12 segments of 128 KiB on a capacity device the
+// test owns and lends to each target in turn (a new target recovers what
+// the last one wrote), a 256 KiB RAM NVRAM log of its own.
+constexpr std::uint64_t kRecoverySegmentBytes = 128 * kKiB;
+std::unique_ptr<LogStructuredTarget> LogOverLentCapacity(Engine& e, BlockDevice& cap,
+                                                         const char* name) {
   LogStructuredOptions o;
-  o.segment_bytes = 128 * kKiB;
+  o.segment_bytes = kRecoverySegmentBytes;
   o.usable = 0.7;
   o.cleaner_start = 0.75;
   o.segment_writes_in_flight = 1;
-  RamDevice cap(e, "cap", 12 * o.segment_bytes);
-  auto make = [&](const char* name) {
-    return std::make_unique<LogStructuredTarget>(
-        e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
-        std::make_unique<testing::BorrowedDevice>(e, cap), o);
-  };
+  return std::make_unique<LogStructuredTarget>(
+      e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
+      std::make_unique<testing::BorrowedDevice>(e, cap), o);
+}
+
+TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
+  SimEngine e;
+  RamDevice cap(e, "cap", 12 * kRecoverySegmentBytes);
+  auto make = [&](const char* name) { return LogOverLentCapacity(e, cap, name); };
   std::vector<std::byte> image;
   std::mt19937_64 rng(12);
   {
@@ -490,17 +497,8 @@ TEST(LogStructuredTarget, DrainedLogIsRecoveredFromTheCapacityDeviceAlone) {
 // entry the recovered segments then overwrote.
 TEST(LogStructuredTarget, RequestsDuringRecoveryAreRefused) {
   SimEngine e;
-  LogStructuredOptions o;
-  o.segment_bytes = 128 * kKiB;
-  o.usable = 0.7;
-  o.cleaner_start = 0.75;
-  o.segment_writes_in_flight = 1;
-  RamDevice cap(e, "cap", 12 * o.segment_bytes);
-  auto make = [&](const char* name) {
-    return std::make_unique<LogStructuredTarget>(
-        e, name, std::make_unique<RamDevice>(e, "nvram", 256 * kKiB),
-        std::make_unique<testing::BorrowedDevice>(e, cap), o);
-  };
+  RamDevice cap(e, "cap", 12 * kRecoverySegmentBytes);
+  auto make = [&](const char* name) { return LogOverLentCapacity(e, cap, name); };
   std::vector<std::byte> image;
   {
     auto a = make("a");
