@@ -1,7 +1,22 @@
 #pragma once
-// The on-disk header of a log segment (LogStructuredTarget): what a recovery
-// scan reads to rebuild the block index from the capacity device alone.
-// Encoding and decoding only; no I/O.
+// The log's on-media formats (LogStructuredTarget): the label at the start
+// of the NVRAM device, the header of a segment on the capacity device and
+// the header of a record in the NVRAM log, what recovery reads to rebuild
+// the block index. Encoding and decoding only; no I/O. All carry the log's
+// id, so segments and records another log left on a reused device are
+// ignored.
+//
+// The label is the NVRAM device's first 4 KiB, written when a log is
+// created on the devices (LogStructuredTarget::Recover finding none):
+//
+//   offset  size  field
+//   0       8     magic "TLLOGLBL"
+//   8       4     format version (1)
+//   12      4     NVRAM unit bytes
+//   16      8     log id
+//   24      8     segment bytes
+//   32      4     data slots per segment
+//   36      4     CRC-32C of bytes [0, 36)
 //
 // A segment is `header_blocks` 4 KiB blocks of header followed by
 // `data_slots` 4 KiB blocks of data, written in one request. The header,
@@ -9,22 +24,42 @@
 //
 //   offset  size  field
 //   0       8     magic "TLLOGSEG"
-//   8       4     format version (1)
+//   8       4     format version (2)
 //   12      4     header_blocks
 //   16      8     sequence number (segments are written, and committed, in
 //                 increasing sequence; the newest copy of a block wins)
 //   24      4     data_slots
 //   28      4     used: data slots filled (a segment sealed early is padded)
 //   32      4     CRC-32C of the data slots in use (0 when written without data)
-//   36      4     CRC-32C of the header's bytes [0, 40 + 8 * used) with this
+//   36      4     CRC-32C of the header's bytes [0, 48 + 8 * used) with this
 //                 field as zero
-//   40      8*used  the volume block held by each used slot, in slot order
+//   40      8     log id
+//   48      8*used  the volume block held by each used slot, in slot order
 //
-// A torn segment write fails one of the two CRCs, so recovery ignores it.
-// Its blocks' acknowledged copies are still in the NVRAM log (released only
-// once the segment write has completed), but that log is not replayed yet
-// (LogStructuredTarget.h, "Shutdown and recovery"): until it is, only a
-// drained log recovers everything acknowledged.
+// A torn segment write fails one of the two CRCs, so recovery ignores it;
+// its blocks' acknowledged copies are still in the NVRAM log, released only
+// once the segment write has completed.
+//
+// An NVRAM record is one write request's blocks appended to one segment:
+// a header of one NVRAM unit (the NVRAM device's block size, 512 bytes to
+// 4 KiB) followed by the blocks, written in one request, never wrapping
+// round the ring. The header, little-endian:
+//
+//   offset  size  field
+//   0       8     magic "TLNVRREC"
+//   8       4     format version (1)
+//   12      4     blocks: 4 KiB data blocks that follow
+//   16      8     log id
+//   24      8     position: the record's first unit counted from the log's
+//                 first write (its place in the ring is position mod units)
+//   32      8     sequence of the segment the blocks were appended to
+//   40      4     the segment's data slot holding the first block
+//   44      4     CRC-32C of the blocks (0 when written without data)
+//   48      8     the first block's volume block (the rest follow it)
+//   56      4     unit bytes
+//   60      4     CRC-32C of bytes [0, 60)
+//
+// A torn record fails a CRC: its write was not acknowledged.
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +71,7 @@ namespace tierlab {
 inline constexpr std::uint64_t kLogBlockBytes = 4096;
 
 struct LogSegmentHeader {
+  std::uint64_t log_id = 0;
   std::uint64_t sequence = 0;
   std::uint32_t data_slots = 0;
   std::uint32_t data_crc = 0;
@@ -53,7 +89,7 @@ std::uint32_t LogSegmentHeaderBlocks(std::uint64_t segment_blocks);
 void EncodeLogSegmentHeader(const LogSegmentHeader& header, std::uint32_t header_blocks,
                             std::span<std::byte> out);
 // Same, from a slot array without copying it into a LogSegmentHeader.
-void EncodeLogSegmentHeader(std::uint64_t sequence, std::uint32_t data_slots,
+void EncodeLogSegmentHeader(std::uint64_t log_id, std::uint64_t sequence, std::uint32_t data_slots,
                             std::uint32_t data_crc, std::span<const std::uint64_t> volume_blocks,
                             std::uint32_t header_blocks, std::span<std::byte> out);
 
@@ -61,5 +97,35 @@ void EncodeLogSegmentHeader(std::uint64_t sequence, std::uint32_t data_slots,
 // magic or version, a CRC mismatch, counts out of range): a slot never
 // written, or a torn write.
 bool DecodeLogSegmentHeader(std::span<const std::byte> in, LogSegmentHeader* out);
+
+struct LogLabel {
+  std::uint64_t log_id = 0;
+  std::uint32_t unit_bytes = 0;
+  std::uint64_t segment_bytes = 0;
+  std::uint32_t data_slots = 0;
+};
+// One 4 KiB block, zero-filled beyond the label.
+void EncodeLogLabel(const LogLabel& label, std::span<std::byte> out);
+bool DecodeLogLabel(std::span<const std::byte> in, LogLabel* out);
+
+inline constexpr std::size_t kNvramRecordHeaderBytes = 64;
+
+struct NvramRecordHeader {
+  std::uint64_t log_id = 0;
+  std::uint64_t position = 0;
+  std::uint64_t sequence = 0;
+  std::uint32_t segment_offset = 0;
+  std::uint32_t blocks = 0;
+  std::uint64_t first_volume_block = 0;
+  std::uint32_t data_crc = 0;
+  std::uint32_t unit_bytes = 0;
+};
+
+// Writes `header` into `out` (one unit: at least kNvramRecordHeaderBytes,
+// zero-filled beyond them).
+void EncodeNvramRecordHeader(const NvramRecordHeader& header, std::span<std::byte> out);
+// Reads a header back; false if the bytes are not one (magic, version,
+// CRC, no blocks).
+bool DecodeNvramRecordHeader(std::span<const std::byte> in, NvramRecordHeader* out);
 
 }  // namespace tierlab

@@ -27,6 +27,7 @@ LogStructuredTarget::LogStructuredTarget(Engine& engine, std::string name,
                                          LogStructuredOptions options)
     : FanOutTarget(engine, std::move(name), TwoChildren(std::move(nvram), std::move(capacity))),
       options_(options),
+      log_id_(options.log_id),
       usage_(0) {
   config_error_ = Configure();
 }
@@ -73,8 +74,19 @@ std::string LogStructuredTarget::Configure() {
             std::to_string(segments < writes + 3 ? 0 : (segments - 2 - writes)) +
             " segments' data may be live");
   }
-  nvram_blocks_ = children_[0]->Size() / kLogBlockBytes;
-  if (nvram_blocks_ == 0) return ("the NVRAM device is smaller than a block");
+  nvram_unit_ = children_[0]->BlockSize();
+  if (nvram_unit_ < kNvramRecordHeaderBytes) {
+    return ("the NVRAM device's block size must be at least " +
+            std::to_string(kNvramRecordHeaderBytes) + " bytes (a record header)");
+  }
+  nvram_base_ = kLogBlockBytes / nvram_unit_;
+  nvram_units_ = children_[0]->Size() / nvram_unit_;
+  if (nvram_units_ < nvram_base_ + 1 + kLogBlockBytes / nvram_unit_) {
+    return (
+        "the NVRAM device is smaller than its label and a record (a header and a 4 KiB "
+        "block)");
+  }
+  nvram_units_ -= nvram_base_;
   if (volume_blocks_ == 0) return ("the volume would be empty");
 
   usage_ = SegmentUsage(static_cast<std::uint32_t>(segments));
@@ -89,6 +101,10 @@ std::string LogStructuredTarget::Configure() {
 LogStructuredTarget::~LogStructuredTarget() {
   // A pending cleaner retry must not run on a destroyed target.
   if (cleaner_.backoff_timer != 0) engine().Cancel(cleaner_.backoff_timer);
+  // The children first: a real device waits for its requests in the kernel
+  // as it closes, and those read into or write from this target's segment
+  // and cleaner buffers, freed after this body.
+  children_.clear();
 }
 
 double LogStructuredTarget::IndexBytesPerBlock() const {
@@ -239,6 +255,7 @@ void LogStructuredTarget::PumpWrites() {
 }
 
 bool LogStructuredTarget::AppendSome(WriteCtx* w) {
+  const std::uint64_t per_block = kLogBlockBytes / nvram_unit_;
   while (w->next < w->blocks) {
     if (failed_) {
       w->status = Status::kIoError;
@@ -249,46 +266,111 @@ bool LogStructuredTarget::AppendSome(WriteCtx* w) {
       CleanerKick();
       return false;
     }
-    const std::uint64_t in_log = nvram_head_ - nvram_tail_;
-    if (in_log >= nvram_blocks_) {
-      // The NVRAM log is full of blocks whose segments have not committed:
-      // send the open one out now rather than wait for it to fill.
-      if (open_->has_foreground && writing_.size() < options_.segment_writes_in_flight) {
-        Seal(true);
+    std::uint64_t n =
+        std::min(w->blocks - w->next, static_cast<std::uint64_t>(data_slots_ - open_->used));
+    if (w->replay_end == 0) {
+      // A record of at least one block, not wrapping round the ring: a tail
+      // end too short for one is skipped.
+      const std::uint64_t room = nvram_units_ - (nvram_head_ - NvramReleased());
+      const std::uint64_t contiguous = nvram_units_ - nvram_head_ % nvram_units_;
+      const std::uint64_t pad = contiguous < 1 + per_block ? contiguous : 0;
+      if (room < pad + 1 + per_block) {
+        // The NVRAM log is full of blocks whose segments have not committed:
+        // send the open one out now rather than wait for it to fill. (If an
+        // NVRAM write in flight holds the space, its completion frees it.)
+        if (NvramReleased() == nvram_tail_ && open_->has_foreground &&
+            writing_.size() < options_.segment_writes_in_flight) {
+          Seal(true);
+        }
+        return false;
       }
-      return false;
+      nvram_head_ += pad;
+      n = std::min(n, (std::min(room - pad, pad != 0 ? nvram_units_ : contiguous) - 1) / per_block);
     }
-    const std::uint64_t ring_at = nvram_head_ % nvram_blocks_;
-    const std::uint64_t n =
-        std::min({w->blocks - w->next, nvram_blocks_ - in_log, nvram_blocks_ - ring_at,
-                  static_cast<std::uint64_t>(data_slots_ - open_->used)});
     std::byte* src = w->data != nullptr ? w->data + w->next * kLogBlockBytes : nullptr;
     for (std::uint64_t i = 0; i < n; ++i) {
       AppendBlock(w->first_block + w->next + i,
                   src != nullptr ? src + i * kLogBlockBytes : nullptr);
     }
     open_->has_foreground = true;
-    nvram_head_ += n;
-    open_->nvram_end = nvram_head_;
-    stats_.user_bytes_written += n * kLogBlockBytes;
-    stats_.nvram_bytes_written += n * kLogBlockBytes;
     w->next += n;
-    ++w->pending;
-    nvram().Submit({IoOp::kWrite, w->flags, ring_at * kLogBlockBytes, n * kLogBlockBytes, src},
-                   [this, w](Status st) { NvramDone(w, st); });
+    if (w->replay_end != 0) {
+      // The record stays in the ring until this segment commits.
+      open_->nvram_end = std::max(open_->nvram_end, w->replay_end);
+      replayed_blocks_ += n;
+    } else {
+      stats_.user_bytes_written += n * kLogBlockBytes;
+      WriteRecord(w, n, src);
+    }
     if (open_->used == data_slots_) Seal(false);
   }
   if (w->pending == 0) {
-    // Failed before any NVRAM write went out: complete on the next turn.
+    // Failed before any NVRAM write went out, or a replay: complete on the
+    // next turn.
     ++w->pending;
     engine().Post([this, w] { NvramDone(w, Status::kOk); });
   }
   return true;
 }
 
+void LogStructuredTarget::WriteRecord(WriteCtx* w, std::uint64_t n, const std::byte* src) {
+  const std::uint64_t units = 1 + n * (kLogBlockBytes / nvram_unit_);
+  const std::uint64_t bytes = units * nvram_unit_;
+  NvramWrite* rec = nvram_write_pool_.Reuse();  // keeps its staging buffer
+  rec->write = w;
+  rec->position = nvram_head_;
+  rec->done = false;
+  std::byte* data = nullptr;
+  if (src != nullptr) {
+    if (rec->staging.size() < bytes) rec->staging = AlignedBuffer(bytes);
+    NvramRecordHeader h;
+    h.log_id = log_id_;
+    h.position = nvram_head_;
+    h.sequence = open_->sequence;
+    h.segment_offset = static_cast<std::uint32_t>(open_->used - n);
+    h.blocks = static_cast<std::uint32_t>(n);
+    h.first_volume_block = w->first_block + w->next - n;
+    h.data_crc = Crc32c(0, src, n * kLogBlockBytes);
+    h.unit_bytes = nvram_unit_;
+    EncodeNvramRecordHeader(h, std::span<std::byte>(rec->staging.data(), nvram_unit_));
+    std::memcpy(rec->staging.data() + nvram_unit_, src, n * kLogBlockBytes);
+    data = rec->staging.data();
+  }
+  const std::uint64_t offset = (nvram_base_ + nvram_head_ % nvram_units_) * nvram_unit_;
+  nvram_head_ += units;
+  open_->nvram_end = nvram_head_;
+  stats_.nvram_bytes_written += bytes;
+  nvram_writes_.push_back(rec);
+  ++w->pending;
+  nvram().Submit({IoOp::kWrite, w->flags, offset, bytes, data},
+                 [this, rec](Status st) { RecordDone(rec, st); });
+}
+
+void LogStructuredTarget::RecordDone(NvramWrite* rec, Status st) {
+  rec->done = true;
+  WriteCtx* w = rec->write;
+  while (!nvram_writes_.empty() && nvram_writes_.front()->done) {
+    nvram_write_pool_.Release(nvram_writes_.front());
+    nvram_writes_.pop_front();
+  }
+  NvramDone(w, st);
+  if (!waiting_.empty()) PumpWrites();  // the oldest write in flight may have held the space
+}
+
+std::uint64_t LogStructuredTarget::NvramReleased() const {
+  return nvram_writes_.empty() ? nvram_tail_
+                               : std::min(nvram_tail_, nvram_writes_.front()->position);
+}
+
 void LogStructuredTarget::NvramDone(WriteCtx* w, Status st) {
   if (st != Status::kOk && w->status == Status::kOk) w->status = st;
   if (--w->pending > 0 || w->next < w->blocks) return;
+  if (w->replay_end != 0) {
+    const Status replayed = w->status;
+    writes_.Release(w);
+    RecoverReplayed(replayed);
+    return;
+  }
   Finish(w->done, w->status);
   writes_.Release(w);
 }
@@ -312,7 +394,9 @@ bool LogStructuredTarget::EnsureOpen(Who who) {
   seg->cleaner_only = who == Who::kCleaner && free <= kCleanerReserve;
   seg->written = false;
   seg->attempts = 0;
-  seg->nvram_end = nvram_head_;
+  // Committing a segment releases the NVRAM log up to here; while recovery
+  // replays records, up to the last one replayed into it (AppendSome).
+  seg->nvram_end = recovery_ != nullptr ? nvram_tail_ : nvram_head_;
   seg->volume_blocks.clear();
   const auto first = static_cast<std::size_t>(slot) * data_slots_;
   std::fill(owner_.begin() + first, owner_.begin() + first + data_slots_, kUnmapped);
@@ -347,7 +431,7 @@ void LogStructuredTarget::Seal(bool early) {
     const std::uint32_t data_crc =
         Crc32c(0, SlotMemory(seg, 0), static_cast<std::size_t>(seg->used) * kLogBlockBytes);
     EncodeLogSegmentHeader(
-        seg->sequence, data_slots_, data_crc, seg->volume_blocks, header_blocks_,
+        log_id_, seg->sequence, data_slots_, data_crc, seg->volume_blocks, header_blocks_,
         std::span<std::byte>(seg->buffer.data(), header_blocks_ * kLogBlockBytes));
   }
   writing_.push_back(seg);

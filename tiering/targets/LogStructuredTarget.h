@@ -6,8 +6,10 @@
 // writes instead of read-modify-write.
 //
 // Children (owned):
-//   nvram     the write-acknowledgement log: any device, used as a circular
-//             log of 4 KiB blocks over its whole size. Whether it is
+//   nvram     the write-acknowledgement log: any device; its first 4 KiB
+//             hold the log's label, the rest is a circular log of records
+//             (a record is one write request's blocks behind a header of
+//             one device block: LogSegmentFormat.h). Whether it is
 //             mirrored is the caller's business (pass a MirrorTarget, or a
 //             mirror across a NetworkHopTarget for a standby controller).
 //   capacity  where segments live, typically a ParityTarget of disks. It is
@@ -27,13 +29,14 @@
 //
 // Write. The request's blocks are appended, in order, to the open segment
 // in memory (the index points at them at once) and to the NVRAM log (one
-// child write per contiguous piece of the ring); the request completes when
-// its NVRAM writes have. When the open segment is full it is sealed: its
-// header is filled in and the whole segment goes to the next free slot of
+// record, one child write, per piece that fits the open segment and the
+// ring without wrapping); the request completes when its NVRAM writes have. When the open segment
+// is full it is sealed: its header is filled in and the whole segment goes to the next free slot of
 // the capacity device in one write (FUA: the NVRAM space it frees must not
 // be needed again). A segment write completing commits the segment (they
-// commit in sealing order): its NVRAM log space is released and it is read
-// from the capacity device from then on. If the NVRAM log would overrun,
+// commit in sealing order): its NVRAM log space is released (up to the
+// first NVRAM write still in flight: a late write must not land on a newer
+// record) and it is read from the capacity device from then on. If the NVRAM log would overrun,
 // the open segment is sealed early (padded: the write still covers whole
 // stripes) and writes wait for the space. Writes wait, in arrival order,
 // also while no free segment is left beyond the cleaner's reserve or
@@ -103,20 +106,27 @@
 //
 // Shutdown and recovery. Drain() seals the open segment and waits until no
 // segment is in memory: the capacity device alone then holds the volume.
-// Recover() rebuilds a new target's index from the capacity device alone:
-// it reads every segment slot, keeps those whose header and data CRCs
-// match (LogSegmentFormat.h; a torn segment write fails them), and applies
-// their slot lists in sequence order, the newest copy of a block winning.
-// A slot freed by the cleaner and not yet reused still holds a valid old
-// segment: its blocks all have newer copies (the cleaner frees a victim
-// only after its copies commit), so they lose, and the slot is sealed with
-// no live blocks, the cleaner's cheapest victim. Not recovered yet: writes
-// acknowledged from the NVRAM log whose segment had not committed (the
-// NVRAM records would need a header of their own, sequence and volume
-// block of each block, to be replayed), and discards (not logged: a
-// discarded block comes back with its last written data). So after a crash
-// without Drain, recent writes may read back older data; use Recover only
-// after Drain until the NVRAM replay exists.
+// Recover() opens the log on its devices (LogRecovery.cc): it reads the
+// NVRAM label; without one the devices hold no log, so it writes a label
+// and the volume starts empty; with one it rebuilds a new target's index
+// after a crash or a Drain. It reads every segment slot (the whole
+// capacity device: recovery time grows with it) and keeps the segments of
+// this log (the label's id) whose header and data CRCs match (LogSegmentFormat.h;
+// a torn segment write fails them), applying their slot lists in sequence
+// order, the newest copy of a block winning. A slot freed by the cleaner
+// and not yet reused still holds a valid old segment: its blocks all have
+// newer copies (the cleaner frees a victim only after its copies commit),
+// so they lose, and the slot is sealed with no live blocks, the cleaner's
+// cheapest victim. Then it scans the NVRAM ring for this log's records
+// whose CRCs match. A record whose segment is not on the capacity device
+// (not yet written, or torn) holds acknowledged blocks that exist nowhere
+// else: each block newer than its copy on the capacity device is replayed,
+// appended to a new open segment as a write is (no second NVRAM write: the
+// record stays in the ring, its space held, until that segment commits).
+// Older records (their segment committed, its slot cleaned and reused)
+// lose to the newer copies. Recovery holds only the replayed blocks in
+// memory. Not recovered: discards (not logged: a discarded block comes
+// back with its last written data).
 
 #include <cstdint>
 #include <deque>
@@ -154,12 +164,18 @@ struct LogStructuredOptions {
   // Sealed segments being written at once; the next segment fills in
   // memory meanwhile.
   std::uint32_t segment_writes_in_flight = 2;
+  // Written into the label, every segment and every NVRAM record;
+  // recovery ignores what carries another id (a device reused from another
+  // log). Non-zero: Recover() refuses a label with another id (a
+  // persistent volume derives it from its UUID). 0: Recover() adopts the
+  // label's id, or labels new devices with a random one.
+  std::uint64_t log_id = 0;
 };
 
 // The target's counters, beside each child's DeviceStats.
 struct LogStructuredStats {
   std::uint64_t user_bytes_written = 0;     // bytes of write requests accepted
-  std::uint64_t nvram_bytes_written = 0;    // bytes written to the NVRAM log
+  std::uint64_t nvram_bytes_written = 0;    // bytes written to the NVRAM log, headers included
   std::uint64_t segment_bytes_written = 0;  // capacity bytes written (headers, padding)
   std::uint64_t segments_written = 0;
   std::uint64_t segments_sealed_early = 0;  // padded: NVRAM full, or the cleaner's copies
@@ -223,10 +239,18 @@ class LogStructuredTarget final : public FanOutTarget {
   // unusable). Reads whole segments, one at a time. Requests submitted
   // before `done` runs complete kInvalid without doing anything.
   void Recover(std::function<void(Status)> done);
+  // Why Recover() refused the devices (kInvalid), or empty.
+  const std::string& recovery_error() const { return recovery_error_; }
+  // The log's id: the options', or the label's once recovered.
+  std::uint64_t log_id() const { return log_id_; }
   // Segments Recover() found valid, and those it skipped (a header that
   // decodes but data whose CRC does not match: a torn write).
   std::uint32_t recovered_segments() const { return recovered_; }
   std::uint32_t skipped_segments() const { return skipped_; }
+  // NVRAM records Recover() found valid, and the blocks it replayed from
+  // them (acknowledged writes whose segment had not reached the disks).
+  std::uint64_t nvram_records_found() const { return records_found_; }
+  std::uint64_t replayed_blocks() const { return replayed_blocks_; }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -247,7 +271,7 @@ class LogStructuredTarget final : public FanOutTarget {
     bool cleaner_only = false;    // opened from the cleaner's reserve
     bool written = false;         // the capacity write completed
     std::uint32_t attempts = 0;
-    std::uint64_t nvram_end = 0;               // NVRAM log position after its last block
+    std::uint64_t nvram_end = 0;               // NVRAM log position after its last record
     AlignedBuffer buffer;                      // header and data slots
     std::vector<std::uint64_t> volume_blocks;  // per used slot, for the header
   };
@@ -261,7 +285,18 @@ class LogStructuredTarget final : public FanOutTarget {
     std::uint32_t flags = 0;
     std::uint32_t pending = 0;  // NVRAM writes in flight
     bool waited = false;
+    // Recovery's replay of an NVRAM record ending at this position (0: a
+    // client's write): appended without an NVRAM write of its own.
+    std::uint64_t replay_end = 0;
     Status status = Status::kOk;
+  };
+
+  // One NVRAM record being written.
+  struct NvramWrite {
+    WriteCtx* write = nullptr;
+    std::uint64_t position = 0;  // first unit
+    bool done = false;
+    AlignedBuffer staging;  // with data: the header unit and the blocks
   };
 
   struct Cleaner {
@@ -305,7 +340,12 @@ class LogStructuredTarget final : public FanOutTarget {
   void PumpWrites();
   // Appends as much of `w` as there is room for; true if all of it is.
   bool AppendSome(WriteCtx* w);
+  // Writes the record of the `n` blocks just appended for `w`, at the head.
+  void WriteRecord(WriteCtx* w, std::uint64_t n, const std::byte* src);
+  void RecordDone(NvramWrite* rec, Status st);
   void NvramDone(WriteCtx* w, Status st);
+  // NVRAM units no longer needed: committed, and no write in flight below.
+  std::uint64_t NvramReleased() const;
   // Makes sure there is an open segment `who` may append to.
   bool EnsureOpen(Who who);
   // Puts `volume_block` in the open segment's next slot (`src`: its bytes).
@@ -326,9 +366,17 @@ class LogStructuredTarget final : public FanOutTarget {
   void WarmClean(std::uint64_t* copied);
   void WarmCommitOpen();
   // Recovery (LogRecovery.cc).
+  void RecoverLabel(Status st);
   void RecoverNext();
   void RecoverRead(Status st);
   void RecoverApply();
+  void RecoverScanNvram();
+  void RecoverScanned(Status st);
+  void RecoverPickReplay();
+  void RecoverReadReplay();
+  void RecoverReplay();
+  void RecoverReplayed(Status st);
+  void RecoverEnd(Status st);
 
   // The cleaner (LogCleaner.cc).
   std::uint32_t CleanBelow() const;
@@ -349,9 +397,16 @@ class LogStructuredTarget final : public FanOutTarget {
   std::uint32_t data_slots_ = 0;
   std::uint64_t volume_blocks_ = 0;
   std::uint64_t size_ = 0;
-  std::uint64_t nvram_blocks_ = 0;
-  std::uint64_t nvram_head_ = 0;  // blocks ever appended to the NVRAM log
-  std::uint64_t nvram_tail_ = 0;  // blocks ever released (in committed segments)
+  std::uint64_t log_id_ = 0;
+  // The NVRAM ring, in units of the NVRAM device's block size, after the
+  // label's `nvram_base_` units.
+  std::uint32_t nvram_unit_ = 0;
+  std::uint64_t nvram_base_ = 0;
+  std::uint64_t nvram_units_ = 0;
+  std::uint64_t nvram_head_ = 0;          // units ever used (records and padding)
+  std::uint64_t nvram_tail_ = 0;          // units whose segments have committed
+  std::deque<NvramWrite*> nvram_writes_;  // in position order; done ones until the oldest is
+  ObjectPool<NvramWrite> nvram_write_pool_;
 
   std::vector<std::uint32_t> index_;  // volume block -> slot, or kUnmapped
   std::vector<std::uint32_t> owner_;  // slot -> volume block it was written for
@@ -378,15 +433,34 @@ class LogStructuredTarget final : public FanOutTarget {
     std::uint32_t slot;
     std::vector<std::uint64_t> volume_blocks;
   };
+  struct FoundRecord {
+    std::uint64_t position;
+    std::uint64_t sequence;
+    std::uint32_t segment_offset;
+    std::uint32_t blocks;
+    std::uint64_t first_volume_block;
+    std::uint32_t data_crc;
+    std::vector<std::uint32_t> replay;  // offsets in the record of the blocks to replay
+  };
   struct Recovery {
     std::function<void(Status)> done;
     std::uint32_t next = 0;  // segment slot being read
-    AlignedBuffer buffer;    // one segment
+    AlignedBuffer buffer;    // one segment, then an NVRAM scan chunk
     std::vector<FoundSegment> found;
+    std::vector<std::uint64_t> slot_sequence;  // per segment slot: the applied segment's
+    std::uint64_t scan_at = 0;                 // NVRAM unit the next scan chunk starts at
+    std::vector<FoundRecord> records;
+    std::size_t next_record = 0;             // the next record to read for replay
+    std::vector<AlignedBuffer> replay_data;  // per record replayed, its blocks
+    std::uint64_t replays_pending = 0;
+    Status replay_status = Status::kOk;
   };
   std::unique_ptr<Recovery> recovery_;
+  std::string recovery_error_;
   std::uint32_t recovered_ = 0;
   std::uint32_t skipped_ = 0;
+  std::uint64_t records_found_ = 0;
+  std::uint64_t replayed_blocks_ = 0;
   LogStructuredStats stats_;
 };
 
