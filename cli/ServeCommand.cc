@@ -113,6 +113,21 @@ void InstallSignalHandlers() {
   signal(SIGPIPE, SIG_IGN);
 }
 
+// What opening each log tier found on its devices (StackBuilder recovers
+// them): one line a tier.
+void PrintLogRecovery(const std::string& name, const Volume& v) {
+  for (const TierView& t : v.tiers()) {
+    if (t.log == nullptr) continue;
+    const LogStructuredTarget& l = *t.log;
+    std::fprintf(stderr,
+                 "tierlab: volume %s: tier %s: log recovered: %u segments (%u torn, skipped), "
+                 "%llu NVRAM records, %llu blocks replayed from them\n",
+                 name.c_str(), t.name.c_str(), l.recovered_segments(), l.skipped_segments(),
+                 static_cast<unsigned long long>(l.nvram_records_found()),
+                 static_cast<unsigned long long>(l.replayed_blocks()));
+  }
+}
+
 int Serve(const ServeArgs& a) {
   NbdServerOptions so;
   if (!SetNbdLimits(a, so)) return kExitUsage;
@@ -150,6 +165,7 @@ int Serve(const ServeArgs& a) {
                  rr.data_check_seconds);
     for (const auto& n : rr.notes)
       std::fprintf(stderr, "tierlab: volume %s: %s\n", name.c_str(), n.c_str());
+    PrintLogRecovery(name, opened->volume());
   } else {
     auto layout = LoadLayout(a.target);
     if (!layout.ok()) return Fail(layout.error());
@@ -163,6 +179,7 @@ int Serve(const ServeArgs& a) {
     name = layout->name;
     for (const auto& f : plain->created_files())
       std::fprintf(stderr, "tierlab: created %s\n", f.c_str());
+    PrintLogRecovery(name, *plain);
   }
 
   so.export_name = a.export_name;

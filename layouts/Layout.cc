@@ -187,6 +187,20 @@ const Field<TierLogSpec> kTierLogNvramFields[] = {
        l.nvram_mirror = f.Bool(k, l.nvram_mirror);
      },
      [](const TierLogSpec& l) -> json { return l.nvram_mirror; }},
+    {"paths", "array of strings, one per NVRAM device", "",
+     "real mode: files or block devices (none: sparse files beside the tier's)",
+     [](JsonFields& f, std::string_view k, TierLogSpec& l) {
+       l.nvram_paths = f.Strings(k);
+       const std::size_t n = l.nvram_mirror ? 2 : 1;
+       if (f.ok() && !l.nvram_paths.empty() && l.nvram_paths.size() != n) {
+         f.Fail(k, "has " + std::to_string(l.nvram_paths.size()) + " entries for " +
+                       std::to_string(n) + " NVRAM device" + (n == 1 ? "" : "s") +
+                       "; give one path per device");
+       }
+     },
+     [](const TierLogSpec& l) -> json {
+       return l.nvram_paths.empty() ? json() : json(l.nvram_paths);
+     }},
 };
 
 // A capacity tier's "log" section: the tier is a LogStructuredTarget.

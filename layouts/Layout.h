@@ -70,6 +70,10 @@ struct TierLogSpec {
   DevicePreset nvram;  // the catalog entry of nvram_preset
   std::uint64_t nvram_capacity = 4ull << 30;
   bool nvram_mirror = true;  // two NVRAM devices as a mirror (a standby controller's copy)
+  // Real mode: the NVRAM devices' files or block devices, one per device
+  // (none: sparse files beside the tier's temp files, or in a volume's
+  // directory).
+  std::vector<std::string> nvram_paths;
 };
 
 struct TierSpec {

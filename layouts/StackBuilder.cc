@@ -158,39 +158,103 @@ std::unique_ptr<BlockDevice> CombineTier(Engine& engine, const TierSpec& t,
   return std::make_unique<StripeTarget>(engine, t.name, std::move(devs), t.chunk);
 }
 
-// A capacity tier written as a log: NVRAM model devices (two as a mirror
-// when asked) and the combined tier under a LogStructuredTarget. Simulation
-// only for now: the log recovers its index only after a clean Drain (no
-// NVRAM replay yet), so a real volume could lose recent writes in a crash.
-Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const TierSpec& t,
+// The NVRAM devices of a log tier: models in simulation; in real mode the
+// section's paths, or sparse files beside the tier's (in a volume's
+// directory, CreateVolume names them).
+Expected<std::vector<std::unique_ptr<BlockDevice>>> NvramDevices(
+    Engine& engine, const LayoutSpec& l, std::size_t tier_index, const BuildOptions& o,
+    std::vector<std::string>* created) {
+  const TierSpec& t = l.tiers[tier_index];
+  const TierLogSpec& spec = *t.log;
+  std::vector<std::unique_ptr<BlockDevice>> devs;
+  for (int i = 0; i < (spec.nvram_mirror ? 2 : 1); ++i) {
+    const std::string name = t.name + "-nvram" + std::to_string(i);
+    if (engine.IsSimulated()) {
+      ModelOptions mo;
+      mo.capacity = spec.nvram_capacity;
+      mo.with_data = o.with_data;
+      mo.seed = o.seed * 1000003 + tier_index * 1009 + 997 + static_cast<std::uint64_t>(i);
+      devs.push_back(MakeModelDevice(engine, spec.nvram, name, mo));
+      continue;
+    }
+    FileDeviceOptions fo;
+    if (!spec.nvram_paths.empty()) {
+      fo.path = spec.nvram_paths[static_cast<std::size_t>(i)];
+      fo.create = !o.volume;
+      fo.size = spec.nvram_capacity;
+      if (o.volume) fo.min_size = spec.nvram_capacity;
+    } else {
+      fo.path = (std::filesystem::path(o.temp_dir) / (l.name + "-" + name + ".img")).string();
+      for (char& c : fo.path) {
+        if (c == '+') c = '_';
+      }
+      fo.create = true;
+      fo.size = spec.nvram_capacity;
+      if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);
+    }
+    fo.engine = t.engine;
+    auto d = FileDevice::Open(*static_cast<RealEngine*>(&engine), name, fo);
+    if (!d.ok()) {
+      return MakeError(
+          l.source + ": tiers[" + std::to_string(tier_index) + "].log.nvram: " + d.error().message,
+          d.error().kind);
+    }
+    devs.push_back(std::move(d.value()));
+  }
+  return devs;
+}
+
+// A persistent volume's log carries an id from the volume's UUID, so its
+// devices are told from another volume's.
+std::uint64_t VolumeLogId(const VolumeUuid& uuid, std::size_t tier_index) {
+  std::uint64_t id = tier_index + 1;
+  for (std::size_t i = 0; i < uuid.size(); ++i) id = id * 1099511628211ull ^ uuid[i];
+  return id == 0 ? 1 : id;
+}
+
+// A capacity tier written as a log: its NVRAM devices (two as a mirror
+// when asked) and the combined tier under a LogStructuredTarget. In real
+// mode the log is opened on its devices before the stack is used: new
+// devices are labelled, a log found there is recovered (its segments and
+// the NVRAM records of writes acknowledged before a crash).
+Expected<std::unique_ptr<BlockDevice>> LogTier(Engine& engine, const LayoutSpec& l,
                                                std::size_t tier_index, const BuildOptions& o,
                                                std::unique_ptr<BlockDevice> combined,
-                                               const std::string& source) {
+                                               std::vector<std::string>* created) {
+  const TierSpec& t = l.tiers[tier_index];
   const TierLogSpec& spec = *t.log;
-  const std::string where = source + ": tiers[" + std::to_string(tier_index) + "].log";
-  if (!engine.IsSimulated()) {
-    return MakeError(where +
-                     ": log-structured tiers are simulation-only for now (no NVRAM replay)");
-  }
-  std::vector<std::unique_ptr<BlockDevice>> nvram;
-  for (int i = 0; i < (spec.nvram_mirror ? 2 : 1); ++i) {
-    ModelOptions mo;
-    mo.capacity = spec.nvram_capacity;
-    mo.with_data = o.with_data;
-    mo.seed = o.seed * 1000003 + tier_index * 1009 + 997 + static_cast<std::uint64_t>(i);
-    nvram.push_back(MakeModelDevice(engine, spec.nvram, t.name + "-nvram" + std::to_string(i), mo));
-  }
+  const std::string where = l.source + ": tiers[" + std::to_string(tier_index) + "].log";
+  auto nvram = NvramDevices(engine, l, tier_index, o, created);
+  if (!nvram.ok()) return nvram.error();
   std::unique_ptr<BlockDevice> log_device =
-      nvram.size() == 1
-          ? std::move(nvram[0])
-          : std::make_unique<MirrorTarget>(engine, t.name + "-nvram", std::move(nvram));
+      nvram->size() == 1
+          ? std::move((*nvram)[0])
+          : std::make_unique<MirrorTarget>(engine, t.name + "-nvram", std::move(nvram.value()));
   LogStructuredOptions lo;
   lo.segment_bytes = spec.segment_bytes;
   lo.usable = spec.usable;
   lo.cleaner_start = spec.cleaner_start;
+  if (o.log_owner) lo.log_id = VolumeLogId(*o.log_owner, tier_index);
   auto log = std::make_unique<LogStructuredTarget>(engine, t.name + "-log", std::move(log_device),
                                                    std::move(combined), lo);
   if (!log->config_error().empty()) return MakeError(where + ": " + log->config_error());
+  if (!engine.IsSimulated()) {
+    auto& real = *static_cast<RealEngine*>(&engine);
+    bool done = false;
+    Status st = Status::kOk;
+    log->Recover([&](Status s) {
+      st = s;
+      done = true;
+    });
+    while (!done) real.RunUntil(real.Now() + 10 * kMilli);
+    if (st != Status::kOk) {
+      return MakeError(
+          where + ": " +
+              (log->recovery_error().empty() ? "recovery failed (" + std::string(ToString(st)) + ")"
+                                             : log->recovery_error()),
+          log->recovery_error().empty() ? ErrorKind::kIo : ErrorKind::kInconsistent);
+    }
+  }
   return std::unique_ptr<BlockDevice>(std::move(log));
 }
 
@@ -266,7 +330,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
       capacity_is_hdd.push_back(l.tiers[i].preset.is_hdd());
       std::unique_ptr<BlockDevice> stack = CombineTier(engine, l.tiers[i], std::move(tier_devices));
       if (l.tiers[i].log) {
-        auto logged = LogTier(engine, l.tiers[i], i, o, std::move(stack), l.source);
+        auto logged = LogTier(engine, l, i, o, std::move(stack), &v.created_files_);
         if (!logged.ok()) return logged.error();
         stack = std::move(logged.value());
         view.log = static_cast<LogStructuredTarget*>(stack.get());

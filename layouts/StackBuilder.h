@@ -61,6 +61,12 @@ struct BuildOptions {
     std::vector<std::uint64_t> min_bytes;
   };
   std::optional<ExistingVolume> volume;
+  // Real mode, creating a volume: its log tiers' ids come from its UUID,
+  // and devices another log has labelled are refused rather than taken
+  // over. Unset: a log adopts the id it finds on its devices (opening a
+  // volume: a copy renamed with a new UUID keeps its logs), or labels new
+  // devices with a random one.
+  std::optional<VolumeUuid> log_owner;
 };
 
 struct TierView {

@@ -135,18 +135,26 @@ Expected<void> MapLayoutPaths(nlohmann::json& layout, Fn fn) {
   if (!layout.is_object() || !layout.contains("tiers") || !layout["tiers"].is_array()) {
     return MakeError("layout.tiers: missing");
   }
-  for (std::size_t ti = 0; ti < layout["tiers"].size(); ++ti) {
-    nlohmann::json& t = layout["tiers"][ti];
-    if (!t.is_object() || !t.contains("paths")) continue;
-    if (!t["paths"].is_array()) return MakeError("layout.tiers[" + std::to_string(ti) + "].paths");
-    for (std::size_t k = 0; k < t["paths"].size(); ++k) {
-      nlohmann::json& p = t["paths"][k];
-      const std::string field =
-          "layout.tiers[" + std::to_string(ti) + "].paths[" + std::to_string(k) + "]";
+  // One "paths" array: the tier's devices, or its log's NVRAM devices.
+  auto map = [&](nlohmann::json& holder, const std::string& where) -> Expected<void> {
+    if (!holder.is_object() || !holder.contains("paths")) return {};
+    if (!holder["paths"].is_array()) return MakeError(where + ".paths");
+    for (std::size_t k = 0; k < holder["paths"].size(); ++k) {
+      nlohmann::json& p = holder["paths"][k];
+      const std::string field = where + ".paths[" + std::to_string(k) + "]";
       if (!p.is_string()) return MakeError(field + ": must be a string");
       auto r = fn(p.get<std::string>(), field);
       if (!r.ok()) return r.error();
       p = *r;
+    }
+    return {};
+  };
+  for (std::size_t ti = 0; ti < layout["tiers"].size(); ++ti) {
+    nlohmann::json& t = layout["tiers"][ti];
+    const std::string where = "layout.tiers[" + std::to_string(ti) + "]";
+    if (auto r = map(t, where); !r.ok()) return r.error();
+    if (t.is_object() && t.contains("log") && t["log"].is_object() && t["log"].contains("nvram")) {
+      if (auto r = map(t["log"]["nvram"], where + ".log.nvram"); !r.ok()) return r.error();
     }
   }
   return {};
@@ -519,6 +527,20 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
         if (!fs::exists(p, ec) && t.capacity != 0) info.created_files.push_back(p);
       }
     }
+    if (t.log) {
+      // The log's NVRAM devices: files here unless the layout names them.
+      std::vector<std::string>& nv = t.log->nvram_paths;
+      if (nv.empty()) {
+        for (int i = 0; i < (t.log->nvram_mirror ? 2 : 1); ++i) {
+          nv.push_back((fs::path(dir) / (t.name + "-nvram" + std::to_string(i) + ".img")).string());
+        }
+      } else {
+        for (auto& p : nv) p = fs::absolute(p, ec).lexically_normal().string();
+      }
+      for (const auto& p : nv) {
+        if (!fs::exists(p, ec)) info.created_files.push_back(p);
+      }
+    }
   }
   info.layout = LayoutToJson(l);
   FillPaths(info);
@@ -530,6 +552,7 @@ Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& n
   BuildOptions bo;
   bo.keep_files = true;
   bo.metadata_reserve = geo.reserve;
+  bo.log_owner = uuid;
   auto v = BuildVolume(engine, l, bo);
   if (!v.ok()) return undo(v.error());
   const std::uint64_t origin_bytes = v->top().Size();
