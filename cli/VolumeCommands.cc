@@ -66,6 +66,15 @@ int Create(const CreateArgs& a) {
   for (const auto& p : info->all_paths) {
     std::printf("  device %s (%s)\n", p.c_str(), FormatBytes(PathBytes(p)).c_str());
   }
+  // The NVRAM devices of log tiers (not devices with a size record: the
+  // log's label names them as its own).
+  for (const auto& t : info->layout["tiers"]) {
+    if (!t.contains("log") || !t["log"].contains("nvram")) continue;
+    for (const auto& p : t["log"]["nvram"].value("paths", nlohmann::json::array())) {
+      const std::string path = p.get<std::string>();
+      std::printf("  nvram %s (%s)\n", path.c_str(), FormatBytes(PathBytes(path)).c_str());
+    }
+  }
   if (info->metadata_reserve != 0) {
     std::printf("  metadata: %s reserved at the start of each cache device\n",
                 FormatBytes(info->metadata_reserve).c_str());
