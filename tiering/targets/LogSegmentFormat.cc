@@ -88,7 +88,8 @@ bool DecodeLogSegmentHeader(std::span<const std::byte> in, LogSegmentHeader* out
   out->data_slots = data_slots;
   out->data_crc = Get32(p + 32);
   out->volume_blocks.resize(used);
-  for (std::uint32_t i = 0; i < used; ++i) out->volume_blocks[i] = Get64(p + kFixedBytes + 8 * i);
+  for (std::uint32_t i = 0; i < used; ++i)
+    out->volume_blocks[i] = Get64(p + kFixedBytes + 8 * static_cast<std::size_t>(i));
   return true;
 }
 

@@ -116,7 +116,7 @@ double LogStructuredTarget::IndexBytesPerBlock() const {
 LogStructuredStats LogStructuredTarget::log_stats() const {
   LogStructuredStats s = stats_;
   s.index_memory_bytes = (index_.size() + owner_.size()) * sizeof(std::uint32_t) +
-                         in_memory_.size() * sizeof(OpenSegment*) + usage_.MemoryBytes();
+                         in_memory_.size() * sizeof(std::uintptr_t) + usage_.MemoryBytes();
   return s;
 }
 
