@@ -42,21 +42,6 @@ constexpr std::uint64_t kNvramBytes = 48 * 1024;
 constexpr std::uint64_t kLogId = 5;
 
 using tierlab::fuzz::Input;
-const std::size_t k = std::min(sizeof(T), n_ - i_);
-std::memcpy(&v, p_ + i_, k);
-i_ += k;
-return v;
-}
-bool empty() const {
-  return i_ >= n_;
-}
-
-private:
-const std::uint8_t* p_;
-std::size_t n_;
-std::size_t i_ = 0;
-}
-;
 
 // A lent device: the test owns the RAM devices, each target borrows them.
 // Once `*power` is off (the crash) nothing reaches the device or comes back.

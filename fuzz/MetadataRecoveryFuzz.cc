@@ -33,21 +33,6 @@ using tierlab::JournalRecord;
 using tierlab::MetadataGeometry;
 
 using tierlab::fuzz::Input;
-const std::size_t k = std::min(sizeof(T), n_ - i_);
-std::memcpy(&v, p_ + i_, k);
-i_ += k;
-return v;
-}
-bool empty() const {
-  return i_ >= n_;
-}
-
-private:
-const std::uint8_t* p_;
-std::size_t n_;
-std::size_t i_ = 0;
-}
-;
 
 // One scratch file, reused (recovery reads a path) and removed at exit.
 class ScratchFile {
