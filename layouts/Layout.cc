@@ -514,6 +514,18 @@ const Field<LayoutSpec> kLayoutFields[] = {
        return l.reduction ? ReductionToJson(*l.reduction) : json();
      },
      false, "none"},
+    {"cluster", "object (cluster below)", "",
+     "the volume over several nodes, each with the stack above (none: one node)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       const json* c = f.Raw(k);
+       if (c == nullptr || !f.ok()) return;
+       auto spec = ParseClusterJson(*c, l.source);
+       if (!spec.ok()) return f.Adopt(spec.error());
+       l.cluster = std::move(spec.value());
+       l.as_written[std::string(k)] = *c;
+     },
+     [](const LayoutSpec& l) -> json { return l.cluster ? ClusterToJson(*l.cluster) : json(); },
+     false, "none"},
     {"description", "string", "", "free text for the reader; not interpreted", nullptr, nullptr,
      false, "-"},
 };
@@ -574,7 +586,7 @@ nlohmann::json LayoutToJson(const LayoutSpec& l) {
 
 nlohmann::json LayoutAsWrittenJson(const LayoutSpec& l) {
   json j = LayoutToJson(l);
-  for (const char* section : {"cache", "tiering", "block_cache", "reduction"}) {
+  for (const char* section : {"cache", "tiering", "block_cache", "reduction", "cluster"}) {
     j.erase(section);
     if (l.as_written.is_object() && l.as_written.contains(section)) {
       j[section] = l.as_written.at(section);

@@ -14,7 +14,8 @@
 //               "low_watermark": 45, "destage_order": "lba"},
 //     "tiering": {"extent_size": "...", ...},     // several capacity tiers: a tier target
 //     "block_cache": {"size": "1g", "policy": "lru", "lookup_ns": 300, ...},
-//     "reduction": {"dedupe": true, "compression": "lz4", "where": "inline", ...}
+//     "reduction": {"dedupe": true, "compression": "lz4", "where": "inline", ...},
+//     "cluster": {"nodes": 4, "network": {...}, "protection": {...}, ...}
 //   }
 //
 // Roles: the tier named by cache.tier (default the first) holds the cache
@@ -41,6 +42,7 @@
 
 #include "layouts/BlockCacheSpec.h"
 #include "layouts/CacheSpec.h"
+#include "layouts/ClusterSpec.h"
 #include "layouts/FieldTable.h"
 #include "layouts/JsonParse.h"  // ReadJsonFile
 #include "layouts/ReductionSpec.h"
@@ -107,7 +109,9 @@ struct LayoutSpec {
   std::optional<TieringSpec> tiering;         // none = defaults (used only with 2+ capacity tiers)
   std::optional<BlockCacheSpec> block_cache;  // none = no RAM block cache
   std::optional<ReductionSpec> reduction;     // none = no dedup or compression
-  std::string source;                         // file name or shorthand, for error messages
+  // The tiers and sections above are one node of a cluster (ClusterSpec.h).
+  std::optional<ClusterSpec> cluster;  // none = one node, the volume its stack
+  std::string source;                  // file name or shorthand, for error messages
   // The cache, tiering and block_cache sections exactly as written, for
   // LayoutAsWrittenJson only: nothing is built from them.
   nlohmann::json as_written;

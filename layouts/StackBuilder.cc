@@ -4,6 +4,7 @@
 
 #include "cachedev/SuperblockLabel.h"
 #include "layouts/BlockCacheSpec.h"
+#include "layouts/ClusterBuilder.h"
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
 #include "tiering/core/RealEngine.h"
@@ -278,6 +279,7 @@ Expected<std::unique_ptr<BlockDevice>> Reduce(Engine& engine, const LayoutSpec& 
 }  // namespace
 
 Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOptions& options) {
+  if (l.cluster) return BuildClusterVolume(engine, l, options);
   // Reduction reads back what it stored (a dedup hint is verified against
   // the stored bytes): its devices keep data in simulation too.
   BuildOptions o = options;

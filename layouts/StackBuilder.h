@@ -32,6 +32,7 @@
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
 #include "tiering/core/Expected.h"
+#include "tiering/targets/ClusterTarget.h"
 #include "tiering/targets/DataReductionTarget.h"
 #include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/tier/TierTarget.h"
@@ -94,9 +95,15 @@ class Volume {
   // The effective layout (defaults and resolved cache config written out).
   const nlohmann::json& effective() const { return effective_; }
   const std::vector<std::string>& created_files() const { return created_files_; }
+  // A cluster layout's target (ClusterBuilder.h), or null.
+  ClusterTarget* cluster() const { return cluster_; }
+  // Where the load runs on a cluster: one view of the volume per client
+  // (ClusterTarget::ClientView). Empty for one node.
+  const std::vector<BlockDevice*>& clients() const { return clients_; }
 
  private:
   friend Expected<Volume> BuildVolume(Engine&, const LayoutSpec&, const BuildOptions&);
+  friend Expected<Volume> BuildClusterVolume(Engine&, const LayoutSpec&, const BuildOptions&);
   std::unique_ptr<BlockDevice> top_;
   std::vector<TierView> tiers_;
   CacheTarget* cache_ = nullptr;
@@ -105,6 +112,8 @@ class Volume {
   DataReductionTarget* reduction_ = nullptr;
   nlohmann::json effective_;
   std::vector<std::string> created_files_;
+  ClusterTarget* cluster_ = nullptr;
+  std::vector<BlockDevice*> clients_;
   bool keep_files_ = true;
 };
 

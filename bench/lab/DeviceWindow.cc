@@ -73,6 +73,29 @@ nlohmann::json DiskUtil(const std::string& name, const DeviceStats& s, double el
           {"util", 100.0 * static_cast<double>(s.busy_ns) / elapsed}};
 }
 
+// A cluster's ports: every node's, then every host's.
+std::vector<const NicModel*> ClusterPorts(const Volume& v) {
+  std::vector<const NicModel*> ports;
+  const ClusterTarget* c = v.cluster();
+  if (c == nullptr) return ports;
+  for (std::size_t n = 0; n < c->placement().nodes(); ++n) {
+    for (const auto& p : c->node_ports(n)) ports.push_back(p.get());
+  }
+  for (std::size_t i = 0; i < c->client_count(); ++i) {
+    for (const auto& p : c->client(i).ports) ports.push_back(p.get());
+  }
+  return ports;
+}
+
+NicModel::Direction Since(const NicModel::Direction& now, const NicModel::Direction& then) {
+  NicModel::Direction d = now;
+  d.wire_busy -= then.wire_busy;
+  d.cpu_busy -= then.cpu_busy;
+  d.bytes -= then.bytes;
+  d.messages -= then.messages;
+  return d;
+}
+
 }  // namespace
 
 void DeviceWindow::Begin(Volume& v) {
@@ -88,6 +111,8 @@ void DeviceWindow::Begin(Volume& v) {
     }
     log_start_.push_back(t.log != nullptr ? t.log->log_stats() : LogStructuredStats{});
   }
+  ports_start_.clear();
+  for (const NicModel* p : ClusterPorts(v)) ports_start_.emplace_back(p->tx(), p->rx());
 }
 
 void DeviceWindow::KeepPeaks(const Volume& v) {
@@ -109,6 +134,10 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
   nlohmann::json tiers = nlohmann::json::array();
   nlohmann::json disk_util = nlohmann::json::array();
   std::size_t i = 0;
+  nlohmann::json busiest = {{"resource", "none"}, {"util", 0.0}};
+  auto consider = [&busiest](const std::string& what, double util) {
+    if (util > busiest["util"].get<double>()) busiest = {{"resource", what}, {"util", util}};
+  };
   for (const TierView& t : v.tiers()) {
     DeviceStats sum;
     for (const BlockDevice* d : t.devices) {
@@ -130,6 +159,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                          {"avg_queue_depth", s.qd_integral_ns / el},
                          {"max_queue_depth", s.max_queue_depth}});
       disk_util.push_back(DiskUtil(d->name(), s, el));
+      consider(t.name + " " + d->name(), static_cast<double>(s.busy_ns) / el);
       sum.Add(s);
     }
     const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
@@ -149,10 +179,35 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
           LogJson(*t.log, k < log_start_.size() ? log_start_[k] : LogStructuredStats{});
     }
   }
-  return {{"elapsed_ns", elapsed},
-          {"devices", std::move(devices)},
-          {"tiers", std::move(tiers)},
-          {"disk_util", std::move(disk_util)}};
+  nlohmann::json out = {{"elapsed_ns", elapsed},
+                        {"devices", std::move(devices)},
+                        {"tiers", std::move(tiers)},
+                        {"disk_util", std::move(disk_util)}};
+  const std::vector<const NicModel*> ports = ClusterPorts(v);
+  if (!ports.empty()) {
+    nlohmann::json network = nlohmann::json::array();
+    for (std::size_t k = 0; k < ports.size(); ++k) {
+      const NicModel& p = *ports[k];
+      nlohmann::json port = {{"name", p.name()}, {"preset", p.spec().name}};
+      for (const bool tx : {true, false}) {
+        const NicModel::Direction& now = tx ? p.tx() : p.rx();
+        const NicModel::Direction d =
+            k < ports_start_.size()
+                ? Since(now, tx ? ports_start_[k].first : ports_start_[k].second)
+                : now;
+        const double wire = static_cast<double>(d.wire_busy) / el;
+        port[tx ? "tx" : "rx"] = {{"bytes", d.bytes},
+                                  {"messages", d.messages},
+                                  {"util", wire},
+                                  {"cpu_util", static_cast<double>(d.cpu_busy) / el}};
+        consider(p.name() + (tx ? " tx" : " rx"), wire);
+      }
+      network.push_back(std::move(port));
+    }
+    out["network"] = std::move(network);
+  }
+  out["busiest"] = std::move(busiest);
+  return out;
 }
 
 }  // namespace tierlab

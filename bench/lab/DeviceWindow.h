@@ -32,7 +32,11 @@ class DeviceWindow {
   // "disk_util": [per device, fio's keys]} over [start, now], with the keys
   // and units RunReport.h documents. A tier written as a log also has
   // "log": its LogStructuredStats over the window, the write
-  // amplifications, and its segments in use and index memory now.
+  // amplifications, and its segments in use and index memory now. A
+  // cluster's volume also has "network": per port (node and host NICs),
+  // each direction's bytes, messages and wire and CPU utilisation; and
+  // every window has "busiest": the device or port direction with the
+  // highest utilisation, the first suspect for what bound the run.
   nlohmann::json Json(const Volume& v) const;
   // For a window that spans inner ones (a whole run over its sections): call
   // before each inner Begin(), which restarts the devices' peaks, so this
@@ -44,6 +48,8 @@ class DeviceWindow {
   std::vector<DeviceStats> at_start_;          // tiers' devices, in order
   std::vector<std::uint32_t> peak_;            // max queue depth seen by inner windows
   std::vector<LogStructuredStats> log_start_;  // per tier (zeros where no log)
+  // A cluster's ports, in ClusterPorts() order: tx and rx at the start.
+  std::vector<std::pair<NicModel::Direction, NicModel::Direction>> ports_start_;
 };
 
 }  // namespace tierlab

@@ -95,6 +95,7 @@ class CellRunner {
             return (cache_filling && cache_filling()) || watch->draining();
           };
         }
+        w.clients = volume_.clients();
         w.first_job = first_job;
         w.run_jobs = run_jobs;
         first_job += profiles[i].numjobs;

@@ -196,6 +196,26 @@ std::string LogTable(const nlohmann::json& tiers, TableFormat f) {
                 rows, f);
 }
 
+// A cluster's ports over the window, a row per port; empty if none.
+std::string NetworkTable(const nlohmann::json& run, TableFormat f) {
+  if (!run.contains("network")) return "";
+  std::vector<Row> rows;
+  for (const auto& p : run.at("network")) {
+    const auto& tx = p.at("tx");
+    const auto& rx = p.at("rx");
+    rows.push_back(
+        {{p.value("name", "?"), p.value("preset", "?"),
+          FormatFixed(tx.value("bytes", 0.0) / 1e6, 1),
+          FormatFixed(rx.value("bytes", 0.0) / 1e6, 1), FormatFixed(100 * tx.value("util", 0.0), 1),
+          FormatFixed(100 * rx.value("util", 0.0), 1),
+          FormatFixed(100 * tx.value("cpu_util", 0.0), 1),
+          FormatFixed(100 * rx.value("cpu_util", 0.0), 1)}});
+  }
+  return Render({"port", "preset", "MB sent", "MB received", "tx util %", "rx util %", "tx CPU %",
+                 "rx CPU %"},
+                rows, f);
+}
+
 }  // namespace
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
@@ -261,6 +281,8 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   j["devices"] = std::move(figures["devices"]);
   j["tiers"] = std::move(figures["tiers"]);
   j["disk_util"] = std::move(figures["disk_util"]);
+  if (figures.contains("network")) j["network"] = std::move(figures["network"]);
+  j["busiest"] = std::move(figures["busiest"]);
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
   if (v.block_cache() != nullptr) {
     const BlockCacheStats b = v.block_cache()->cache_stats();
@@ -415,6 +437,12 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
 
   o << "\n" << TierTable(run.at("tiers"), f);
   if (std::string logs = LogTable(run.at("tiers"), f); !logs.empty()) o << "\n" << logs;
+  if (std::string net = NetworkTable(run, f); !net.empty()) o << "\n" << net;
+  if (run.contains("busiest") && f == TableFormat::kTable) {
+    const auto& b = run.at("busiest");
+    o << "busiest: " << b.value("resource", "none") << ", "
+      << FormatFixed(100 * b.value("util", 0.0), 1) << " % busy\n";
+  }
   if (run.contains("cache")) {
     const auto& c = run.at("cache");
     o << "\n";

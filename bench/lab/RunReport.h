@@ -12,7 +12,10 @@
 // A tier written as a log carries "log" in its "tiers" entry (bytes written
 // by users, to segments and by the cleaner, cleaner reads, segments
 // written, cleaned and sealed early, write waits, write amplification, free
-// segments and index memory: DeviceWindow.h), over the same window.
+// segments and index memory: DeviceWindow.h), over the same window. A
+// cluster's run has "network" (per port and direction: bytes, messages,
+// wire and CPU utilisation); every run has "busiest" ({"resource", "util"}:
+// the device or port direction busiest over the window, DeviceWindow.h).
 //
 // A run of several sections (a job file) is one document: CombineRuns.
 // Each section's "devices" and "tiers" cover that section (from its start to

@@ -47,6 +47,7 @@ struct Slot {
 struct Job {
   explicit Job(JobStream g) : gen(std::move(g)) {}
   JobStream gen;
+  BlockDevice* dev = nullptr;  // where its requests go (the volume, or its client's view)
   // The next two requests, drawn ahead (the generator's sequence does not
   // depend on time), so the stack can be hinted about them (TakeNext).
   NextIo ahead[2];
@@ -153,6 +154,7 @@ class Run {
   Run(Engine& e, BlockDevice& v, const SectionWork& w, Group& g)
       : e_(e),
         v_(v),
+        clients_(w.clients),
         p_(*w.profile),
         files_(w.files),
         streams_(w.streams),
@@ -198,6 +200,8 @@ class Run {
     }
     for (auto& job : jobs_) {
       Job* jp = job.get();
+      const auto k = static_cast<std::size_t>(first_job_ + (&job - jobs_.data()));
+      jp->dev = clients_.empty() ? &v_ : clients_[k % clients_.size()];
       jp->verify_pending = r_.verify.enabled && p_.do_verify && p_.read_percent() < 100;
       if (jp->verify_pending && p_.verify_backlog != 0) {
         jp->backlog.emplace(p_.verify_backlog, p_.verify_backlog_batch);
@@ -523,8 +527,8 @@ class Run {
     ++j->flushes;
     ++j->in_flight;
     ++in_flight_;
-    v_.Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
-              [this, s](Status st) { OnComplete(s, st); });
+    j->dev->Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
+                   [this, s](Status st) { OnComplete(s, st); });
   }
 
   // The job's next request. Requests are drawn two ahead and the stack is
@@ -573,8 +577,8 @@ class Run {
     j->last_was_flush = io.op == IoOp::kFlush;
     if (io.op == IoOp::kFlush) {
       ++j->flushes;
-      v_.Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
-                [this, s](Status st) { OnComplete(s, st); });
+      j->dev->Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr},
+                     [this, s](Status st) { OnComplete(s, st); });
       return;
     }
     ++j->issued;
@@ -594,7 +598,7 @@ class Run {
       j->data->Fill(s->buf, io.length);
     }
     IoRequest q{io.op, 0, io.offset, io.length, io.op == IoOp::kDiscard ? nullptr : s->buf};
-    v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+    j->dev->Submit(q, [this, s](Status st) { OnComplete(s, st); });
   }
 
   // The job's smallest write (fio's min_bs of writes).
@@ -666,7 +670,7 @@ class Run {
     ++j->in_flight;
     ++in_flight_;
     IoRequest q{IoOp::kRead, 0, offset, length, s->buf};
-    v_.Submit(q, [this, s](Status st) { OnComplete(s, st); });
+    j->dev->Submit(q, [this, s](Status st) { OnComplete(s, st); });
   }
 
   // What a read returned, against what verifying jobs wrote there.
@@ -1135,6 +1139,7 @@ class Run {
 
   Engine& e_;
   BlockDevice& v_;
+  std::vector<BlockDevice*> clients_;  // a cluster's views (SectionWork::clients)
   const Profile& p_;
   const std::vector<std::vector<FileRegion>>& files_;
   std::vector<std::optional<JobStream>> streams_;  // from a fast warm-up

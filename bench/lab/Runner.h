@@ -173,6 +173,11 @@ struct SectionWork {
   // the job continues, as a job continues after fio's ramp_time; a job
   // without one (nullopt, or past the end) creates its stream afresh.
   std::vector<std::optional<JobStream>> streams = {};
+  // Where the jobs run, on a cluster volume (ClusterTarget::ClientView):
+  // the run's job k (first_job + j) submits to clients[k % size], as
+  // VMFleet spreads its VMs over the nodes. Empty: every job submits to the
+  // volume.
+  std::vector<BlockDevice*> clients = {};
   bool exitall = false;     // a job of the run has exitall (fio's is global)
   bool terminated = false;  // exit_what=all ended the run before: no I/O
 };

@@ -87,6 +87,11 @@ std::vector<Schema> Schemas() {
       {"pins", DocumentFields(TierPinFields())},
       {"block_cache", DocumentFields(BlockCacheFields())},
       {"reduction", DocumentFields(ReductionFields())},
+      {"cluster", DocumentFields(ClusterFields())},
+      {"cluster.network", DocumentFields(ClusterNetworkFields())},
+      {"cluster.clients", DocumentFields(ClusterClientsFields())},
+      {"cluster.protection", DocumentFields(ClusterProtectionFields())},
+      {"cluster.placement", DocumentFields(ClusterPlacementFields())},
       {"profile", ProfileFieldDocs()},
       {"matrix", DocumentFields(MatrixFields())},
   };

@@ -4,18 +4,20 @@
 # examples show a warm array at steady state). On the demo matrix, what its
 # description says holds: 4 NVMe cache devices give well over 1.5x the IOPS
 # of 2 over HDDs, NVMe cache devices beat SSD ones, and 4k reads over
-# all-flash capacity come from the SSDs whatever the cache.
+# all-flash capacity come from the SSDs whatever the cache. On the ScaleIO
+# cluster, 1 GbE links bind sequential throughput and 10 GbE leaves it to
+# the SSDs.
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
 # nimble-hybrid);
-# the CI setting runs the demo and readcache-toggle.
+# the CI setting runs the demo, readcache-toggle and scaleio-1gbe.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
 : "${TIERLAB_SOURCE_DIR:?set TIERLAB_SOURCE_DIR to the source tree}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-examples=(s2d-layouts readcache-toggle)
+examples=(s2d-layouts readcache-toggle scaleio-1gbe)
 if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache nimble-hybrid); fi
 
 for e in "${examples[@]}"; do
@@ -56,4 +58,28 @@ check(iops[("nvme2+ssd4", reads)] == iops[("nvme4+ssd4", reads)],
 check(iops[("nvme2+ssd4", reads)] < iops[("nvme2+hdd4", reads)] / 3,
       "reads over all-flash as fast as cached reads")
 print("s2d-layouts: the demo's claims hold")
+PY
+
+python3 - "$work/scaleio-1gbe.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cells = {(c["profile_name"], c["axes"]["layout.cluster.network.preset"],
+          c["axes"]["layout.cluster.nodes"]): c for c in r["cells"]}
+def bw(p, net, n):
+    return cells[(p, net, n)]["jobs"][0]["complete"]["bw_bytes"]
+def check(cond, what):
+    if not cond:
+        sys.exit("scaleio-1gbe: " + what)
+for p in ("64k-seqread", "64k-seqwrite", "1m-seqread", "1m-seqwrite"):
+    for n in (3, 5):
+        slow = cells[(p, "1gbe-tcp", n)]["busiest"]["resource"]
+        fast = cells[(p, "10gbe-tcp", n)]["busiest"]["resource"]
+        check(".nic" in slow, f"{p} on {n} nodes, 1 GbE: busiest {slow}, not a link")
+        check(".ssd" in fast, f"{p} on {n} nodes, 10 GbE: busiest {fast}, not an SSD")
+        check(bw(p, "10gbe-tcp", n) > 2.5 * bw(p, "1gbe-tcp", n), f"{p}: 10 GbE not > 2.5x 1 GbE")
+    check(bw(p, "1gbe-tcp", 5) > 1.2 * bw(p, "1gbe-tcp", 3), f"{p}: 5 nodes not > 1.2x 3 on 1 GbE")
+for n in (3, 5):
+    ratio = bw("1m-seqwrite", "1gbe-tcp", n) / bw("1m-seqread", "1gbe-tcp", n)
+    check(0.4 < ratio < 0.6, f"1 GbE, {n} nodes: writes {ratio:.2f} of reads, not about half")
+print("scaleio-1gbe: the description's claims hold")
 PY

@@ -26,8 +26,12 @@ void NetworkHopTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   f->status = Status::kOk;
   const std::uint64_t bytes = RequestBytes(req);
   const Nanos sent = client_->Send(engine().Now(), bytes);
-  const Nanos arrived = server_->Receive(sent, client_->spec().one_way_latency, bytes);
-  engine().ScheduleAt(arrived, [f] { f->self->Serve(f); });
+  engine().ScheduleAt(sent, [f, sent, bytes] {
+    NetworkHopTarget* self = f->self;
+    const Nanos arrived =
+        self->server_->Receive(sent, self->client_->spec().one_way_latency, bytes);
+    self->engine().ScheduleAt(arrived, [f] { f->self->Serve(f); });
+  });
 }
 
 void NetworkHopTarget::Serve(InFlight* f) {
@@ -36,12 +40,14 @@ void NetworkHopTarget::Serve(InFlight* f) {
     f->status = st;
     const std::uint64_t bytes = self->AnswerBytes(f->req);
     const Nanos sent = self->server_->Send(self->engine().Now(), bytes);
-    const Nanos arrived =
-        self->client_->Receive(sent, self->server_->spec().one_way_latency, bytes);
-    self->engine().ScheduleAt(arrived, [f] {
+    self->engine().ScheduleAt(sent, [f, sent, bytes] {
       NetworkHopTarget* s = f->self;
-      s->Finish(f->done, f->status);
-      s->in_flight_.Release(f);
+      const Nanos arrived = s->client_->Receive(sent, s->server_->spec().one_way_latency, bytes);
+      s->engine().ScheduleAt(arrived, [f] {
+        NetworkHopTarget* t = f->self;
+        t->Finish(f->done, f->status);
+        t->in_flight_.Release(f);
+      });
     });
   });
 }

@@ -69,7 +69,12 @@ class NicModel {
   Nanos Send(Nanos now, std::uint64_t bytes);
   // Receives on this port a message of `bytes` whose last byte left its
   // sender at `sent` with `latency` to cover: the time the receiver has it
-  // (its last byte in, behind earlier arrivals, then receiver CPU).
+  // (its last byte in, behind earlier arrivals, then receiver CPU). Call it
+  // at `sent`, not when the message is sent: the port takes messages in the
+  // order of the calls, and a message called in behind a long send queue
+  // would hold the port for a slot in the future, ahead of messages from
+  // idle senders that arrive before it (one busy sender then starved the
+  // others of a shared receiver).
   Nanos Receive(Nanos sent, Nanos latency, std::uint64_t bytes);
 
   const std::string& name() const { return name_; }

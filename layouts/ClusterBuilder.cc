@@ -1,0 +1,94 @@
+#include "layouts/ClusterBuilder.h"
+
+#include "tiering/targets/SliceTarget.h"
+
+namespace tierlab {
+
+Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
+                                    const BuildOptions& options) {
+  const ClusterSpec& c = *l.cluster;
+  if (options.volume || options.metadata_reserve != 0 || options.log_owner) {
+    return MakeError(l.source +
+                         ": cluster: not in a persistent volume yet; use the layout in run or "
+                         "matrix",
+                     ErrorKind::kInput);
+  }
+  for (std::size_t t = 0; t < l.tiers.size(); ++t) {
+    if (!l.tiers[t].paths.empty()) {
+      return MakeError(l.source + ": tiers[" + std::to_string(t) +
+                           "].paths: not with a cluster (each node needs devices of its own)",
+                       ErrorKind::kInput);
+    }
+  }
+  Volume v;
+  v.keep_files_ = options.keep_files;
+  v.effective_ = LayoutToJson(l);
+  std::vector<std::unique_ptr<BlockDevice>> stacks;
+  std::vector<ClusterTarget::Ports> node_ports;
+  for (std::uint32_t n = 0; n < c.nodes; ++n) {
+    const std::string node = "node" + std::to_string(n);
+    LayoutSpec nl = l;
+    nl.cluster.reset();
+    nl.size = 0;  // the cluster's size is the layout's
+    nl.name = l.name + "-" + node;
+    BuildOptions no = options;
+    no.seed = options.seed * 1000003 + n;
+    auto built = BuildVolume(engine, nl, no);
+    if (!built.ok()) return built.error();
+    Volume& nv = built.value();
+    // The node's files are the cluster's to remove, once its devices close.
+    v.created_files_.insert(v.created_files_.end(), nv.created_files_.begin(),
+                            nv.created_files_.end());
+    nv.created_files_.clear();
+    for (TierView t : nv.tiers_) {
+      t.name = node + "." + t.name;
+      v.tiers_.push_back(std::move(t));
+    }
+    stacks.push_back(std::move(nv.top_));
+    ClusterTarget::Ports ports;
+    for (std::uint32_t k = 0; k < c.nics; ++k) {
+      ports.push_back(std::make_shared<NicModel>(node + ".nic" + std::to_string(k), c.network));
+    }
+    node_ports.push_back(std::move(ports));
+  }
+  std::vector<ClusterTarget::Client> clients;
+  if (c.clients == ClusterClients::kNodes) {
+    for (std::uint32_t n = 0; n < c.nodes; ++n) clients.push_back({static_cast<int>(n), {}});
+  } else {
+    for (std::uint32_t h = 0; h < c.hosts; ++h) {
+      ClusterTarget::Client client;
+      for (std::uint32_t k = 0; k < c.host_nics; ++k) {
+        client.ports.push_back(std::make_shared<NicModel>(
+            "host" + std::to_string(h) + ".nic" + std::to_string(k), c.host_network));
+      }
+      clients.push_back(std::move(client));
+    }
+  }
+  const ClusterPlacement placement(c.nodes, c.mirror ? c.copies : 1, c.extent, c.placement,
+                                   options.seed);
+  auto cluster =
+      std::make_unique<ClusterTarget>(engine, "cluster", std::move(stacks), std::move(node_ports),
+                                      std::move(clients), placement, c.reads);
+  if (cluster->Size() == 0) {
+    return MakeError(l.source + ": cluster.placement.extent: " + FormatBytes(c.extent) + " x " +
+                     std::to_string(placement.copies()) + " copies does not fit a node's stack");
+  }
+  v.cluster_ = cluster.get();
+  for (std::size_t i = 0; i < cluster->client_count(); ++i) {
+    v.clients_.push_back(&cluster->ClientView(i));
+  }
+  std::unique_ptr<BlockDevice> top = std::move(cluster);
+  if (l.size != 0) {
+    if (l.size > top->Size()) {
+      return MakeError(l.source + ": size: " + FormatBytes(l.size) + " does not fit the cluster (" +
+                       FormatBytes(top->Size()) + ")");
+    }
+    if (l.size < top->Size()) {
+      top = std::make_unique<SliceTarget>(engine, "volume", std::move(top), l.size);
+    }
+  }
+  v.top_ = std::move(top);
+  return v;
+}
+
+}  // namespace tierlab

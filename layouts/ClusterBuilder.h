@@ -1,0 +1,22 @@
+#pragma once
+// Builds a cluster layout's volume (StackBuilder.h's BuildVolume calls it
+// for a layout with a "cluster" section): each node's stack is the layout
+// without its cluster section, the nodes' ports are the section's network,
+// and a ClusterTarget joins them (ClusterSpec.h, ClusterTarget.h).
+//
+// The volume's tiers are the nodes' tiers, named "node2.cache"; it has no
+// single cache, tier target or block cache to report (each node has its
+// own). Its clients (Volume::clients()) are where the load runs.
+//
+// Not yet: persistent volumes (create, open) and tiers with paths (each
+// node needs devices of its own); both are refused with a one-line error.
+
+#include "layouts/Layout.h"
+#include "layouts/StackBuilder.h"
+
+namespace tierlab {
+
+Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& layout,
+                                    const BuildOptions& options);
+
+}  // namespace tierlab

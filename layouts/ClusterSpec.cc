@@ -1,0 +1,193 @@
+#include "layouts/ClusterSpec.h"
+
+#include <vector>
+
+#include "layouts/JsonFields.h"
+
+namespace tierlab {
+namespace {
+
+using F = Field<ClusterSpec>;
+using json = nlohmann::json;
+
+constexpr std::int64_t kMaxNodes = 16;  // issue 18's scale
+constexpr std::int64_t kMaxNics = 8;
+constexpr std::int64_t kMaxHosts = 64;
+
+std::vector<std::string> NicPresetNames() {
+  std::vector<std::string> names;
+  for (const NicSpec& s : NicSpec::Catalog()) names.push_back(s.name);
+  return names;
+}
+
+// A NIC preset by name into `name` and `spec`.
+void ReadNicPreset(JsonFields& f, std::string_view k, std::string& name, NicSpec& spec) {
+  name = f.Choice(k, name, NicPresetNames());
+  if (f.ok()) spec = *NicSpec::Find(name);
+}
+
+// An object row: reads the object at `key` with `table`.
+template <const F* Begin, std::size_t N>
+void ReadObject(JsonFields& f, std::string_view k, ClusterSpec& c) {
+  const json* o = f.Raw(k);
+  if (o == nullptr || !f.ok()) return;
+  if (!o->is_object()) return f.Fail(k, "must be an object");
+  JsonFields sub = f.Child(*o, std::string(k));
+  ReadFields(std::span<const F>(Begin, N), sub, c);
+  f.Adopt(sub);
+}
+
+const F kNetworkFields[] = {
+    {"preset", "1gbe-tcp | 10gbe-tcp | 25gbe-tcp | 40gbe-tcp | 100gbe-tcp | 10gbe-rdma | ...", "",
+     "each port's link (docs/CLUSTERS.md, \"The network\")",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       ReadNicPreset(f, k, c.network_preset, c.network);
+     },
+     [](const ClusterSpec& c) -> json { return c.network_preset; }},
+    {"nics", "integer 1..8", "", "ports per node, used in turn request by request",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.nics = static_cast<std::uint32_t>(f.Int(k, c.nics, 1, kMaxNics));
+     },
+     [](const ClusterSpec& c) -> json { return c.nics; }},
+};
+
+const F kClientsFields[] = {
+    {"where", "nodes | hosts", "",
+     "nodes: the load runs on the nodes (hyper-converged); hosts: on separate hosts",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       const std::string w =
+           f.Choice(k, c.clients == ClusterClients::kHosts ? "hosts" : "nodes", {"nodes", "hosts"});
+       c.clients = w == "hosts" ? ClusterClients::kHosts : ClusterClients::kNodes;
+     },
+     [](const ClusterSpec& c) -> json {
+       return c.clients == ClusterClients::kHosts ? "hosts" : "nodes";
+     }},
+    {"hosts", "integer 1..64", "", "client hosts (where: hosts)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.hosts = static_cast<std::uint32_t>(f.Int(k, c.hosts, 1, kMaxHosts));
+     },
+     [](const ClusterSpec& c) -> json { return c.hosts; }},
+    {"preset", "a network preset (as network.preset)", "", "each host port's link",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       ReadNicPreset(f, k, c.host_preset, c.host_network);
+     },
+     [](const ClusterSpec& c) -> json { return c.host_preset; }},
+    {"nics", "integer 1..8", "", "ports per host",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.host_nics = static_cast<std::uint32_t>(f.Int(k, c.host_nics, 1, kMaxNics));
+     },
+     [](const ClusterSpec& c) -> json { return c.host_nics; }},
+};
+
+const F kProtectionFields[] = {
+    {"scheme", "mirror | none", "", "copies of each extent on distinct nodes, or one copy",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.mirror = f.Choice(k, c.mirror ? "mirror" : "none", {"mirror", "none"}) == "mirror";
+     },
+     [](const ClusterSpec& c) -> json { return c.mirror ? "mirror" : "none"; }},
+    {"copies", "integer 2..16", "", "mirror: copies of each extent (S2D two- or three-way)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.copies = static_cast<std::uint32_t>(f.Int(k, c.copies, 2, kMaxNodes));
+     },
+     [](const ClusterSpec& c) -> json { return c.copies; }},
+};
+
+const F kPlacementFields[] = {
+    {"extent", "bytes, a multiple of 4k", "bytes",
+     "the unit placed on nodes (ScaleIO's 1 MiB chunk, S2D's slab)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.extent = f.Bytes(k, c.extent);
+       if (f.ok() && (c.extent == 0 || c.extent % 4096 != 0)) {
+         f.Fail(k, "must be a positive multiple of 4k, got " + FormatBytes(c.extent));
+       }
+     },
+     [](const ClusterSpec& c) -> json { return FormatBytes(c.extent); }},
+    {"scheme", "mesh | chained", "",
+     "mesh: each group of extents on a random order of the nodes (ScaleIO); chained: copies on "
+     "the next nodes",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       const std::string s = f.Choice(k, std::string(ToString(c.placement)), {"mesh", "chained"});
+       c.placement =
+           s == "chained" ? ClusterPlacement::Scheme::kChained : ClusterPlacement::Scheme::kMesh;
+     },
+     [](const ClusterSpec& c) -> json { return std::string(ToString(c.placement)); }},
+    {"reads", "local | primary", "",
+     "local: a node reads its own copy where it has one (S2D); primary: the extent's first copy "
+     "(vSAN, ScaleIO)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       const std::string r = f.Choice(k, std::string(ToString(c.reads)), {"local", "primary"});
+       c.reads =
+           r == "primary" ? ClusterTarget::ReadCopy::kPrimary : ClusterTarget::ReadCopy::kLocal;
+     },
+     [](const ClusterSpec& c) -> json { return std::string(ToString(c.reads)); }},
+};
+
+const F kClusterFields[] = {
+    {"nodes", "integer 1..16", "", "servers, each with the layout's tiers as its own stack",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.nodes = static_cast<std::uint32_t>(f.Int(k, c.nodes, 1, kMaxNodes));
+     },
+     [](const ClusterSpec& c) -> json { return c.nodes; }},
+    {"network", "object (cluster.network below)", "", "each node's ports",
+     &ReadObject<kNetworkFields, std::size(kNetworkFields)>,
+     [](const ClusterSpec& c) -> json {
+       return WriteFields(std::span<const F>(kNetworkFields), c);
+     },
+     false, "its keys' defaults"},
+    {"clients", "object (cluster.clients below)", "", "where the load runs",
+     &ReadObject<kClientsFields, std::size(kClientsFields)>,
+     [](const ClusterSpec& c) -> json {
+       return WriteFields(std::span<const F>(kClientsFields), c);
+     },
+     false, "its keys' defaults"},
+    {"protection", "object (cluster.protection below)", "", "copies across nodes",
+     &ReadObject<kProtectionFields, std::size(kProtectionFields)>,
+     [](const ClusterSpec& c) -> json {
+       return WriteFields(std::span<const F>(kProtectionFields), c);
+     },
+     false, "its keys' defaults"},
+    {"placement", "object (cluster.placement below)", "", "where copies go, and which one reads",
+     &ReadObject<kPlacementFields, std::size(kPlacementFields)>,
+     [](const ClusterSpec& c) -> json {
+       return WriteFields(std::span<const F>(kPlacementFields), c);
+     },
+     false, "its keys' defaults"},
+};
+
+}  // namespace
+
+std::span<const F> ClusterFields() {
+  return kClusterFields;
+}
+std::span<const F> ClusterNetworkFields() {
+  return kNetworkFields;
+}
+std::span<const F> ClusterClientsFields() {
+  return kClientsFields;
+}
+std::span<const F> ClusterProtectionFields() {
+  return kProtectionFields;
+}
+std::span<const F> ClusterPlacementFields() {
+  return kPlacementFields;
+}
+
+Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source) {
+  JsonFields f(j, std::string(source), "cluster");
+  ClusterSpec c;
+  ReadFields(ClusterFields(), f, c);
+  if (!f.ok()) return f.error();
+  const std::uint32_t copies = c.mirror ? c.copies : 1;
+  if (copies > c.nodes) {
+    return MakeError(std::string(source) +
+                     ": cluster.protection.copies: " + std::to_string(copies) + " copies need " +
+                     std::to_string(copies) + " nodes; the cluster has " + std::to_string(c.nodes));
+  }
+  return c;
+}
+
+nlohmann::json ClusterToJson(const ClusterSpec& c) {
+  return WriteFields(ClusterFields(), c);
+}
+
+}  // namespace tierlab

@@ -1,0 +1,67 @@
+#pragma once
+// The "cluster" section of a layout: the layout's tiers, cache and other
+// sections describe one node, and the volume spreads over `nodes` of them
+// with copies on distinct nodes (ClusterTarget.h):
+//
+//   "cluster": {
+//     "nodes": 4,
+//     "network": {"preset": "25gbe-rdma", "nics": 2},
+//     "clients": {"where": "nodes"},              // or "hosts", with hosts, preset, nics
+//     "protection": {"scheme": "mirror", "copies": 2},
+//     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"}
+//   }
+//
+// Every key, its default and unit: ClusterFields() and its sub-tables, and
+// docs/CONFIG.md ("Clusters"). Errors name the field:
+//   "x.json: cluster.protection.copies: 3 copies need 3 nodes; the cluster has 2"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "layouts/FieldTable.h"
+#include "tiering/core/Expected.h"
+#include "tiering/targets/ClusterPlacement.h"
+#include "tiering/targets/ClusterTarget.h"
+#include "tiering/targets/NicModel.h"
+
+namespace tierlab {
+
+enum class ClusterClients : std::uint8_t { kNodes, kHosts };
+
+struct ClusterSpec {
+  std::uint32_t nodes = 3;
+  // Each node's ports: `nics` ports of the preset.
+  std::string network_preset = "10gbe-tcp";
+  NicSpec network = *NicSpec::Find("10gbe-tcp");
+  std::uint32_t nics = 1;
+  // Where the load runs: on the nodes (hyper-converged), or on `hosts`
+  // separate hosts with ports of their own.
+  ClusterClients clients = ClusterClients::kNodes;
+  std::uint32_t hosts = 1;
+  std::string host_preset = "10gbe-tcp";
+  NicSpec host_network = *NicSpec::Find("10gbe-tcp");
+  std::uint32_t host_nics = 1;
+  // Protection across nodes: copies of each extent ("none" is 1 copy).
+  bool mirror = true;
+  std::uint32_t copies = 2;
+  std::uint64_t extent = 1 << 20;
+  ClusterPlacement::Scheme placement = ClusterPlacement::Scheme::kMesh;
+  ClusterTarget::ReadCopy reads = ClusterTarget::ReadCopy::kLocal;
+};
+
+// The section's own keys and those of its objects.
+std::span<const Field<ClusterSpec>> ClusterFields();
+std::span<const Field<ClusterSpec>> ClusterNetworkFields();
+std::span<const Field<ClusterSpec>> ClusterClientsFields();
+std::span<const Field<ClusterSpec>> ClusterProtectionFields();
+std::span<const Field<ClusterSpec>> ClusterPlacementFields();
+
+// Exit code 2 on error.
+Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source);
+// Every key; ParseClusterJson(ClusterToJson(c)) reproduces c.
+nlohmann::json ClusterToJson(const ClusterSpec& c);
+
+}  // namespace tierlab

@@ -1,0 +1,100 @@
+// Cluster layouts: the "cluster" section's errors name the field, a layout
+// builds one stack per node joined by a cluster target.
+
+#include <gtest/gtest.h>
+
+#include "layouts/Layout.h"
+#include "layouts/StackBuilder.h"
+#include "tests/support/VerifyHarness.h"
+#include "tiering/core/SimEngine.h"
+
+namespace tierlab {
+namespace {
+
+nlohmann::json ClusterLayout(nlohmann::json cluster) {
+  auto j = *ExpandShorthand("nvme1+ssd2");
+  j["name"] = "c";
+  j["cluster"] = std::move(cluster);
+  return j;
+}
+
+std::string ErrorOf(const nlohmann::json& cluster) {
+  auto l = ParseLayoutJson(ClusterLayout(cluster), "x.json");
+  if (!l.ok()) {
+    EXPECT_EQ(l.error().kind, ErrorKind::kInput);
+    return l.error().message;
+  }
+  SimEngine e;
+  auto v = BuildVolume(e, *l, {});
+  return v.ok() ? "" : v.error().message;
+}
+
+TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
+  EXPECT_EQ(ErrorOf({{"nodes", 2}, {"protection", {{"copies", 3}}}}),
+            "x.json: cluster.protection.copies: 3 copies need 3 nodes; the cluster has 2");
+  EXPECT_EQ(ErrorOf({{"nodes", 17}}), "x.json: cluster.nodes: must be 1..16, got 17");
+  EXPECT_EQ(ErrorOf({{"nodes", 0}}), "x.json: cluster.nodes: must be 1..16, got 0");
+  EXPECT_NE(ErrorOf({{"network", {{"preset", "2gbe"}}}}).find("x.json: cluster.network.preset: "),
+            std::string::npos);
+  EXPECT_NE(ErrorOf({{"network", {{"preset", "2gbe"}}}}).find("25gbe-rdma"), std::string::npos);
+  EXPECT_NE(
+      ErrorOf({{"protection", {{"scheme", "raid"}}}}).find("x.json: cluster.protection.scheme: "),
+      std::string::npos);
+  EXPECT_EQ(ErrorOf({{"placement", {{"extent", "6k"}}}}),
+            "x.json: cluster.placement.extent: must be a positive multiple of 4k, got 6k");
+  EXPECT_NE(ErrorOf({{"nodez", 3}}).find("x.json: cluster.nodez: unknown key; known: nodes"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf({{"network", "10gbe"}}), "x.json: cluster.network: must be an object");
+  // One copy ("none") fits a single node.
+  EXPECT_EQ(ErrorOf({{"nodes", 1}, {"protection", {{"scheme", "none"}}}}), "");
+}
+
+TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
+  auto l =
+      ParseLayoutJson(ClusterLayout({{"nodes", 4},
+                                     {"network", {{"preset", "25gbe-rdma"}, {"nics", 2}}},
+                                     {"clients", {{"where", "hosts"}, {"hosts", 3}}},
+                                     {"placement", {{"scheme", "chained"}, {"reads", "primary"}}}}),
+                      "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const nlohmann::json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff["cluster"]["network"]["nics"], 2);
+  EXPECT_EQ(eff["cluster"]["protection"]["copies"], 2);
+  EXPECT_EQ(eff["cluster"]["placement"]["extent"], "1m");
+  auto again = ParseLayoutJson(eff, "x.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), eff);
+}
+
+// Three nodes of one NVMe cache over two SSDs, two copies: each node is
+// the one-node layout's stack, the volume holds 3 x a node / 2 (whole
+// groups of 1 MiB extents), and data crosses from any node.
+TEST(ClusterLayoutTest, BuildsOneStackPerNodeAndKeepsData) {
+  auto l = ParseLayoutJson(ClusterLayout({{"nodes", 3}}), "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  auto one = *l;
+  one.cluster.reset();
+  SimEngine e;
+  BuildOptions o;
+  o.with_data = true;
+  auto single = BuildVolume(e, one, o);
+  ASSERT_TRUE(single.ok()) << single.error().message;
+  auto v = BuildVolume(e, *l, o);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_NE(v->cluster(), nullptr);
+  EXPECT_EQ(v->clients().size(), 3u);
+  // Whole 1 MiB groups: 3 nodes x the node's size / 2 copies.
+  const std::uint64_t node = single->top().Size();
+  EXPECT_EQ(v->top().Size(), node / (2 << 20) * 3 * (1 << 20));
+  ASSERT_EQ(v->tiers().size(), 3 * single->tiers().size());
+  EXPECT_EQ(v->tiers()[0].name, "node0.cache");
+  EXPECT_EQ(v->tiers().back().name, "node2.ssd");
+  testing::VerifyOptions vo;
+  vo.ops = 600;
+  vo.region = 64 << 20;
+  auto r = testing::RunVerify(e, *v->clients()[1], vo);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+}
+
+}  // namespace
+}  // namespace tierlab

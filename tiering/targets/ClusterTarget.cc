@@ -1,0 +1,244 @@
+#include "tiering/targets/ClusterTarget.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tierlab {
+
+// Client i's volume: forwards to the cluster with the client's number.
+class ClusterTarget::View final : public BlockDevice {
+ public:
+  View(ClusterTarget& cluster, std::uint32_t client)
+      : BlockDevice(cluster.engine(), cluster.name() + ".client" + std::to_string(client)),
+        cluster_(cluster),
+        client_(client) {}
+
+  std::uint64_t Size() const override { return cluster_.Size(); }
+  std::uint32_t BlockSize() const override { return cluster_.BlockSize(); }
+  bool RequiresData() const override { return cluster_.RequiresData(); }
+  std::string Kind() const override { return "cluster-client"; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override {
+    Pending* p = pending_.Acquire();
+    p->view = this;
+    p->done = std::move(done);
+    cluster_.SubmitFrom(client_, req, [p](Status st) {
+      View* v = p->view;
+      v->Finish(p->done, st);
+      v->pending_.Release(p);
+    });
+  }
+  std::uint64_t WarmImpl(const IoRequest& req) override { return cluster_.Warm(req); }
+
+ private:
+  struct Pending {
+    View* view;
+    IoCallback done;
+  };
+  ClusterTarget& cluster_;
+  std::uint32_t client_;
+  ObjectPool<Pending> pending_;
+};
+
+ClusterTarget::ClusterTarget(Engine& engine, std::string name,
+                             std::vector<std::unique_ptr<BlockDevice>> stacks,
+                             std::vector<Ports> node_ports, std::vector<Client> clients,
+                             ClusterPlacement placement, ReadCopy reads)
+    : FanOutTarget(engine, std::move(name), std::move(stacks)),
+      node_ports_(std::move(node_ports)),
+      clients_(std::move(clients)),
+      placement_(placement),
+      reads_(reads) {
+  std::uint64_t smallest = children_.empty() ? 0 : std::numeric_limits<std::uint64_t>::max();
+  for (const auto& n : children_) smallest = std::min(smallest, n->Size());
+  size_ = placement_.VolumeBytes(smallest);
+  size_ -= size_ % max_block_size_;
+  for (std::uint32_t i = 0; i < clients_.size(); ++i) {
+    views_.push_back(std::make_unique<View>(*this, i));
+  }
+}
+
+ClusterTarget::~ClusterTarget() = default;
+
+BlockDevice& ClusterTarget::ClientView(std::size_t i) {
+  return *views_[i];
+}
+
+void ClusterTarget::SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done) {
+  // Submit calls SubmitImpl at once (or completes an invalid request without
+  // it), so the client number reaches exactly this request.
+  origin_ = client;
+  Submit(req, std::move(done));
+  origin_ = 0;
+}
+
+std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t extent) const {
+  const int home = clients_[client].node;
+  if (reads_ == ReadCopy::kLocal && home >= 0) {
+    for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+      if (placement_.Locate(extent, i).node == static_cast<std::uint32_t>(home)) return i;
+    }
+  }
+  return 0;
+}
+
+void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  const std::uint32_t client = origin_;
+  SplitIo* s = StartSplit(std::move(done));
+  // Nothing below completes inside Submit, so counting as we go is safe.
+  auto child_done = [this, s](Status st) { ChildDone(s, st); };
+  if (req.op == IoOp::kFlush) {
+    for (std::uint32_t n = 0; n < children_.size(); ++n) {
+      ++s->remaining;
+      SendTo(client, n, req, child_done);
+    }
+    return;
+  }
+  const std::uint64_t extent_bytes = placement_.extent_bytes();
+  for (std::uint64_t off = req.offset; off < req.end();) {
+    const std::uint64_t extent = off / extent_bytes;
+    const std::uint64_t within = off % extent_bytes;
+    const std::uint64_t len = std::min(req.end() - off, extent_bytes - within);
+    std::byte* data = req.data == nullptr ? nullptr : req.data + (off - req.offset);
+    ++s->remaining;
+    if (req.op == IoOp::kRead) {
+      Read* r = reads_in_flight_.Acquire();
+      r->done = child_done;
+      r->req = IoRequest{req.op, req.flags, within, len, data};
+      r->extent = extent;
+      r->client = client;
+      r->copy = ReadCopyOf(client, extent);
+      r->tries = 0;
+      SubmitRead(r);
+    } else {
+      WritePiece* w = writes_.Acquire();
+      w->self = this;
+      w->parent = s;
+      w->req = IoRequest{req.op, req.flags, within, len, data};
+      w->extent = extent;
+      w->client = client;
+      w->remaining = 0;
+      w->status = Status::kOk;
+      if (ranges_.Acquire(extent, within, within + len, [w] { w->self->DispatchWrite(w); })) {
+        DispatchWrite(w);
+      }
+    }
+    off += len;
+  }
+}
+
+void ClusterTarget::DispatchWrite(WritePiece* w) {
+  // Nothing below completes inside Submit, so counting as we go is safe.
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    const ClusterPlacement::Copy c = placement_.Locate(w->extent, i);
+    IoRequest q = w->req;
+    q.offset += c.offset;
+    ++w->remaining;
+    SendTo(w->client, c.node, q, [w](Status st) { w->self->WriteCopyDone(w, st); });
+  }
+}
+
+void ClusterTarget::WriteCopyDone(WritePiece* w, Status st) {
+  if (w->status == Status::kOk && st != Status::kOk) w->status = st;
+  if (--w->remaining != 0) return;
+  ranges_.Release(w->extent, w->req.offset, w->req.end());
+  SplitIo* parent = w->parent;
+  const Status status = w->status;
+  writes_.Release(w);
+  ChildDone(parent, status);
+}
+
+void ClusterTarget::SubmitRead(Read* r) {
+  const ClusterPlacement::Copy c = placement_.Locate(r->extent, r->copy);
+  IoRequest q = r->req;
+  q.offset += c.offset;
+  SendTo(r->client, c.node, q, [this, r](Status st) {
+    ++r->tries;
+    if (st != Status::kOk && st != Status::kInvalid && r->tries < placement_.copies()) {
+      r->copy = (r->copy + 1) % placement_.copies();  // another copy may still be good
+      SubmitRead(r);
+      return;
+    }
+    IoCallback done = std::move(r->done);
+    reads_in_flight_.Release(r);
+    done(st);
+  });
+}
+
+void ClusterTarget::SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req,
+                           IoCallback done) {
+  const Client& from = clients_[client];
+  if (from.node == static_cast<int>(node)) {
+    children_[node]->Submit(req, std::move(done));
+    return;
+  }
+  const Ports& client_ports = from.node >= 0 ? node_ports_[from.node] : from.ports;
+  const Ports& server_ports = node_ports_[node];
+  const std::uint64_t message = next_message_++;
+  Hop* h = hops_.Acquire();
+  h->self = this;
+  h->req = req;
+  h->done = std::move(done);
+  h->client_port = client_ports[message % client_ports.size()].get();
+  h->node_port = server_ports[message % server_ports.size()].get();
+  h->node = node;
+  h->status = Status::kOk;
+  const std::uint64_t bytes =
+      h->client_port->spec().header_bytes + (req.op == IoOp::kWrite ? req.length : 0);
+  Transfer(h, *h->client_port, *h->node_port, bytes, &ClusterTarget::Arrived);
+}
+
+void ClusterTarget::Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t bytes,
+                             void (ClusterTarget::*then)(Hop*)) {
+  // The receiver takes the message when its last byte has left (NicModel.h).
+  const Nanos sent = from.Send(engine().Now(), bytes);
+  engine().ScheduleAt(sent, [h, &from, &to, sent, bytes, then] {
+    const Nanos arrived = to.Receive(sent, from.spec().one_way_latency, bytes);
+    h->self->engine().ScheduleAt(arrived, [h, then] { (h->self->*then)(h); });
+  });
+}
+
+void ClusterTarget::Arrived(Hop* h) {
+  children_[h->node]->Submit(h->req, [h](Status st) {
+    h->status = st;
+    const std::uint64_t bytes =
+        h->node_port->spec().header_bytes + (h->req.op == IoOp::kRead ? h->req.length : 0);
+    h->self->Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);
+  });
+}
+
+void ClusterTarget::Answered(Hop* h) {
+  IoCallback done = std::move(h->done);
+  const Status status = h->status;
+  hops_.Release(h);
+  done(status);
+}
+
+std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
+  if (req.op == IoOp::kFlush) return 0;
+  const std::uint64_t extent_bytes = placement_.extent_bytes();
+  std::uint64_t placed = 0;
+  for (std::uint64_t off = req.offset; off < req.end();) {
+    const std::uint64_t extent = off / extent_bytes;
+    const std::uint64_t within = off % extent_bytes;
+    const std::uint64_t len = std::min(req.end() - off, extent_bytes - within);
+    if (req.op == IoOp::kRead) {
+      const ClusterPlacement::Copy c = placement_.Locate(extent, ReadCopyOf(0, extent));
+      placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
+    } else {
+      for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+        const ClusterPlacement::Copy c = placement_.Locate(extent, i);
+        placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
+      }
+    }
+    off += len;
+  }
+  return placed;
+}
+
+std::string_view ToString(ClusterTarget::ReadCopy r) {
+  return r == ClusterTarget::ReadCopy::kLocal ? "local" : "primary";
+}
+
+}  // namespace tierlab

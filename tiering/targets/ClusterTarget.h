@@ -1,0 +1,137 @@
+#pragma once
+// A volume spread over the nodes of a cluster: each node is a device stack
+// of its own, the volume's extents have copies on distinct nodes
+// (ClusterPlacement.h), and every request comes from a client, either a
+// node itself (hyper-converged: the load runs on the nodes, as S2D, vSAN
+// and ScaleIO's SDC beside its SDS) or a separate host with ports of its
+// own (a file server's clients).
+//
+//   - A write (or discard) goes to every copy and completes when all have
+//     (overlapping writes in the order they came, RangeLocks.h, so every
+//     copy ends with the same data, as a primary orders them):
+//     a copy on the client's own node directly, any other over the network
+//     (the client's port to the node's port: a header and the data; the
+//     answer: a header), as NetworkHopTarget models a hop (NicModel.h).
+//   - A read goes to one copy: the client's own node when it holds one and
+//     reads are `kLocal` (S2D reads its local copy), otherwise the primary
+//     (vSAN reads each range from one fixed replica; ScaleIO from its
+//     primary). A failed read tries the next copy.
+//   - A flush goes to every node.
+// Requests split at extent boundaries. A client with several ports (NICs)
+// uses them in turn, request by request (SMB multichannel).
+//
+// Not modelled yet (issue 18): erasure coding across nodes, node CPU,
+// failures and rebuild.
+//
+// Ownership: owns the node stacks (children) and its client views; shares
+// the ports. Threading: the engine's thread.
+
+#include <memory>
+#include <vector>
+
+#include "tiering/core/ObjectPool.h"
+#include "tiering/targets/ClusterPlacement.h"
+#include "tiering/targets/FanOutTarget.h"
+#include "tiering/targets/NicModel.h"
+#include "tiering/targets/RangeLocks.h"
+
+namespace tierlab {
+
+class ClusterTarget final : public FanOutTarget {
+ public:
+  enum class ReadCopy : std::uint8_t { kLocal, kPrimary };
+  using Ports = std::vector<std::shared_ptr<NicModel>>;
+  struct Client {
+    int node = -1;  // the node it runs on, or -1: a host of its own
+    Ports ports;    // a host's; a node's client uses its node's
+  };
+
+  // `stacks[i]` is node i's device stack and `node_ports[i]` its ports (at
+  // least one each); placement.nodes() == stacks.size(). Clients: at least
+  // one. Size: whole placement groups of the smallest node.
+  ClusterTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> stacks,
+                std::vector<Ports> node_ports, std::vector<Client> clients,
+                ClusterPlacement placement, ReadCopy reads);
+  ~ClusterTarget() override;
+
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return max_block_size_; }
+  std::string Kind() const override { return "cluster"; }
+
+  // The volume as client `i` sees it: requests submitted there come from
+  // that client (Submit on the cluster itself comes from client 0). Every
+  // view's requests are counted in the cluster's own stats too.
+  BlockDevice& ClientView(std::size_t i);
+  std::size_t client_count() const { return clients_.size(); }
+  const Client& client(std::size_t i) const { return clients_[i]; }
+  const Ports& node_ports(std::size_t n) const { return node_ports_[n]; }
+  const ClusterPlacement& placement() const { return placement_; }
+  ReadCopy reads() const { return reads_; }
+
+ protected:
+  void SubmitImpl(const IoRequest& req, IoCallback done) override;
+  std::uint64_t WarmImpl(const IoRequest& req) override;
+
+ private:
+  class View;
+  // A request to one node's stack from a client, over the network unless
+  // the client runs on that node; `done` runs when the answer is back.
+  struct Hop {
+    ClusterTarget* self;
+    IoRequest req;  // in the node's addresses
+    IoCallback done;
+    NicModel* client_port;
+    NicModel* node_port;
+    std::uint32_t node;
+    Status status = Status::kOk;
+  };
+  struct Read {
+    IoCallback done;
+    IoRequest req;  // in the node's addresses
+    std::uint64_t extent;
+    std::uint32_t client;
+    std::uint32_t copy;
+    std::uint32_t tries;
+  };
+
+  // One extent's part of a write or discard, to every copy.
+  struct WritePiece {
+    ClusterTarget* self;
+    SplitIo* parent;
+    IoRequest req;  // offsets within the extent
+    std::uint64_t extent;
+    std::uint32_t client;
+    std::uint32_t remaining;
+    Status status;
+  };
+
+  void SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done);
+  void DispatchWrite(WritePiece* w);
+  void WriteCopyDone(WritePiece* w, Status st);
+  void SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req, IoCallback done);
+  // Sends `bytes` from one port to the other, then calls `then`.
+  void Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t bytes,
+                void (ClusterTarget::*then)(Hop*));
+  void Arrived(Hop* h);   // the request is at the node
+  void Answered(Hop* h);  // the answer is back
+  void SubmitRead(Read* r);
+  // The copy a read from `client` of `extent` starts with.
+  std::uint32_t ReadCopyOf(std::uint32_t client, std::uint64_t extent) const;
+
+  std::vector<Ports> node_ports_;
+  std::vector<Client> clients_;
+  std::vector<std::unique_ptr<View>> views_;
+  ClusterPlacement placement_;
+  ReadCopy reads_;
+  std::uint64_t size_ = 0;
+  std::uint32_t origin_ = 0;        // the client of the request being submitted
+  std::uint64_t next_message_ = 0;  // turns over a client's and a node's ports
+  ObjectPool<Hop> hops_;
+  ObjectPool<Read> reads_in_flight_;
+  ObjectPool<WritePiece> writes_;
+  RangeLocks ranges_;  // writes in flight, per extent
+};
+
+std::string_view ToString(ClusterTarget::ReadCopy r);
+
+}  // namespace tierlab
