@@ -88,6 +88,25 @@ void BM_RunHddNcq(benchmark::State& state) {
 }
 BENCHMARK(BM_RunHddNcq)->Unit(benchmark::kMillisecond);
 
+// Issue 18's scale target (>= 1M/s): a 16-node hyper-converged cluster of
+// 24 SATA SSDs a node (striped), two copies over 25 GbE, 4k 70/30 from a
+// job on every node at QD32: each guest write is two device writes and
+// mostly network messages, each read one device read.
+void BM_RunCluster16x24Mirror(benchmark::State& state) {
+  const nlohmann::json layout = {
+      {"name", "cluster16"},
+      {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 24}, {"capacity", "1g"}}}},
+      {"cluster", {{"nodes", 16}, {"network", {{"preset", "25gbe-tcp"}}}}}};
+  RunLayout(state, layout,
+            {{"rw", "randrw"},
+             {"rwmixread", 70},
+             {"bs", "4k"},
+             {"iodepth", 32},
+             {"numjobs", 16},
+             {"number_ios", 62500}});
+}
+BENCHMARK(BM_RunCluster16x24Mirror)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace tierlab
 

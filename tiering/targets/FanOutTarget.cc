@@ -8,11 +8,12 @@ FanOutTarget::FanOutTarget(Engine& engine, std::string name,
                            std::vector<std::unique_ptr<BlockDevice>> children)
     : BlockDevice(engine, std::move(name)), children_(std::move(children)) {
   for (const auto& c : children_) max_block_size_ = std::max(max_block_size_, c->BlockSize());
+  RefreshRequiresData();
 }
 
-bool FanOutTarget::RequiresData() const {
-  return std::any_of(children_.begin(), children_.end(),
-                     [](const auto& c) { return c->RequiresData(); });
+void FanOutTarget::RefreshRequiresData() {
+  requires_data_ = std::any_of(children_.begin(), children_.end(),
+                               [](const auto& c) { return c->RequiresData(); });
 }
 
 std::vector<BlockDevice*> FanOutTarget::Children() const {

@@ -14,7 +14,10 @@ namespace tierlab {
 
 class FanOutTarget : public BlockDevice {
  public:
-  bool RequiresData() const override;
+  // Any child's, as they were when this target was made (a stack's data
+  // mode is fixed once built): asked on every timing-only submit, so a
+  // stripe over 24 devices would otherwise ask 24 of them each time.
+  bool RequiresData() const override { return requires_data_; }
   std::vector<BlockDevice*> Children() const override;
 
  protected:
@@ -34,9 +37,12 @@ class FanOutTarget : public BlockDevice {
 
   std::vector<std::unique_ptr<BlockDevice>> children_;
   std::uint32_t max_block_size_ = 512;  // the largest child block size
+  // Recomputes RequiresData() after a child is replaced.
+  void RefreshRequiresData();
 
  private:
   SplitIoPool pool_;
+  bool requires_data_ = false;
 };
 
 }  // namespace tierlab

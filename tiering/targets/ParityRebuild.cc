@@ -30,6 +30,7 @@ Status ParityTarget::Rebuild(std::size_t member, std::unique_ptr<BlockDevice> re
   if (replacement != nullptr) {
     retired_.push_back(std::move(children_[member]));
     children_[member] = std::move(replacement);
+    RefreshRequiresData();
   }
   state_[member] = MemberState::kRebuilding;
   rebuilt_below_ = 0;
