@@ -133,5 +133,19 @@ expect 2 'plaindir: is a directory' -- report plaindir
 expect 2 'plaindir: is a directory' -- merge plaindir
 expect 2 'plaindir: is a directory' -- diff plaindir r.json
 expect 2 'plaindir: is a directory' -- trace stats plaindir
+# Cluster layouts: more copies than nodes, a cluster in a persistent
+# volume or with paths (each node needs devices of its own).
+cat >copies.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "protection": {"copies": 3}}}
+JSON
+cat >cluster-paths.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e", "paths": ["a.img"], "capacity": "64m"}], "cluster": {"nodes": 2}}
+JSON
+expect 2 'copies.json: cluster.protection.copies: 3 copies need 3 nodes; the cluster has 2' -- \
+  run -l copies.json
+expect 2 'cluster-paths.json: tiers\[0\].paths: not with a cluster' -- \
+  run --real -l cluster-paths.json
+expect 2 'cluster-paths.json: cluster: not in a persistent volume yet' -- \
+  create --name vol cluster-paths.json
 [ "$failures" -eq 0 ] || fail "$failures checks failed"
 echo "hostile input: ok"
