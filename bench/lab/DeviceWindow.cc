@@ -73,6 +73,16 @@ nlohmann::json DiskUtil(const std::string& name, const DeviceStats& s, double el
           {"util", 100.0 * static_cast<double>(s.busy_ns) / elapsed}};
 }
 
+// How close a device is to its limit: its busy share (iostat's %util),
+// except that a device serving several requests at once (flash with
+// parallel units) is busy long before it is saturated, so for one its
+// average queue depth over its units, if lower.
+double DeviceLoad(const DeviceStats& s, double elapsed, const DevicePreset& preset) {
+  const double busy = static_cast<double>(s.busy_ns) / elapsed;
+  if (preset.service_units <= 1) return busy;
+  return std::min(busy, s.qd_integral_ns / elapsed / preset.service_units);
+}
+
 // A cluster's ports: every node's, then every host's.
 std::vector<const NicModel*> ClusterPorts(const Volume& v) {
   std::vector<const NicModel*> ports;
@@ -159,7 +169,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                          {"avg_queue_depth", s.qd_integral_ns / el},
                          {"max_queue_depth", s.max_queue_depth}});
       disk_util.push_back(DiskUtil(d->name(), s, el));
-      consider(t.name + " " + d->name(), static_cast<double>(s.busy_ns) / el);
+      consider(t.name + " " + d->name(), DeviceLoad(s, el, t.preset));
       sum.Add(s);
     }
     const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
@@ -201,6 +211,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                                   {"util", wire},
                                   {"cpu_util", static_cast<double>(d.cpu_busy) / el}};
         consider(p.name() + (tx ? " tx" : " rx"), wire);
+        consider(p.name() + (tx ? " tx CPU" : " rx CPU"), static_cast<double>(d.cpu_busy) / el);
       }
       network.push_back(std::move(port));
     }

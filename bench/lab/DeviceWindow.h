@@ -35,8 +35,10 @@ class DeviceWindow {
   // amplifications, and its segments in use and index memory now. A
   // cluster's volume also has "network": per port (node and host NICs),
   // each direction's bytes, messages and wire and CPU utilisation; and
-  // every window has "busiest": the device or port direction with the
-  // highest utilisation, the first suspect for what bound the run.
+  // every window has "busiest": the device, port wire or port CPU closest
+  // to its limit (a port's busy share; a device's, or for a device with
+  // several service units its average queue depth over them if lower),
+  // the first suspect for what bound the run.
   nlohmann::json Json(const Volume& v) const;
   // For a window that spans inner ones (a whole run over its sections): call
   // before each inner Begin(), which restarts the devices' peaks, so this

@@ -6,18 +6,19 @@
 # of 2 over HDDs, NVMe cache devices beat SSD ones, and 4k reads over
 # all-flash capacity come from the SSDs whatever the cache. On the ScaleIO
 # cluster, 1 GbE links bind sequential throughput and 10 GbE leaves it to
-# the SSDs.
+# the SSDs. On the file server a RAM cache changes nothing behind the
+# network.
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
 # nimble-hybrid);
-# the CI setting runs the demo, readcache-toggle and scaleio-1gbe.
+# the CI setting runs the demo, readcache-toggle, scaleio-1gbe and sofs-smb.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
 : "${TIERLAB_SOURCE_DIR:?set TIERLAB_SOURCE_DIR to the source tree}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-examples=(s2d-layouts readcache-toggle scaleio-1gbe)
+examples=(s2d-layouts readcache-toggle scaleio-1gbe sofs-smb)
 if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache nimble-hybrid); fi
 
 for e in "${examples[@]}"; do
@@ -82,4 +83,27 @@ for n in (3, 5):
     ratio = bw("1m-seqwrite", "1gbe-tcp", n) / bw("1m-seqread", "1gbe-tcp", n)
     check(0.4 < ratio < 0.6, f"1 GbE, {n} nodes: writes {ratio:.2f} of reads, not about half")
 print("scaleio-1gbe: the description's claims hold")
+PY
+
+python3 - "$work/sofs-smb.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def check(cond, what):
+    if not cond:
+        sys.exit("sofs-smb: " + what)
+by = {}
+for c in r["cells"]:
+    cached = c["axes"]["layout.block_cache"] is not None
+    by[(c["axes"]["bs"], cached)] = c
+    busiest = c["busiest"]["resource"]
+    check(busiest.startswith("node") and ".nic" in busiest, f"{c['label']}: busiest {busiest}")
+    flash = sum(d["read_ops"] for d in c["devices"])
+    ios = c["jobs"][0]["read"]["total_ios"]
+    if cached:
+        check(flash < 0.01 * ios, f"{c['label']}: {flash} flash reads with the RAM cache")
+for bs in ("4k", "8k", "64k"):
+    on = by[(bs, True)]["jobs"][0]["read"]["iops"]
+    off = by[(bs, False)]["jobs"][0]["read"]["iops"]
+    check(abs(on - off) < 0.01 * off, f"{bs}: RAM cache {on:.0f} against {off:.0f} without")
+print("sofs-smb: the description's claims hold")
 PY

@@ -1,5 +1,6 @@
 // A run on a cluster layout: its jobs spread over the nodes, and the
-// figures follow the link: 64 KiB mirrored writes over 1 GbE.
+// figures follow the link: 64 KiB mirrored writes over 1 GbE; and the
+// resource a run names as its busiest.
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,38 @@ TEST(ClusterRunTest, MirroredWritesOver1GbeRunAtTheLinksRate) {
   for (const auto& d : run["devices"]) ssd_bytes += d["write_bytes"].get<double>();
   const double issued = run["jobs"][0]["issued_by_size"]["write"]["65536"].get<double>() * 65536;
   EXPECT_EQ(ssd_bytes, 2 * issued);
+}
+
+// "busiest" weighs a flash device by its parallel units: one SATA SSD (8
+// units) reading at QD1 is busy all the time but far from its limit, so it
+// counts as 1/8 loaded; at QD32 it is saturated.
+TEST(ClusterRunTest, BusiestWeighsFlashByItsUnits) {
+  auto layout = ParseLayoutJson(
+      {{"name", "one"},
+       {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 1}, {"capacity", "4g"}}}}},
+      "test");
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  for (const int qd : {1, 32}) {
+    auto p = ParseProfileJson({{"name", "r"},
+                               {"rw", "randread"},
+                               {"bs", "4k"},
+                               {"iodepth", qd},
+                               {"size", "1g"},
+                               {"runtime", "1s"}},
+                              "test");
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    auto runs = RunCell(*layout, Workload{std::vector<Profile>{*p}}, RunSettings{});
+    ASSERT_TRUE(runs.ok()) << runs.error().message;
+    const nlohmann::json& run = (*runs)[0].json;
+    EXPECT_GT(run["devices"][0]["util"].get<double>(), 0.99);
+    const double load = run["busiest"]["util"].get<double>();
+    EXPECT_EQ(run["busiest"]["resource"], "ssd ssd0");
+    if (qd == 1) {
+      EXPECT_NEAR(load, 1.0 / 8, 0.01);
+    } else {
+      EXPECT_GT(load, 0.99);
+    }
+  }
 }
 
 }  // namespace
