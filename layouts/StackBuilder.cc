@@ -62,6 +62,16 @@ FileDeviceOptions::HeadCheck DeviceOwnerCheck(const std::string& path, const Bui
   };
 }
 
+// A device without a path in real mode: a file in the temp dir named after
+// the layout and the device ('+' of shorthand names made '_').
+std::string TempDevicePath(const BuildOptions& o, const LayoutSpec& l, const std::string& name) {
+  std::string path = (std::filesystem::path(o.temp_dir) / (l.name + "-" + name + ".img")).string();
+  for (char& c : path) {
+    if (c == '+') c = '_';
+  }
+  return path;
+}
+
 Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
     Engine& engine, const LayoutSpec& l, std::size_t tier_index, bool cache_tier,
     std::size_t first_device, const BuildOptions& o, std::vector<std::string>* created) {
@@ -95,10 +105,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
       fo.create = t.capacity != 0;
       fo.size = t.capacity;
     } else {
-      fo.path = (std::filesystem::path(o.temp_dir) / (l.name + "-" + name + ".img")).string();
-      for (char& c : fo.path) {
-        if (c == '+') c = '_';
-      }
+      fo.path = TempDevicePath(o, l, name);
       fo.create = true;
       fo.size = DeviceCapacity(t);
       if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);
@@ -185,10 +192,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> NvramDevices(
       fo.size = spec.nvram_capacity;
       if (o.volume) fo.min_size = spec.nvram_capacity;
     } else {
-      fo.path = (std::filesystem::path(o.temp_dir) / (l.name + "-" + name + ".img")).string();
-      for (char& c : fo.path) {
-        if (c == '+') c = '_';
-      }
+      fo.path = TempDevicePath(o, l, name);
       fo.create = true;
       fo.size = spec.nvram_capacity;
       if (!std::filesystem::exists(fo.path)) created->push_back(fo.path);

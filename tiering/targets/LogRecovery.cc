@@ -17,6 +17,13 @@ namespace {
 // NVRAM is scanned in chunks this large, or one record's worth if larger.
 constexpr std::uint64_t kScanChunkBytes = 4 << 20;
 
+// The units the scan reads from ring unit `at`: a buffer's worth, up to the
+// ring's end (a record never wraps).
+std::uint64_t ScanChunkUnits(std::size_t buffer_bytes, std::uint64_t unit_bytes,
+                             std::uint64_t ring_units, std::uint64_t at) {
+  return std::min<std::uint64_t>(buffer_bytes / unit_bytes, ring_units - at);
+}
+
 }  // namespace
 
 void LogStructuredTarget::Recover(std::function<void(Status)> done) {
@@ -150,7 +157,7 @@ void LogStructuredTarget::RecoverScanNvram() {
     RecoverPickReplay();
     return;
   }
-  const std::uint64_t units = std::min(r.buffer.size() / nvram_unit_, nvram_units_ - r.scan_at);
+  const std::uint64_t units = ScanChunkUnits(r.buffer.size(), nvram_unit_, nvram_units_, r.scan_at);
   nvram().Submit({IoOp::kRead, 0, (nvram_base_ + r.scan_at) * nvram_unit_, units * nvram_unit_,
                   r.buffer.data()},
                  [this](Status st) { RecoverScanned(st); });
@@ -162,7 +169,7 @@ void LogStructuredTarget::RecoverScanned(Status st) {
     RecoverEnd(st);
     return;
   }
-  const std::uint64_t units = std::min(r.buffer.size() / nvram_unit_, nvram_units_ - r.scan_at);
+  const std::uint64_t units = ScanChunkUnits(r.buffer.size(), nvram_unit_, nvram_units_, r.scan_at);
   const std::uint64_t per_block = kLogBlockBytes / nvram_unit_;
   std::uint64_t u = 0;
   while (u < units) {
