@@ -73,6 +73,13 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     return MakeError(l.source + ": cluster.placement.extent: " + FormatBytes(c.extent) + " x " +
                      std::to_string(placement.copies()) + " copies does not fit a node's stack");
   }
+  if (c.cpu.cores > 0) {
+    std::vector<std::unique_ptr<NodeCpu>> cpus;
+    for (std::uint32_t n = 0; n < c.nodes; ++n) {
+      cpus.push_back(std::make_unique<NodeCpu>("node" + std::to_string(n) + ".cpu", c.cpu));
+    }
+    cluster->SetNodeCpus(std::move(cpus));
+  }
   v.cluster_ = cluster.get();
   for (std::size_t i = 0; i < cluster->client_count(); ++i) {
     v.clients_.push_back(&cluster->ClientView(i));

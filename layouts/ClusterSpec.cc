@@ -122,6 +122,24 @@ const F kPlacementFields[] = {
      [](const ClusterSpec& c) -> json { return std::string(ToString(c.reads)); }},
 };
 
+const F kCpuFields[] = {
+    {"cores", "integer 0..1024", "", "each node's cores for its storage work; 0: not modelled",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.cpu.cores = static_cast<std::uint32_t>(f.Int(k, c.cpu.cores, 0, 1024));
+     },
+     [](const ClusterSpec& c) -> json { return c.cpu.cores; }},
+    {"per_io_ns", "integer 0..1e9", "ns", "CPU time per request a node serves (a copy, a read)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.cpu.per_io = f.Int(k, c.cpu.per_io, 0, 1'000'000'000);
+     },
+     [](const ClusterSpec& c) -> json { return c.cpu.per_io; }},
+    {"per_kib_ns", "integer 0..1e9", "ns", "and per KiB the request carries",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.cpu.per_kib = f.Int(k, c.cpu.per_kib, 0, 1'000'000'000);
+     },
+     [](const ClusterSpec& c) -> json { return c.cpu.per_kib; }},
+};
+
 const F kClusterFields[] = {
     {"nodes", "integer 1..16", "", "servers, each with the layout's tiers as its own stack",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
@@ -152,6 +170,10 @@ const F kClusterFields[] = {
        return WriteFields(std::span<const F>(kPlacementFields), c);
      },
      false, "its keys' defaults"},
+    {"cpu", "object (cluster.cpu below)", "", "each node's CPU as a queued resource",
+     &ReadObject<kCpuFields, std::size(kCpuFields)>,
+     [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kCpuFields), c); },
+     false, "its keys' defaults"},
 };
 
 }  // namespace
@@ -171,12 +193,20 @@ std::span<const F> ClusterProtectionFields() {
 std::span<const F> ClusterPlacementFields() {
   return kPlacementFields;
 }
+std::span<const F> ClusterCpuFields() {
+  return kCpuFields;
+}
 
 Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source) {
   JsonFields f(j, std::string(source), "cluster");
   ClusterSpec c;
   ReadFields(ClusterFields(), f, c);
   if (!f.ok()) return f.error();
+  if (c.cpu.cores > 0 && c.cpu.per_io == 0 && c.cpu.per_kib == 0) {
+    return MakeError(
+        std::string(source) +
+        ": cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
+  }
   const std::uint32_t copies = c.mirror ? c.copies : 1;
   if (copies > c.nodes) {
     return MakeError(std::string(source) +

@@ -8,7 +8,8 @@
 //     "network": {"preset": "25gbe-rdma", "nics": 2},
 //     "clients": {"where": "nodes"},              // or "hosts", with hosts, preset, nics
 //     "protection": {"scheme": "mirror", "copies": 2},
-//     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"}
+//     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
+//     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0}
 //   }
 //
 // Every key, its default and unit: ClusterFields() and its sub-tables, and
@@ -50,6 +51,8 @@ struct ClusterSpec {
   std::uint64_t extent = 1 << 20;
   ClusterPlacement::Scheme placement = ClusterPlacement::Scheme::kMesh;
   ClusterTarget::ReadCopy reads = ClusterTarget::ReadCopy::kLocal;
+  // Each node's CPU (NodeCpu.h); no cores: not modelled.
+  NodeCpuSpec cpu;
 };
 
 // The section's own keys and those of its objects.
@@ -58,6 +61,7 @@ std::span<const Field<ClusterSpec>> ClusterNetworkFields();
 std::span<const Field<ClusterSpec>> ClusterClientsFields();
 std::span<const Field<ClusterSpec>> ClusterProtectionFields();
 std::span<const Field<ClusterSpec>> ClusterPlacementFields();
+std::span<const Field<ClusterSpec>> ClusterCpuFields();
 
 // Exit code 2 on error.
 Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source);

@@ -97,6 +97,17 @@ std::vector<const NicModel*> ClusterPorts(const Volume& v) {
   return ports;
 }
 
+// A cluster's node CPUs, where modelled.
+std::vector<const NodeCpu*> ClusterCpus(const Volume& v) {
+  std::vector<const NodeCpu*> cpus;
+  const ClusterTarget* c = v.cluster();
+  if (c == nullptr) return cpus;
+  for (std::size_t n = 0; n < c->placement().nodes(); ++n) {
+    if (const NodeCpu* cpu = c->node_cpu(n)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 NicModel::Direction Since(const NicModel::Direction& now, const NicModel::Direction& then) {
   NicModel::Direction d = now;
   d.wire_busy -= then.wire_busy;
@@ -123,6 +134,8 @@ void DeviceWindow::Begin(Volume& v) {
   }
   ports_start_.clear();
   for (const NicModel* p : ClusterPorts(v)) ports_start_.emplace_back(p->tx(), p->rx());
+  cpus_start_.clear();
+  for (const NodeCpu* c : ClusterCpus(v)) cpus_start_.emplace_back(c->busy(), c->requests());
 }
 
 void DeviceWindow::KeepPeaks(const Volume& v) {
@@ -216,6 +229,23 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
       network.push_back(std::move(port));
     }
     out["network"] = std::move(network);
+  }
+  const std::vector<const NodeCpu*> cpus = ClusterCpus(v);
+  if (!cpus.empty()) {
+    nlohmann::json cpu = nlohmann::json::array();
+    for (std::size_t k = 0; k < cpus.size(); ++k) {
+      const NodeCpu& c = *cpus[k];
+      const auto [busy0, requests0] =
+          k < cpus_start_.size() ? cpus_start_[k] : std::pair<Nanos, std::uint64_t>{0, 0};
+      const double util = c.Utilisation(c.busy() - busy0, elapsed);
+      cpu.push_back({{"name", c.name()},
+                     {"cores", c.spec().cores},
+                     {"requests", c.requests() - requests0},
+                     {"busy_ns", c.busy() - busy0},
+                     {"util", util}});
+      consider(c.name(), util);
+    }
+    out["cpu"] = std::move(cpu);
   }
   out["busiest"] = std::move(busiest);
   return out;

@@ -34,8 +34,10 @@ class DeviceWindow {
   // "log": its LogStructuredStats over the window, the write
   // amplifications, and its segments in use and index memory now. A
   // cluster's volume also has "network": per port (node and host NICs),
-  // each direction's bytes, messages and wire and CPU utilisation; and
-  // every window has "busiest": the device, port wire or port CPU closest
+  // each direction's bytes, messages and wire and CPU utilisation; where
+  // node CPUs are modelled, "cpu": per node, its cores, requests, busy time
+  // and busy share of its cores; and every window has "busiest": the
+  // device, port wire, port CPU or node CPU closest
   // to its limit (a port's busy share; a device's, or for a device with
   // several service units its average queue depth over them if lower),
   // the first suspect for what bound the run.
@@ -52,6 +54,8 @@ class DeviceWindow {
   std::vector<LogStructuredStats> log_start_;  // per tier (zeros where no log)
   // A cluster's ports, in ClusterPorts() order: tx and rx at the start.
   std::vector<std::pair<NicModel::Direction, NicModel::Direction>> ports_start_;
+  // A cluster's node CPUs, where modelled: busy time and requests at the start.
+  std::vector<std::pair<Nanos, std::uint64_t>> cpus_start_;
 };
 
 }  // namespace tierlab

@@ -216,6 +216,18 @@ std::string NetworkTable(const nlohmann::json& run, TableFormat f) {
                 rows, f);
 }
 
+// A cluster's node CPUs over the window, a row per node; empty if not modelled.
+std::string CpuTable(const nlohmann::json& run, TableFormat f) {
+  if (!run.contains("cpu")) return "";
+  std::vector<Row> rows;
+  for (const auto& c : run.at("cpu")) {
+    rows.push_back(
+        {{c.value("name", "?"), std::to_string(c.value("cores", 0)),
+          std::to_string(c.value("requests", 0)), FormatFixed(100 * c.value("util", 0.0), 1)}});
+  }
+  return Render({"node CPU", "cores", "requests", "util %"}, rows, f);
+}
+
 }  // namespace
 
 nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v,
@@ -282,6 +294,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   j["tiers"] = std::move(figures["tiers"]);
   j["disk_util"] = std::move(figures["disk_util"]);
   if (figures.contains("network")) j["network"] = std::move(figures["network"]);
+  if (figures.contains("cpu")) j["cpu"] = std::move(figures["cpu"]);
   j["busiest"] = std::move(figures["busiest"]);
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
   if (v.block_cache() != nullptr) {
@@ -438,6 +451,7 @@ std::string FormatRun(const nlohmann::json& run, TableFormat f) {
   o << "\n" << TierTable(run.at("tiers"), f);
   if (std::string logs = LogTable(run.at("tiers"), f); !logs.empty()) o << "\n" << logs;
   if (std::string net = NetworkTable(run, f); !net.empty()) o << "\n" << net;
+  if (std::string cpu = CpuTable(run, f); !cpu.empty()) o << "\n" << cpu;
   if (run.contains("busiest") && f == TableFormat::kTable) {
     const auto& b = run.at("busiest");
     o << "busiest: " << b.value("resource", "none") << ", "

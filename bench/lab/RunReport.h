@@ -14,8 +14,10 @@
 // written, cleaned and sealed early, write waits, write amplification, free
 // segments and index memory: DeviceWindow.h), over the same window. A
 // cluster's run has "network" (per port and direction: bytes, messages,
-// wire and CPU utilisation); every run has "busiest" ({"resource", "util"}:
-// the device or port direction busiest over the window, DeviceWindow.h).
+// wire and CPU utilisation) and, where node CPUs are modelled, "cpu" (per
+// node: cores, requests, busy time and share); every run has "busiest"
+// ({"resource", "util"}: the device, port direction or node CPU busiest over
+// the window, DeviceWindow.h).
 //
 // A run of several sections (a job file) is one document: CombineRuns.
 // Each section's "devices" and "tiers" cover that section (from its start to

@@ -92,6 +92,7 @@ std::vector<Schema> Schemas() {
       {"cluster.clients", DocumentFields(ClusterClientsFields())},
       {"cluster.protection", DocumentFields(ClusterProtectionFields())},
       {"cluster.placement", DocumentFields(ClusterPlacementFields())},
+      {"cluster.cpu", DocumentFields(ClusterCpuFields())},
       {"profile", ProfileFieldDocs()},
       {"matrix", DocumentFields(MatrixFields())},
   };

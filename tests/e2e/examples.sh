@@ -11,14 +11,15 @@
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
 # nimble-hybrid);
-# the CI setting runs the demo, readcache-toggle, scaleio-1gbe and sofs-smb.
+# the CI setting runs the demo, readcache-toggle, scaleio-1gbe, sofs-smb and
+# s2d-rdma-tcp.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
 : "${TIERLAB_SOURCE_DIR:?set TIERLAB_SOURCE_DIR to the source tree}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-examples=(s2d-layouts readcache-toggle scaleio-1gbe sofs-smb)
+examples=(s2d-layouts readcache-toggle scaleio-1gbe sofs-smb s2d-rdma-tcp)
 if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache nimble-hybrid); fi
 
 for e in "${examples[@]}"; do
@@ -106,4 +107,26 @@ for bs in ("4k", "8k", "64k"):
     off = by[(bs, False)]["jobs"][0]["read"]["iops"]
     check(abs(on - off) < 0.01 * off, f"{bs}: RAM cache {on:.0f} against {off:.0f} without")
 print("sofs-smb: the description's claims hold")
+PY
+
+python3 - "$work/s2d-rdma-tcp.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def check(cond, what):
+    if not cond:
+        sys.exit("s2d-rdma-tcp: " + what)
+iops = {}
+for c in r["cells"]:
+    j = c["jobs"][0]
+    net = c["axes"]["layout.cluster.network.preset"]
+    iops[net] = j["complete"]["iops"]
+    # 40 in flight and nothing near its limit: Little's law sets the figure.
+    in_flight = iops[net] * j["complete"]["lat_ns"]["mean"] / 1e9
+    check(abs(in_flight - 40) < 0.8, f"{net}: {in_flight:.1f} I/Os in flight, not 40")
+    check(c["busiest"]["util"] < 0.5, f"{net}: {c['busiest']} binds")
+# per_io_ns is fitted to the RDMA run's 185.5k; the TCP figure is predicted.
+check(abs(iops["40gbe-rdma"] / 185500 - 1) < 0.03, f"RDMA {iops['40gbe-rdma']:.0f}, not 185.5k")
+ratio = iops["40gbe-rdma"] / iops["40gbe-tcp"]
+check(abs(ratio / 1.27 - 1) < 0.15, f"RDMA/TCP {ratio:.3f}, not within 15% of 1.27")
+print(f"s2d-rdma-tcp: RDMA {iops['40gbe-rdma']:.0f}, TCP {iops['40gbe-tcp']:.0f}, ratio {ratio:.3f}")
 PY

@@ -134,7 +134,8 @@ expect 2 'plaindir: is a directory' -- merge plaindir
 expect 2 'plaindir: is a directory' -- diff plaindir r.json
 expect 2 'plaindir: is a directory' -- trace stats plaindir
 # Cluster layouts: more copies than nodes, a cluster in a persistent
-# volume or with paths (each node needs devices of its own).
+# volume or with paths (each node needs devices of its own), node CPUs
+# with no cost.
 cat >copies.json <<'JSON'
 {"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "protection": {"copies": 3}}}
 JSON
@@ -147,5 +148,10 @@ expect 2 'cluster-paths.json: tiers\[0\].paths: not with a cluster' -- \
   run --real -l cluster-paths.json
 expect 2 'cluster-paths.json: cluster: not in a persistent volume yet' -- \
   create --name vol cluster-paths.json
+cat >cluster-cpu.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "cpu": {"cores": 4}}}
+JSON
+expect 2 'cluster-cpu.json: cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns' -- \
+  run -l cluster-cpu.json
 [ "$failures" -eq 0 ] || fail "$failures checks failed"
 echo "hostile input: ok"

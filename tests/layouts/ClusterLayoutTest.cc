@@ -45,6 +45,10 @@ TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
   EXPECT_NE(ErrorOf({{"nodez", 3}}).find("x.json: cluster.nodez: unknown key; known: nodes"),
             std::string::npos);
   EXPECT_EQ(ErrorOf({{"network", "10gbe"}}), "x.json: cluster.network: must be an object");
+  EXPECT_EQ(ErrorOf({{"cpu", {{"cores", 8}}}}),
+            "x.json: cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
+  EXPECT_EQ(ErrorOf({{"cpu", {{"cores", 8}, {"per_io_ns", -1}}}}),
+            "x.json: cluster.cpu.per_io_ns: must be 0..1000000000, got -1");
   // One copy ("none") fits a single node.
   EXPECT_EQ(ErrorOf({{"nodes", 1}, {"protection", {{"scheme", "none"}}}}), "");
 }
@@ -54,13 +58,16 @@ TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
       ParseLayoutJson(ClusterLayout({{"nodes", 4},
                                      {"network", {{"preset", "25gbe-rdma"}, {"nics", 2}}},
                                      {"clients", {{"where", "hosts"}, {"hosts", 3}}},
-                                     {"placement", {{"scheme", "chained"}, {"reads", "primary"}}}}),
+                                     {"placement", {{"scheme", "chained"}, {"reads", "primary"}}},
+                                     {"cpu", {{"cores", 16}, {"per_io_ns", 20000}}}}),
                       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const nlohmann::json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["network"]["nics"], 2);
   EXPECT_EQ(eff["cluster"]["protection"]["copies"], 2);
   EXPECT_EQ(eff["cluster"]["placement"]["extent"], "1m");
+  EXPECT_EQ(eff["cluster"]["cpu"]["per_io_ns"], 20000);
+  EXPECT_EQ(eff["cluster"]["cpu"]["per_kib_ns"], 0);
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(LayoutToJson(*again), eff);

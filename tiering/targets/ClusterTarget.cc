@@ -61,6 +61,10 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
 
 ClusterTarget::~ClusterTarget() = default;
 
+void ClusterTarget::SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus) {
+  cpus_ = std::move(cpus);
+}
+
 BlockDevice& ClusterTarget::ClientView(std::size_t i) {
   return *views_[i];
 }
@@ -169,21 +173,28 @@ void ClusterTarget::SubmitRead(Read* r) {
 void ClusterTarget::SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req,
                            IoCallback done) {
   const Client& from = clients_[client];
-  if (from.node == static_cast<int>(node)) {
+  const bool local = from.node == static_cast<int>(node);
+  if (local && cpus_.empty()) {
     children_[node]->Submit(req, std::move(done));
+    return;
+  }
+  Hop* h = hops_.Acquire();
+  h->self = this;
+  h->req = req;
+  h->done = std::move(done);
+  h->client_port = nullptr;
+  h->node_port = nullptr;
+  h->node = node;
+  h->status = Status::kOk;
+  if (local) {
+    Arrived(h);
     return;
   }
   const Ports& client_ports = from.node >= 0 ? node_ports_[from.node] : from.ports;
   const Ports& server_ports = node_ports_[node];
   const std::uint64_t message = next_message_++;
-  Hop* h = hops_.Acquire();
-  h->self = this;
-  h->req = req;
-  h->done = std::move(done);
   h->client_port = client_ports[message % client_ports.size()].get();
   h->node_port = server_ports[message % server_ports.size()].get();
-  h->node = node;
-  h->status = Status::kOk;
   const std::uint64_t bytes =
       h->client_port->spec().header_bytes + (req.op == IoOp::kWrite ? req.length : 0);
   Transfer(h, *h->client_port, *h->node_port, bytes, &ClusterTarget::Arrived);
@@ -200,8 +211,26 @@ void ClusterTarget::Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t
 }
 
 void ClusterTarget::Arrived(Hop* h) {
+  if (cpus_.empty()) {
+    Serve(h);
+    return;
+  }
+  const std::uint64_t bytes = h->req.op == IoOp::kFlush ? 0 : h->req.length;
+  const Nanos done = cpus_[h->node]->Run(engine().Now(), bytes);
+  if (done == engine().Now()) {
+    Serve(h);
+    return;
+  }
+  engine().ScheduleAt(done, [h] { h->self->Serve(h); });
+}
+
+void ClusterTarget::Serve(Hop* h) {
   children_[h->node]->Submit(h->req, [h](Status st) {
     h->status = st;
+    if (h->client_port == nullptr) {
+      h->self->Answered(h);
+      return;
+    }
     const std::uint64_t bytes =
         h->node_port->spec().header_bytes + (h->req.op == IoOp::kRead ? h->req.length : 0);
     h->self->Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);

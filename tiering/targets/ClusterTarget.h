@@ -20,8 +20,12 @@
 // Requests split at extent boundaries. A client with several ports (NICs)
 // uses them in turn, request by request (SMB multichannel).
 //
-// Not modelled yet (issue 18): erasure coding across nodes, node CPU,
-// failures and rebuild.
+// With node CPUs (SetNodeCpus, NodeCpu.h), a request waits for its node's
+// CPU before its stack takes it: a remote one once it has arrived, a local
+// one at once.
+//
+// Not modelled yet (issue 18): erasure coding across nodes, failures and
+// rebuild.
 //
 // Ownership: owns the node stacks (children) and its client views; shares
 // the ports. Threading: the engine's thread.
@@ -33,6 +37,7 @@
 #include "tiering/targets/ClusterPlacement.h"
 #include "tiering/targets/FanOutTarget.h"
 #include "tiering/targets/NicModel.h"
+#include "tiering/targets/NodeCpu.h"
 #include "tiering/targets/RangeLocks.h"
 
 namespace tierlab {
@@ -67,6 +72,13 @@ class ClusterTarget final : public FanOutTarget {
   const Ports& node_ports(std::size_t n) const { return node_ports_[n]; }
   const ClusterPlacement& placement() const { return placement_; }
   ReadCopy reads() const { return reads_; }
+  // One CPU per node (cpus.size() == nodes), before the first request; none
+  // (the default): a node's stack takes a request as it arrives.
+  void SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus);
+  // Node n's CPU, or nullptr when CPUs are not modelled.
+  const NodeCpu* node_cpu(std::size_t n) const {
+    return n < cpus_.size() ? cpus_[n].get() : nullptr;
+  }
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -80,7 +92,7 @@ class ClusterTarget final : public FanOutTarget {
     ClusterTarget* self;
     IoRequest req;  // in the node's addresses
     IoCallback done;
-    NicModel* client_port;
+    NicModel* client_port;  // nullptr: the client runs on the node
     NicModel* node_port;
     std::uint32_t node;
     Status status = Status::kOk;
@@ -113,6 +125,7 @@ class ClusterTarget final : public FanOutTarget {
   void Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t bytes,
                 void (ClusterTarget::*then)(Hop*));
   void Arrived(Hop* h);   // the request is at the node
+  void Serve(Hop* h);     // the node's CPU is done with it: to its stack
   void Answered(Hop* h);  // the answer is back
   void SubmitRead(Read* r);
   // The copy a read from `client` of `extent` starts with.
@@ -121,6 +134,7 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<Ports> node_ports_;
   std::vector<Client> clients_;
   std::vector<std::unique_ptr<View>> views_;
+  std::vector<std::unique_ptr<NodeCpu>> cpus_;  // per node, or none
   ClusterPlacement placement_;
   ReadCopy reads_;
   std::uint64_t size_ = 0;

@@ -13,6 +13,18 @@
 namespace tierlab {
 namespace {
 
+// The one run of `profile` on `layout` (both as JSON), or a failed test.
+nlohmann::json RunOnce(const nlohmann::json& layout, const nlohmann::json& profile) {
+  auto l = ParseLayoutJson(layout, "test");
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  auto p = ParseProfileJson(profile, "test");
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  if (!l.ok() || !p.ok()) return {};
+  auto runs = RunCell(*l, Workload{std::vector<Profile>{*p}}, RunSettings{});
+  EXPECT_TRUE(runs.ok()) << runs.error().message;
+  return runs.ok() ? (*runs)[0].json : nlohmann::json{};
+}
+
 // Three hyper-converged nodes of one SATA SSD, 1 GbE, two copies. A node
 // holds a copy of 2 extents in 3, so each guest write sends 2 - 2/3 = 4/3
 // copies over its node's port, and each port also receives as many: every
@@ -23,25 +35,19 @@ namespace {
 // as busy, so it takes a deep queue to keep both full: at QD 8 a job the
 // ports were 91-94 % busy (3,726 writes a second), at QD 32 92-99 % (3,898).
 TEST(ClusterRunTest, MirroredWritesOver1GbeRunAtTheLinksRate) {
-  auto layout = ParseLayoutJson(
+  const nlohmann::json run = RunOnce(
       {{"name", "scaleio-3"},
        {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 1}, {"capacity", "16g"}}}},
        {"cluster", {{"nodes", 3}, {"network", {{"preset", "1gbe-tcp"}}}}}},
-      "test");
-  ASSERT_TRUE(layout.ok()) << layout.error().message;
-  auto p = ParseProfileJson({{"name", "w"},
-                             {"rw", "randwrite"},
-                             {"bs", "64k"},
-                             {"iodepth", 32},
-                             {"numjobs", 3},
-                             {"size", "8g"},
-                             {"ramp_time", "1s"},
-                             {"runtime", "4s"}},
-                            "test");
-  ASSERT_TRUE(p.ok()) << p.error().message;
-  auto runs = RunCell(*layout, Workload{std::vector<Profile>{*p}}, RunSettings{});
-  ASSERT_TRUE(runs.ok()) << runs.error().message;
-  const nlohmann::json& run = (*runs)[0].json;
+      {{"name", "w"},
+       {"rw", "randwrite"},
+       {"bs", "64k"},
+       {"iodepth", 32},
+       {"numjobs", 3},
+       {"size", "8g"},
+       {"ramp_time", "1s"},
+       {"runtime", "4s"}});
+  ASSERT_TRUE(run.contains("jobs"));
   const double iops = run["jobs"][0]["write"]["iops"].get<double>();
   const double want = 3 * (1e9 * 0.94 / 8) / 65600 / (4.0 / 3);
   EXPECT_NEAR(iops, want, 0.05 * want) << run["busiest"].dump();
@@ -90,6 +96,37 @@ TEST(ClusterRunTest, BusiestWeighsFlashByItsUnits) {
       EXPECT_GT(load, 0.99);
     }
   }
+}
+
+// Two nodes of RAM, two copies, reads from the local copy: each node's CPU
+// (2 cores at 50 us a request) serves 40,000 reads a second and nothing
+// else comes near its limit, so the run reads 80,000 a second, reports
+// both CPUs busy and names one the busiest.
+TEST(ClusterRunTest, ANodesCpuBindsAndIsNamedTheBusiest) {
+  const nlohmann::json run =
+      RunOnce({{"name", "cpu-bound"},
+               {"tiers", {{{"name", "ram"}, {"preset", "ram"}, {"count", 1}, {"capacity", "2g"}}}},
+               {"cluster",
+                {{"nodes", 2},
+                 {"network", {{"preset", "25gbe-rdma"}}},
+                 {"cpu", {{"cores", 2}, {"per_io_ns", 50000}}}}}},
+              {{"name", "r"},
+               {"rw", "randread"},
+               {"bs", "4k"},
+               {"iodepth", 16},
+               {"numjobs", 2},
+               {"size", "512m"},
+               {"ramp_time", "100ms"},
+               {"runtime", "1s"}});
+  ASSERT_TRUE(run.contains("jobs"));
+  EXPECT_NEAR(run["jobs"][0]["read"]["iops"].get<double>(), 80000, 800) << run["busiest"].dump();
+  ASSERT_EQ(run["cpu"].size(), 2u);
+  for (const auto& cpu : run["cpu"]) {
+    EXPECT_GT(cpu["util"].get<double>(), 0.98) << cpu.dump();
+    EXPECT_EQ(cpu["cores"], 2);
+  }
+  const std::string busiest = run["busiest"]["resource"];
+  EXPECT_TRUE(busiest == "node0.cpu" || busiest == "node1.cpu") << busiest;
 }
 
 }  // namespace

@@ -299,5 +299,74 @@ TEST(ClusterTargetTest, AReadOfAFailedCopyTriesTheNext) {
   EXPECT_NE(st, Status::kOk);
 }
 
+// Node CPUs: `cores` cores of `per_io` each on every node of `c`.
+void AddCpus(Cluster& c, NodeCpuSpec spec) {
+  std::vector<std::unique_ptr<NodeCpu>> cpus;
+  for (std::size_t n = 0; n < c.target->placement().nodes(); ++n) {
+    cpus.push_back(std::make_unique<NodeCpu>("node" + std::to_string(n) + ".cpu", spec));
+  }
+  c.target->SetNodeCpus(std::move(cpus));
+}
+
+// Over zero-latency RAM disks the node's CPU is the whole cost: one read at
+// a time takes per_io + per_kib x KiB, and a full queue runs at cores /
+// per_io.
+TEST(ClusterTargetTest, ANodesCpuCostsItsTimePerRequestAndBindsAtCoresOverPerIo) {
+  auto c = MakeCluster(1, 1, ClusterTarget::ReadCopy::kLocal);
+  AddCpus(*c, NodeCpuSpec{2, 10 * kMicro, 1 * kMicro});
+  BlockDevice& v = c->target->ClientView(0);
+  Status st = Status::kShutdown;
+  v.Submit(IoRequest{IoOp::kRead, 0, 0, 8192, nullptr}, [&](Status s) { st = s; });
+  c->e.Run();
+  ASSERT_EQ(st, Status::kOk);
+  EXPECT_EQ(c->e.Now(), 10 * kMicro + 8 * 1 * kMicro);  // per_io + 8 KiB
+
+  const Nanos start = c->e.Now();
+  Drive(*c, 0, IoOp::kRead, 4096, 1000);  // QD 4 on 2 cores
+  const Nanos elapsed = c->e.Now() - start;
+  // 1000 reads of 14 us on 2 cores: 7 ms, to the nanosecond.
+  EXPECT_EQ(elapsed, 1000 * 14 * kMicro / 2);
+  const NodeCpu& cpu = *c->target->node_cpu(0);
+  EXPECT_EQ(cpu.requests(), 1001u);
+  EXPECT_EQ(cpu.busy(), 18 * kMicro + 1000 * 14 * kMicro);
+  EXPECT_NEAR(cpu.Utilisation(1000 * 14 * kMicro, elapsed), 1.0, 1e-9);
+}
+
+// Mirrored writes: each copy costs its own node's CPU, the remote one once
+// it has arrived, so every node serves its share of copies.
+TEST(ClusterTargetTest, EveryCopyOfAWriteCostsItsNodesCpu) {
+  auto c = MakeCluster(3, 2, ClusterTarget::ReadCopy::kLocal, 0, "25gbe-rdma");
+  AddCpus(*c, NodeCpuSpec{4, 20 * kMicro, 0});
+  std::vector<std::uint64_t> offsets;
+  Drive(*c, 0, IoOp::kWrite, 4096, 300, &offsets);
+  std::vector<std::uint64_t> want(3, 0);
+  for (std::uint64_t off : offsets) {
+    for (std::uint32_t i = 0; i < 2; ++i) ++want[c->target->placement().Locate(off / kMiB, i).node];
+  }
+  for (std::uint32_t n = 0; n < 3; ++n) {
+    EXPECT_EQ(c->target->node_cpu(n)->requests(), want[n]) << "node " << n;
+    EXPECT_EQ(c->disks[n]->stats().write_ops, want[n]) << "node " << n;
+  }
+  // A remote copy's write waits for the network and the CPU: QD 4 of
+  // writes each at least 20 us of CPU plus a round trip.
+  EXPECT_GT(c->e.Now(), 300 * 20 * kMicro / 4);
+}
+
+// The data still crosses untouched with CPUs queueing requests.
+TEST(ClusterTargetTest, DataCrossesUntouchedWithNodeCpus) {
+  auto c = MakeCluster(3, 2, ClusterTarget::ReadCopy::kLocal, 0, "10gbe-tcp");
+  AddCpus(*c, NodeCpuSpec{1, 5 * kMicro, 100});
+  for (std::size_t client = 0; client < 3; ++client) {
+    testing::VerifyOptions o;
+    o.ops = 400;
+    o.seed = 31 + client;
+    o.max_in_flight = 16;
+    o.max_length = 1536 * 1024;
+    auto r = testing::RunVerify(c->e, c->target->ClientView(client), o);
+    EXPECT_TRUE(r.ok()) << r.first_problem;
+    EXPECT_GT(r.writes, 100u);
+  }
+}
+
 }  // namespace
 }  // namespace tierlab

@@ -1,0 +1,61 @@
+#pragma once
+// A cluster node's CPU as a queued resource: `cores` servers taking the
+// node's storage work first come, first served. Each request a node's stack
+// serves (a copy's write, a read, a flush) costs `per_io` plus `per_kib`
+// for each KiB it carries, on the core that is free first; a request that
+// finds every core busy waits. At low load the cost is the stack's own
+// latency per request (a storage stack's software path: S2D's CSV, ReFS and
+// spaces layers, vSAN's DOM and LSOM); near `cores` / `per_io` requests a
+// second the node's CPU is what binds the cluster (DESIGN.md, "Clusters";
+// issue 18, item 1).
+//
+// The ports' own per-message CPU (NicModel.h) is separate: a port's
+// protocol work runs beside the storage stack's, as an RDMA NIC's or a TCP
+// offload's does.
+//
+// Threading: the engine's thread. Time is the caller's and does not go back.
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "tiering/core/Engine.h"
+
+namespace tierlab {
+
+struct NodeCpuSpec {
+  std::uint32_t cores = 0;  // 0: the CPU is not modelled
+  Nanos per_io = 0;         // CPU time per request served
+  Nanos per_kib = 0;        // and per KiB it carries (read or written)
+};
+
+class NodeCpu {
+ public:
+  NodeCpu(std::string name, NodeCpuSpec spec);
+
+  // Queues a request of `bytes` at `now`: the time its work is done.
+  Nanos Run(Nanos now, std::uint64_t bytes);
+
+  const std::string& name() const { return name_; }
+  const NodeCpuSpec& spec() const { return spec_; }
+  Nanos busy() const { return busy_; }  // core time spent, summed over cores
+  std::uint64_t requests() const { return requests_; }
+  // Busy share of the node's cores over `elapsed` (1: every core all the time).
+  double Utilisation(Nanos busy, Nanos elapsed) const {
+    return elapsed > 0 ? static_cast<double>(busy) /
+                             (static_cast<double>(elapsed) * static_cast<double>(spec_.cores))
+                       : 0;
+  }
+
+ private:
+  std::string name_;
+  NodeCpuSpec spec_;
+  // When each core is next free; the top is the core free first.
+  std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> free_at_;
+  Nanos busy_ = 0;
+  std::uint64_t requests_ = 0;
+};
+
+}  // namespace tierlab
