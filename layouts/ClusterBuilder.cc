@@ -44,6 +44,8 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
       t.name = node + "." + t.name;
       v.tiers_.push_back(std::move(t));
     }
+    v.node_caches_.push_back(nv.cache_);
+    v.node_tier_targets_.push_back(nv.tier_target_);
     stacks.push_back(std::move(nv.top_));
     ClusterTarget::Ports ports;
     for (std::uint32_t k = 0; k < c.nics; ++k) {

@@ -100,6 +100,10 @@ class Volume {
   // Where the load runs on a cluster: one view of the volume per client
   // (ClusterTarget::ClientView). Empty for one node.
   const std::vector<BlockDevice*>& clients() const { return clients_; }
+  // A cluster's nodes' caches and tier targets, in node order (null where a
+  // node has none). Empty for one node.
+  const std::vector<CacheTarget*>& node_caches() const { return node_caches_; }
+  const std::vector<TierTarget*>& node_tier_targets() const { return node_tier_targets_; }
 
  private:
   friend Expected<Volume> BuildVolume(Engine&, const LayoutSpec&, const BuildOptions&);
@@ -114,6 +118,8 @@ class Volume {
   std::vector<std::string> created_files_;
   ClusterTarget* cluster_ = nullptr;
   std::vector<BlockDevice*> clients_;
+  std::vector<CacheTarget*> node_caches_;
+  std::vector<TierTarget*> node_tier_targets_;
   bool keep_files_ = true;
 };
 

@@ -38,9 +38,10 @@ class DeviceWindow {
   // node CPUs are modelled, "cpu": per node, its cores, requests, busy time
   // and busy share of its cores; and every window has "busiest": the
   // device, port wire, port CPU or node CPU closest
-  // to its limit (a port's busy share; a device's, or for a device with
-  // several service units its average queue depth over them if lower),
-  // the first suspect for what bound the run.
+  // to its limit (a port's or a CPU's busy share; a device's, or for a
+  // device with several service units the share of its rated IOPS and
+  // bandwidth it delivered if lower), the first suspect for what bound the
+  // run.
   nlohmann::json Json(const Volume& v) const;
   // For a window that spans inner ones (a whole run over its sections): call
   // before each inner Begin(), which restarts the devices' peaks, so this

@@ -68,6 +68,10 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
   // Whose each stream is (section, job), and whether it completed a pass.
   std::vector<std::pair<std::size_t, std::uint32_t>> owner;
   std::vector<bool> wrapped;
+  // Where each stream's requests go: its job's client on a cluster (a read
+  // warms the copy that client reads), otherwise the volume.
+  std::vector<BlockDevice*> devices;
+  std::vector<std::vector<FileRegion>> stream_regions;
   std::vector<FileRegion> regions;
   std::uint64_t min_bs = 0;
   for (std::size_t i = 0; i < sections.size(); ++i) {
@@ -79,8 +83,11 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
                                  j < w.files.size() ? w.files[j] : kWholeVolume);
       if (!s.ok()) return s.error();
       for (const FileRegion& r : s->regions()) regions.push_back(r);
+      stream_regions.push_back(s->regions());
       streams.push_back(std::move(*s));
       owner.emplace_back(i, j);
+      devices.push_back(w.clients.empty() ? &volume
+                                          : w.clients[(w.first_job + j) % w.clients.size()]);
     }
     min_bs = min_bs == 0 ? p.min_bs() : std::min(min_bs, p.min_bs());
   }
@@ -102,11 +109,22 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
     // The fill pass (the file comment): sequential reads of 128 KiB.
     constexpr std::uint64_t kFillChunk = 128 * 1024;
     req.op = IoOp::kRead;
-    for (const FileRegion& region : working_set) {
-      for (std::uint64_t at = 0; at < region.length; at += kFillChunk) {
-        req.offset = region.offset + at;
-        req.length = std::min(kFillChunk, region.length - at);
-        volume.Warm(req);
+    auto fill = [&](BlockDevice& dev, const std::vector<FileRegion>& set) {
+      for (const FileRegion& region : set) {
+        for (std::uint64_t at = 0; at < region.length; at += kFillChunk) {
+          req.offset = region.offset + at;
+          req.length = std::min(kFillChunk, region.length - at);
+          dev.Warm(req);
+        }
+      }
+    };
+    if (std::all_of(devices.begin(), devices.end(), [&](BlockDevice* d) { return d == &volume; })) {
+      fill(volume, working_set);
+    } else {
+      // A cluster: each job's regions from its own client, so each node's
+      // cache holds what its clients read.
+      for (std::size_t s = 0; s < streams.size(); ++s) {
+        fill(*devices[s], Union(std::vector<FileRegion>(stream_regions[s])));
       }
     }
     volume.WarmSettle();
@@ -119,29 +137,33 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
   // overlap: a warmed access is a few dependent misses
   // into tables of millions of lines, and nothing else.
   constexpr std::size_t kAhead = 32;
-  std::array<NextIo, kAhead> ring;
+  struct Drawn {
+    NextIo io;
+    BlockDevice* dev;
+  };
+  std::array<Drawn, kAhead> ring;
   std::size_t next_stream = 0;
   wrapped.assign(streams.size(), false);
   auto draw = [&] {
-    const NextIo io = streams[next_stream].Next();
-    if (io.wrapped) wrapped[next_stream] = true;
+    const Drawn d{streams[next_stream].Next(), devices[next_stream]};
+    if (d.io.wrapped) wrapped[next_stream] = true;
     if (++next_stream == streams.size()) next_stream = 0;
-    volume.PrefetchHint(io.op, io.offset, 2);
-    return io;
+    d.dev->PrefetchHint(d.io.op, d.io.offset, 2);
+    return d;
   };
-  for (NextIo& io : ring) io = draw();
+  for (Drawn& d : ring) d = draw();
   std::size_t at = 0;
   while (r.placed.size() < WarmupResult::kMaxWindows) {
     std::uint64_t placed = 0;
     for (std::uint64_t i = 0; i < r.window; ++i) {
-      const NextIo& half = ring[(at + kAhead / 2) % kAhead];
-      volume.PrefetchHint(half.op, half.offset, 1);
-      const NextIo& near = ring[(at + kAhead / 4) % kAhead];
-      volume.PrefetchHint(near.op, near.offset, 0);
-      req.op = ring[at].op;
-      req.offset = ring[at].offset;
-      req.length = ring[at].length;
-      placed += volume.Warm(req);
+      const Drawn& half = ring[(at + kAhead / 2) % kAhead];
+      half.dev->PrefetchHint(half.io.op, half.io.offset, 1);
+      const Drawn& near = ring[(at + kAhead / 4) % kAhead];
+      near.dev->PrefetchHint(near.io.op, near.io.offset, 0);
+      req.op = ring[at].io.op;
+      req.offset = ring[at].io.offset;
+      req.length = ring[at].io.length;
+      placed += ring[at].dev->Warm(req);
       ring[at] = draw();
       at = (at + 1) % kAhead;
     }
@@ -160,11 +182,11 @@ Expected<std::optional<WarmupResult>> FunctionalWarmup(BlockDevice& volume,
   // drawn but not warmed: they are the streams' next requests, so they are
   // warmed now rather than lost (a stream cannot be rewound).
   for (std::size_t k = 0; k < kAhead; ++k) {
-    const NextIo& io = ring[(at + k) % kAhead];
-    req.op = io.op;
-    req.offset = io.offset;
-    req.length = io.length;
-    volume.Warm(req);
+    const Drawn& d = ring[(at + k) % kAhead];
+    req.op = d.io.op;
+    req.offset = d.io.offset;
+    req.length = d.io.length;
+    d.dev->Warm(req);
   }
   volume.WarmSettle();
   r.accesses += kAhead;

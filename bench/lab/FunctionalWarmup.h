@@ -49,6 +49,10 @@
 // once, sequentially, functionally, and the windows that follow order the
 // lines by the stream's own recency and frequency.
 //
+// On a cluster (SectionWork::clients) every job's requests, and its part of
+// the fill, go through its own client's view, as its timed requests will:
+// a read warms the node it reads from, not the first client's.
+//
 // Only on stacks that do not RequiresData() (the contract of Warm): a
 // volume with data is warmed by running, and FunctionalWarmup says so.
 

@@ -107,10 +107,21 @@ class CellRunner {
       if (!prep.ok()) return prep.error();
       // A working set that fits the read cache is read into it first
       // (FunctionalWarmup.h); not where a tier's heat would count the reads.
+      // On a cluster, one that fits every node's read cache (each client's
+      // reads then fit the node it reads from, whichever that is).
       std::uint64_t fill_within = 0;
-      if (const CacheTarget* c = volume_.cache();
-          c != nullptr && c->config().read && volume_.tier_target() == nullptr) {
-        fill_within = c->capacity_lines() * c->line_size();
+      auto read_cache_bytes = [](const CacheTarget* c, const TierTarget* tier) -> std::uint64_t {
+        if (c == nullptr || !c->config().read || tier != nullptr) return 0;
+        return c->capacity_lines() * c->line_size();
+      };
+      if (volume_.cluster() == nullptr) {
+        fill_within = read_cache_bytes(volume_.cache(), volume_.tier_target());
+      } else {
+        const auto& caches = volume_.node_caches();
+        for (std::size_t n = 0; n < caches.size(); ++n) {
+          const std::uint64_t b = read_cache_bytes(caches[n], volume_.node_tier_targets()[n]);
+          fill_within = n == 0 ? b : std::min(fill_within, b);
+        }
       }
       auto warm = FunctionalWarmup(volume_.top(), work, fill_within);
       if (!warm.ok()) return warm.error();

@@ -11,15 +11,15 @@
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
 # nimble-hybrid);
-# the CI setting runs the demo, readcache-toggle, scaleio-1gbe, sofs-smb and
-# s2d-rdma-tcp.
+# the CI setting runs the demo, readcache-toggle, scaleio-1gbe, sofs-smb,
+# s2d-rdma-tcp and s2d-2node.
 set -euo pipefail
 : "${TIERLAB_BIN:?set TIERLAB_BIN to the tierlab binary}"
 : "${TIERLAB_SOURCE_DIR:?set TIERLAB_SOURCE_DIR to the source tree}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-examples=(s2d-layouts readcache-toggle scaleio-1gbe sofs-smb s2d-rdma-tcp)
+examples=(s2d-layouts readcache-toggle scaleio-1gbe sofs-smb s2d-rdma-tcp s2d-2node)
 if [ "${TIERLAB_LONG:-0}" = 1 ]; then examples+=(blockcache tier-vs-cache nimble-hybrid); fi
 
 for e in "${examples[@]}"; do
@@ -129,4 +129,36 @@ check(abs(iops["40gbe-rdma"] / 185500 - 1) < 0.03, f"RDMA {iops['40gbe-rdma']:.0
 ratio = iops["40gbe-rdma"] / iops["40gbe-tcp"]
 check(abs(ratio / 1.27 - 1) < 0.15, f"RDMA/TCP {ratio:.3f}, not within 15% of 1.27")
 print(f"s2d-rdma-tcp: RDMA {iops['40gbe-rdma']:.0f}, TCP {iops['40gbe-tcp']:.0f}, ratio {ratio:.3f}")
+PY
+
+python3 - "$work/s2d-2node.json" "$work/s2d-layouts.json" <<'PY'
+import json, sys
+two = json.load(open(sys.argv[1]))
+one = json.load(open(sys.argv[2]))
+def check(cond, what):
+    if not cond:
+        sys.exit("s2d-2node: " + what)
+def iops(r):
+    return {(c["layout_name"], c["profile_name"][-3:]): c["jobs"][0]["complete"]["iops"]
+            for c in r["cells"]}
+i2, i1 = iops(two), iops(one)
+for c in two["cells"]:
+    busiest = c["busiest"]["resource"]
+    check(".cache " in busiest, f"{c['label']}: busiest {busiest}")
+    net = max(max(p["tx"]["util"], p["rx"]["util"]) for p in c["network"])
+    check(net < 0.3, f"{c['label']}: a port {net:.0%} busy")
+    j = c["jobs"][0]
+    if c["layout_name"].startswith("nvme") and c["profile_name"].endswith("w0"):
+        in_flight = j["complete"]["iops"] * j["complete"]["lat_ns"]["mean"] / 1e9
+        check(abs(in_flight - 256) < 5, f"{c['label']}: {in_flight:.0f} in flight")
+# Reads: NVMe held by Little's law alike; SATA SSDs saturate, 4 twice 2.
+check(abs(i2[("nvme4+hdd4", "-w0")] / i2[("nvme2+hdd4", "-w0")] - 1) < 0.01, "nvme4 reads differ")
+check(i2[("ssd4+hdd4", "-w0")] > 1.9 * i2[("ssd2+hdd4", "-w0")], "ssd4 reads not 2x ssd2")
+for l in ("nvme2+hdd4", "nvme4+hdd4", "ssd2+hdd4", "ssd4+hdd4"):
+    # 70/30: each node writes every block, so a second node adds a share.
+    gain = i2[(l, "w30")] / i1[(l, "w30")]
+    check(1.1 < gain < 1.4, f"{l} 70/30: two nodes {gain:.2f}x one")
+check(i2[("nvme4+hdd4", "w30")] > 1.8 * i2[("nvme2+hdd4", "w30")], "nvme4 70/30 not 1.8x")
+check(i2[("ssd4+hdd4", "w30")] > 1.8 * i2[("ssd2+hdd4", "w30")], "ssd4 70/30 not 1.8x")
+print("s2d-2node: the description's claims hold")
 PY

@@ -29,7 +29,7 @@ class ClusterTarget::View final : public BlockDevice {
       v->pending_.Release(p);
     });
   }
-  std::uint64_t WarmImpl(const IoRequest& req) override { return cluster_.Warm(req); }
+  std::uint64_t WarmImpl(const IoRequest& req) override { return cluster_.WarmFrom(client_, req); }
 
  private:
   struct Pending {
@@ -244,8 +244,16 @@ void ClusterTarget::Answered(Hop* h) {
   done(status);
 }
 
+std::uint64_t ClusterTarget::WarmFrom(std::uint32_t client, const IoRequest& req) {
+  origin_ = client;
+  const std::uint64_t placed = Warm(req);
+  origin_ = 0;
+  return placed;
+}
+
 std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
   if (req.op == IoOp::kFlush) return 0;
+  const std::uint32_t client = origin_;
   const std::uint64_t extent_bytes = placement_.extent_bytes();
   std::uint64_t placed = 0;
   for (std::uint64_t off = req.offset; off < req.end();) {
@@ -253,7 +261,7 @@ std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
     const std::uint64_t within = off % extent_bytes;
     const std::uint64_t len = std::min(req.end() - off, extent_bytes - within);
     if (req.op == IoOp::kRead) {
-      const ClusterPlacement::Copy c = placement_.Locate(extent, ReadCopyOf(0, extent));
+      const ClusterPlacement::Copy c = placement_.Locate(extent, ReadCopyOf(client, extent));
       placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
     } else {
       for (std::uint32_t i = 0; i < placement_.copies(); ++i) {

@@ -118,6 +118,8 @@ class ClusterTarget final : public FanOutTarget {
   };
 
   void SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done);
+  // Warm as client `client`: a read warms the copy that client would read.
+  std::uint64_t WarmFrom(std::uint32_t client, const IoRequest& req);
   void DispatchWrite(WritePiece* w);
   void WriteCopyDone(WritePiece* w, Status st);
   void SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req, IoCallback done);

@@ -299,6 +299,58 @@ TEST(ClusterTargetTest, AReadOfAFailedCopyTriesTheNext) {
   EXPECT_NE(st, Status::kOk);
 }
 
+// A node stack that counts what functional warming placed on it.
+class WarmCounter final : public BlockDevice {
+ public:
+  WarmCounter(Engine& e, std::uint64_t size) : BlockDevice(e, "warm"), size_(size) {}
+  std::uint64_t Size() const override { return size_; }
+  std::uint32_t BlockSize() const override { return 4096; }
+  std::string Kind() const override { return "warm-counter"; }
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+
+ protected:
+  void SubmitImpl(const IoRequest&, IoCallback done) override {
+    FinishAsync(std::move(done), Status::kOk);
+  }
+  std::uint64_t WarmImpl(const IoRequest& req) override {
+    ++(req.op == IoOp::kRead ? reads : writes);
+    return 1;
+  }
+
+ private:
+  std::uint64_t size_;
+};
+
+// Functional warming warms what the timed run will touch: a read from
+// client i warms the copy client i reads (its own node's where it holds
+// one), not client 0's; a write every copy.
+TEST(ClusterTargetTest, WarmingFromAClientWarmsTheCopyItReads) {
+  SimEngine e;
+  std::vector<WarmCounter*> nodes;
+  std::vector<std::unique_ptr<BlockDevice>> stacks;
+  std::vector<ClusterTarget::Ports> ports;
+  std::vector<ClusterTarget::Client> clients;
+  for (int n = 0; n < 2; ++n) {
+    auto w = std::make_unique<WarmCounter>(e, 64 * kMiB);
+    nodes.push_back(w.get());
+    stacks.push_back(std::move(w));
+    ports.push_back({std::make_shared<NicModel>("n", *NicSpec::Find("25gbe-rdma"))});
+    clients.push_back({n, {}});
+  }
+  ClusterTarget cluster(e, "cluster", std::move(stacks), std::move(ports), std::move(clients),
+                        ClusterPlacement(2, 2, kMiB, Scheme::kMesh, 3),
+                        ClusterTarget::ReadCopy::kLocal);
+  for (std::uint64_t off = 0; off < 40 * kMiB; off += kMiB) {
+    cluster.ClientView(1).Warm(IoRequest{IoOp::kRead, 0, off, 4096, nullptr});
+  }
+  EXPECT_EQ(nodes[0]->reads, 0u);
+  EXPECT_EQ(nodes[1]->reads, 40u);  // two copies on two nodes: every read is local
+  cluster.ClientView(0).Warm(IoRequest{IoOp::kWrite, 0, 0, 4096, nullptr});
+  EXPECT_EQ(nodes[0]->writes, 1u);
+  EXPECT_EQ(nodes[1]->writes, 1u);
+}
+
 // Node CPUs: `cores` cores of `per_io` each on every node of `c`.
 void AddCpus(Cluster& c, NodeCpuSpec spec) {
   std::vector<std::unique_ptr<NodeCpu>> cpus;
