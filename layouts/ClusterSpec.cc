@@ -26,6 +26,22 @@ void ReadNicPreset(JsonFields& f, std::string_view k, std::string& name, NicSpec
   if (f.ok()) spec = *NicSpec::Find(name);
 }
 
+// A figure of the node ports' preset, replaced by the layout (after the
+// preset, which the table reads first).
+template <Nanos NicSpec::*kFigure>
+void ReadNicFigure(JsonFields& f, std::string_view k, ClusterSpec& c) {
+  c.network.*kFigure = f.Int(k, c.network.*kFigure, 0, 1'000'000'000);
+}
+
+// Written only where it differs from the preset's, so a layout written back
+// follows a change of preset (a matrix axis) rather than pinning it.
+template <Nanos NicSpec::*kFigure>
+json ReplacedNicFigure(const ClusterSpec& c) {
+  const std::optional<NicSpec> preset = NicSpec::Find(c.network_preset);
+  if (preset && (*preset).*kFigure == c.network.*kFigure) return nullptr;
+  return c.network.*kFigure;
+}
+
 // An object row: reads the object at `key` with `table`.
 template <const F* Begin, std::size_t N>
 void ReadObject(JsonFields& f, std::string_view k, ClusterSpec& c) {
@@ -49,6 +65,14 @@ const F kNetworkFields[] = {
        c.nics = static_cast<std::uint32_t>(f.Int(k, c.nics, 1, kMaxNics));
      },
      [](const ClusterSpec& c) -> json { return c.nics; }},
+    {"one_way_latency_ns", "integer 0..1e9", "ns",
+     "the preset's one-way latency, replaced (a user's own ping / 2)",
+     &ReadNicFigure<&NicSpec::one_way_latency>, &ReplacedNicFigure<&NicSpec::one_way_latency>,
+     false, "the preset's"},
+    {"cpu_per_message_ns", "integer 0..1e9", "ns",
+     "the preset's CPU per message on each side, replaced",
+     &ReadNicFigure<&NicSpec::cpu_per_message>, &ReplacedNicFigure<&NicSpec::cpu_per_message>,
+     false, "the preset's"},
 };
 
 const F kClientsFields[] = {

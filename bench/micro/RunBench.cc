@@ -7,6 +7,7 @@
 //   ./build/bench/micro/RunBench --benchmark_repetitions=5
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include "bench/lab/RunCell.h"
 #include "layouts/Layout.h"
@@ -14,8 +15,19 @@
 namespace tierlab {
 namespace {
 
+// The heap's bytes in use now (glibc's count of allocated chunks: exact
+// where a resident-memory figure moves by whole pages, or not at all when
+// the heap reuses what an earlier run freed).
+double HeapBytesInUse() {
+  return static_cast<double>(mallinfo2().uordblks) + static_cast<double>(mallinfo2().hblkhd);
+}
+
+// With `nodes` > 0, also reports per node the heap that building the volume
+// took ("KiB_per_node_built": models, targets) and what the heap held at
+// the end of the run, its pools and queues grown ("KiB_per_node_run"; the
+// first run's, over the same baseline).
 void RunLayout(benchmark::State& state, const nlohmann::json& layout_json,
-               const nlohmann::json& profile_json) {
+               const nlohmann::json& profile_json, int nodes = 0) {
   auto layout = ParseLayoutJson(layout_json, "bench");
   auto profile = ParseProfileJson(profile_json, "bench");
   if (!layout.ok() || !profile.ok()) {
@@ -25,20 +37,26 @@ void RunLayout(benchmark::State& state, const nlohmann::json& layout_json,
   // The run path of `tierlab run` (RunCell); building the volume before and
   // tearing it down after the workload are outside the timed region.
   bool timing = false;
+  double baseline = -1;
+  double built = -1;
+  double ran = -1;
   RunSettings settings;
   settings.before = [&](Engine&, Volume&) -> Expected<void> {
+    if (built < 0) built = HeapBytesInUse();
     state.ResumeTiming();
     timing = true;
     return {};
   };
   settings.after = [&](Engine&, Volume&) {
     state.PauseTiming();
+    if (ran < 0) ran = HeapBytesInUse();
     timing = false;
   };
   const Workload workload = std::vector<Profile>{*profile};
   std::uint64_t ios = 0;
   for (auto _ : state) {
     state.PauseTiming();
+    if (baseline < 0) baseline = HeapBytesInUse();
     auto runs = RunCell(*layout, workload, settings);
     if (!timing) state.ResumeTiming();
     if (!runs.ok()) {
@@ -48,6 +66,10 @@ void RunLayout(benchmark::State& state, const nlohmann::json& layout_json,
     ios += runs->front().run.issued;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(ios));
+  if (nodes > 0) {
+    state.counters["KiB_per_node_built"] = (built - baseline) / nodes / 1024;
+    state.counters["KiB_per_node_run"] = (ran - baseline) / nodes / 1024;
+  }
 }
 
 // One NVMe, 4k random read at QD32: the end-to-end target (>= 3M/s).
@@ -103,7 +125,8 @@ void BM_RunCluster16x24Mirror(benchmark::State& state) {
              {"bs", "4k"},
              {"iodepth", 32},
              {"numjobs", 16},
-             {"number_ios", 62500}});
+             {"number_ios", 62500}},
+            16);
 }
 BENCHMARK(BM_RunCluster16x24Mirror)->Unit(benchmark::kMillisecond);
 

@@ -7,6 +7,7 @@
 #include "layouts/StackBuilder.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/SimEngine.h"
+#include "tiering/targets/ClusterTarget.h"
 
 namespace tierlab {
 namespace {
@@ -67,10 +68,34 @@ TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
   EXPECT_EQ(eff["cluster"]["protection"]["copies"], 2);
   EXPECT_EQ(eff["cluster"]["placement"]["extent"], "1m");
   EXPECT_EQ(eff["cluster"]["cpu"]["per_io_ns"], 20000);
+  // The preset's latency and CPU are not written unless replaced.
+  EXPECT_FALSE(eff["cluster"]["network"].contains("one_way_latency_ns"));
   EXPECT_EQ(eff["cluster"]["cpu"]["per_kib_ns"], 0);
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(LayoutToJson(*again), eff);
+}
+
+// A network preset's latency and CPU per message, replaced: the ports
+// take the new figures, and the layout written back keeps them.
+TEST(ClusterLayoutTest, NetworkOverridesReplaceThePresetsFigures) {
+  auto l = ParseLayoutJson(ClusterLayout({{"nodes", 2},
+                                          {"network",
+                                           {{"preset", "40gbe-tcp"},
+                                            {"one_way_latency_ns", 30000},
+                                            {"cpu_per_message_ns", 25000}}}}),
+                           "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  SimEngine e;
+  auto v = BuildVolume(e, *l, {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  const NicSpec& spec = v->cluster()->node_ports(1)[0]->spec();
+  EXPECT_EQ(spec.one_way_latency, 30000);
+  EXPECT_EQ(spec.cpu_per_message, 25000);
+  EXPECT_EQ(spec.line_rate_bps, NicSpec::Find("40gbe-tcp")->line_rate_bps);
+  const nlohmann::json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff["cluster"]["network"]["one_way_latency_ns"], 30000);
+  EXPECT_EQ(eff["cluster"]["network"]["cpu_per_message_ns"], 25000);
 }
 
 // Three nodes of one NVMe cache over two SSDs, two copies: each node is
