@@ -266,6 +266,20 @@ std::vector<std::string> ResolveRowKeys(const nlohmann::json& results,
   return rows;
 }
 
+namespace {
+
+// What a run names as its busiest resource, with how close it came to its
+// limit ("cache cache0 99%"), from the group's first run; "" if none.
+std::string BusiestText(const CellGroup& g) {
+  if (g.runs.empty() || !g.runs.front()->contains("busiest")) return "";
+  const nlohmann::json& b = g.runs.front()->at("busiest");
+  char util[32];
+  std::snprintf(util, sizeof util, " %.0f%%", 100 * b.value("util", 0.0));
+  return b.value("resource", "none") + util;
+}
+
+}  // namespace
+
 std::vector<ReportTable> BuildReportTables(const nlohmann::json& results,
                                            const std::vector<CellGroup>& groups,
                                            const ReportOptions& o) {
@@ -311,6 +325,11 @@ std::vector<ReportTable> BuildReportTables(const nlohmann::json& results,
     for (const auto& m : o.metrics) {
       for (const auto& op : ops) t.table.header.push_back(MetricTitle(m) + " " + op);
     }
+    // The resource closest to its limit, where the runs name one (results
+    // from before it was recorded do not).
+    const bool busiest = std::any_of(members.begin(), members.end(),
+                                     [](const CellGroup* g) { return !BusiestText(*g).empty(); });
+    if (busiest) t.table.header.push_back("busiest");
     for (const auto* g : members) {
       std::vector<std::string> row;
       for (const auto& k : row_keys) row.push_back(g->Key(k));
@@ -319,6 +338,7 @@ std::vector<ReportTable> BuildReportTables(const nlohmann::json& results,
           row.push_back(FormatStat(m, g->Metric(op, m)));
         }
       }
+      if (busiest) row.push_back(BusiestText(*g));
       t.table.rows.push_back(std::move(row));
     }
     out.push_back(std::move(t));

@@ -2,7 +2,8 @@
 // Reads a matrix results document (bench/lab/MatrixRunner.h) and renders it:
 //   Markdown / text  one table per column value (default: per profile), rows
 //                    = layout + the other axes' values, columns = metrics x
-//                    read / write / complete, as storage reviews publish them
+//                    read / write / complete, as storage reviews publish them,
+//                    and the resource each cell names as its busiest
 //   CSV              one row per cell (every repeat) with every metric, for pandas
 //   JSON             the aggregated groups (mean, min, max per metric)
 //   HTML             bench/report/HtmlReport.h

@@ -118,6 +118,11 @@ TEST(ReportTest, SingleRunsShowTheirBatchMeansIntervals) {
   std::size_t n = 0;
   for (std::size_t at = row.find("±"); at != std::string::npos; at = row.find("±", at + 1)) ++n;
   EXPECT_EQ(n, 3u) << row;
+  // The resource the run named its busiest closes the row, with its share.
+  EXPECT_NE(md->find(" busiest |"), std::string::npos) << *md;
+  const std::string busiest = (*results)["cells"][0]["busiest"]["resource"];
+  EXPECT_NE(row.find(busiest + " "), std::string::npos) << row;
+  EXPECT_NE(row.find("% |"), std::string::npos) << row;
   auto csv = RenderReport(*results, ReportFormat::kCsv, ReportOptions{});
   ASSERT_TRUE(csv.ok());
   const std::string header = csv->substr(0, csv->find('\n'));
