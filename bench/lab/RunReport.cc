@@ -297,6 +297,18 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
   if (figures.contains("cpu")) j["cpu"] = std::move(figures["cpu"]);
   j["busiest"] = std::move(figures["busiest"]);
   if (v.cache() != nullptr) j["cache"] = CacheJson(v.cache()->cache_stats());
+  // A cluster has no one cache: each node's, where it has one.
+  if (!v.node_caches().empty()) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (std::size_t n = 0; n < v.node_caches().size(); ++n) {
+      if (const CacheTarget* c = v.node_caches()[n]; c != nullptr) {
+        nlohmann::json one = CacheJson(c->cache_stats());
+        one["node"] = "node" + std::to_string(n);
+        nodes.push_back(std::move(one));
+      }
+    }
+    if (!nodes.empty()) j["node_caches"] = std::move(nodes);
+  }
   if (v.block_cache() != nullptr) {
     const BlockCacheStats b = v.block_cache()->cache_stats();
     j["block_cache"] = {{"capacity_lines", b.capacity_lines}, {"resident_lines", b.resident_lines},

@@ -15,7 +15,9 @@
 // segments and index memory: DeviceWindow.h), over the same window. A
 // cluster's run has "network" (per port and direction: bytes, messages,
 // wire and CPU utilisation) and, where node CPUs are modelled, "cpu" (per
-// node: cores, requests, busy time and share); every run has "busiest"
+// node: cores, requests, busy time and share) and, where its nodes have
+// caches, "node_caches" (each node's "cache" figures, with "node"); every
+// run has "busiest"
 // ({"resource", "util"}: the device, port direction or node CPU busiest over
 // the window, DeviceWindow.h).
 //

@@ -169,6 +169,14 @@ TEST(ClusterRunTest, AFastWarmupWarmsEveryNodesCache) {
     EXPECT_LT(hdd_reads[node], 0.01 * reads) << node;
     EXPECT_GT(cache_reads[node], 0.4 * reads) << node;
   }
+  // Each node's cache reports its own figures: about half the reads each,
+  // all hits.
+  ASSERT_EQ(run["node_caches"].size(), 2u);
+  for (const auto& c : run["node_caches"]) {
+    EXPECT_GT(c["read_requests"].get<double>(), 0.4 * reads) << c["node"];
+    EXPECT_GT(c["read_hit_ratio"].get<double>(), 0.99) << c["node"];
+  }
+  EXPECT_EQ(run["node_caches"][1]["node"], "node1");
 }
 
 }  // namespace
