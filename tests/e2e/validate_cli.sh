@@ -3,6 +3,7 @@
 # the preset calibrate fitted to that file; the report has a row per cell
 # with measured, modelled and error per metric, as a table, JSON and an
 # HTML page; a matrix it cannot run is a one-line error.
+# ctest: RUN_SERIAL (it holds real-time latencies to the model's)
 set -euo pipefail
 bin=${TIERLAB_BIN:?}
 tmp=$(mktemp -d)
