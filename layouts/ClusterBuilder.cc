@@ -66,14 +66,15 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
       clients.push_back(std::move(client));
     }
   }
-  const ClusterPlacement placement(c.nodes, c.mirror ? c.copies : 1, c.extent, c.placement,
-                                   options.seed);
+  const ClusterPlacement placement(c.nodes, c.pieces(), c.extent, c.placement, options.seed);
+  const bool ec = c.protection == ClusterProtection::kErasure;
   auto cluster =
       std::make_unique<ClusterTarget>(engine, "cluster", std::move(stacks), std::move(node_ports),
-                                      std::move(clients), placement, c.reads);
+                                      std::move(clients), placement, c.reads, ec ? c.data : 0);
   if (cluster->Size() == 0) {
     return MakeError(l.source + ": cluster.placement.extent: " + FormatBytes(c.extent) + " x " +
-                     std::to_string(placement.copies()) + " copies does not fit a node's stack");
+                     std::to_string(placement.copies()) + (ec ? " chunks" : " copies") +
+                     " does not fit a node's stack");
   }
   if (c.cpu.cores > 0) {
     std::vector<std::unique_ptr<NodeCpu>> cpus;

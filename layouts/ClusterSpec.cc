@@ -103,17 +103,44 @@ const F kClientsFields[] = {
      [](const ClusterSpec& c) -> json { return c.host_nics; }},
 };
 
+std::string_view ProtectionName(ClusterProtection p) {
+  switch (p) {
+    case ClusterProtection::kMirror: return "mirror";
+    case ClusterProtection::kErasure: return "ec";
+    case ClusterProtection::kNone: break;
+  }
+  return "none";
+}
+
 const F kProtectionFields[] = {
-    {"scheme", "mirror | none", "", "copies of each extent on distinct nodes, or one copy",
+    {"scheme", "mirror | ec | none", "",
+     "mirror: copies of each extent on distinct nodes; ec: erasure coding, stripes of data and "
+     "parity chunks on distinct nodes (vSAN RAID-5/6); none: one copy",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.mirror = f.Choice(k, c.mirror ? "mirror" : "none", {"mirror", "none"}) == "mirror";
+       const std::string s =
+           f.Choice(k, std::string(ProtectionName(c.protection)), {"mirror", "ec", "none"});
+       c.protection = s == "mirror" ? ClusterProtection::kMirror
+                      : s == "ec"   ? ClusterProtection::kErasure
+                                    : ClusterProtection::kNone;
      },
-     [](const ClusterSpec& c) -> json { return c.mirror ? "mirror" : "none"; }},
+     [](const ClusterSpec& c) -> json { return std::string(ProtectionName(c.protection)); }},
     {"copies", "integer 2..16", "", "mirror: copies of each extent (S2D two- or three-way)",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
        c.copies = static_cast<std::uint32_t>(f.Int(k, c.copies, 2, kMaxNodes));
      },
      [](const ClusterSpec& c) -> json { return c.copies; }},
+    {"data", "integer 2..15", "",
+     "ec: data chunks per stripe (vSAN RAID-5: 3, RAID-6: 4), each chunk a placement extent",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.data = static_cast<std::uint32_t>(f.Int(k, c.data, 2, kMaxNodes - 1));
+     },
+     [](const ClusterSpec& c) -> json { return c.data; }},
+    {"parity", "integer 1..3", "",
+     "ec: parity chunks per stripe, as many nodes' loss it survives (RAID-5: 1, RAID-6: 2)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.parity = static_cast<std::uint32_t>(f.Int(k, c.parity, 1, 3));
+     },
+     [](const ClusterSpec& c) -> json { return c.parity; }},
 };
 
 const F kPlacementFields[] = {
@@ -231,11 +258,15 @@ Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view
         std::string(source) +
         ": cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
   }
-  const std::uint32_t copies = c.mirror ? c.copies : 1;
-  if (copies > c.nodes) {
-    return MakeError(std::string(source) +
-                     ": cluster.protection.copies: " + std::to_string(copies) + " copies need " +
-                     std::to_string(copies) + " nodes; the cluster has " + std::to_string(c.nodes));
+  if (c.pieces() > c.nodes) {
+    const std::string need =
+        std::to_string(c.pieces()) + " nodes; the cluster has " + std::to_string(c.nodes);
+    if (c.protection == ClusterProtection::kErasure) {
+      return MakeError(std::string(source) + ": cluster.protection: " + std::to_string(c.data) +
+                       " data + " + std::to_string(c.parity) + " parity chunks need " + need);
+    }
+    return MakeError(std::string(source) + ": cluster.protection.copies: " +
+                     std::to_string(c.copies) + " copies need " + need);
   }
   return c;
 }

@@ -7,7 +7,7 @@
 //     "nodes": 4,
 //     "network": {"preset": "25gbe-rdma", "nics": 2},
 //     "clients": {"where": "nodes"},              // or "hosts", with hosts, preset, nics
-//     "protection": {"scheme": "mirror", "copies": 2},
+//     "protection": {"scheme": "mirror", "copies": 2},   // or "ec", data 3, parity 1
 //     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
 //     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0}
 //   }
@@ -31,6 +31,7 @@
 namespace tierlab {
 
 enum class ClusterClients : std::uint8_t { kNodes, kHosts };
+enum class ClusterProtection : std::uint8_t { kNone, kMirror, kErasure };
 
 struct ClusterSpec {
   std::uint32_t nodes = 3;
@@ -45,14 +46,29 @@ struct ClusterSpec {
   std::string host_preset = "10gbe-tcp";
   NicSpec host_network = *NicSpec::Find("10gbe-tcp");
   std::uint32_t host_nics = 1;
-  // Protection across nodes: copies of each extent ("none" is 1 copy).
-  bool mirror = true;
+  // Protection across nodes: copies of each extent ("none" is 1 copy), or
+  // erasure coding: stripes of `data` chunks and `parity` chunks, each
+  // chunk an extent on its own node (ClusterTarget.h).
+  ClusterProtection protection = ClusterProtection::kMirror;
   std::uint32_t copies = 2;
+  std::uint32_t data = 3;
+  std::uint32_t parity = 1;
   std::uint64_t extent = 1 << 20;
   ClusterPlacement::Scheme placement = ClusterPlacement::Scheme::kMesh;
   ClusterTarget::ReadCopy reads = ClusterTarget::ReadCopy::kLocal;
   // Each node's CPU (NodeCpu.h); no cores: not modelled.
   NodeCpuSpec cpu;
+
+  // The extents each placement group puts on distinct nodes: copies, the
+  // stripe's chunks, or 1.
+  std::uint32_t pieces() const {
+    switch (protection) {
+      case ClusterProtection::kMirror: return copies;
+      case ClusterProtection::kErasure: return data + parity;
+      case ClusterProtection::kNone: break;
+    }
+    return 1;
+  }
 };
 
 // The section's own keys and those of its objects.

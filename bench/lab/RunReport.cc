@@ -309,6 +309,13 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
     }
     if (!nodes.empty()) j["node_caches"] = std::move(nodes);
   }
+  // Erasure coding: how the writes went, since the volume was built.
+  if (const ClusterTarget* c = v.cluster(); c != nullptr && c->data_chunks() > 0) {
+    j["stripe_writes"] = {{"data_chunks", c->data_chunks()},
+                          {"parity_chunks", c->placement().copies() - c->data_chunks()},
+                          {"full_stripe", c->stripe_writes().full_stripe},
+                          {"read_modify_write", c->stripe_writes().read_modify_write}};
+  }
   if (v.block_cache() != nullptr) {
     const BlockCacheStats b = v.block_cache()->cache_stats();
     j["block_cache"] = {{"capacity_lines", b.capacity_lines}, {"resident_lines", b.resident_lines},

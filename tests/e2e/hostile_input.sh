@@ -135,7 +135,7 @@ expect 2 'plaindir: is a directory' -- diff plaindir r.json
 expect 2 'plaindir: is a directory' -- trace stats plaindir
 # Cluster layouts: more copies than nodes, a cluster in a persistent
 # volume or with paths (each node needs devices of its own), node CPUs
-# with no cost.
+# with no cost, an erasure code wider than the cluster.
 cat >copies.json <<'JSON'
 {"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "protection": {"copies": 3}}}
 JSON
@@ -153,5 +153,10 @@ cat >cluster-cpu.json <<'JSON'
 JSON
 expect 2 'cluster-cpu.json: cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns' -- \
   run -l cluster-cpu.json
+cat >cluster-ec.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 5, "protection": {"scheme": "ec", "data": 4, "parity": 2}}}
+JSON
+expect 2 'cluster-ec.json: cluster.protection: 4 data + 2 parity chunks need 6 nodes; the cluster has 5' -- \
+  run -l cluster-ec.json
 [ "$failures" -eq 0 ] || fail "$failures checks failed"
 echo "hostile input: ok"

@@ -50,6 +50,12 @@ TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
             "x.json: cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
   EXPECT_EQ(ErrorOf({{"cpu", {{"cores", 8}, {"per_io_ns", -1}}}}),
             "x.json: cluster.cpu.per_io_ns: must be 0..1000000000, got -1");
+  EXPECT_EQ(ErrorOf({{"nodes", 3}, {"protection", {{"scheme", "ec"}}}}),
+            "x.json: cluster.protection: 3 data + 1 parity chunks need 4 nodes; the cluster has 3");
+  EXPECT_EQ(ErrorOf({{"nodes", 6}, {"protection", {{"scheme", "ec"}, {"parity", 4}}}}),
+            "x.json: cluster.protection.parity: must be 1..3, got 4");
+  EXPECT_EQ(ErrorOf({{"nodes", 6}, {"protection", {{"scheme", "ec"}, {"data", 1}}}}),
+            "x.json: cluster.protection.data: must be 2..15, got 1");
   // One copy ("none") fits a single node.
   EXPECT_EQ(ErrorOf({{"nodes", 1}, {"protection", {{"scheme", "none"}}}}), "");
 }
@@ -126,6 +132,42 @@ TEST(ClusterLayoutTest, BuildsOneStackPerNodeAndKeepsData) {
   vo.region = 64 << 20;
   auto r = testing::RunVerify(e, *v->clients()[1], vo);
   EXPECT_TRUE(r.ok()) << r.first_problem;
+}
+
+// Erasure coding 4 + 2 on six nodes: the volume holds 4 of every 6 chunks,
+// the layout written back keeps the scheme, and data crosses through every
+// node's cache and tiers.
+TEST(ClusterLayoutTest, ErasureCodingBuildsAndKeepsData) {
+  auto l = ParseLayoutJson(
+      ClusterLayout({{"nodes", 6}, {"protection", {{"scheme", "ec"}, {"data", 4}, {"parity", 2}}}}),
+      "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const nlohmann::json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff["cluster"]["protection"]["scheme"], "ec");
+  EXPECT_EQ(eff["cluster"]["protection"]["data"], 4);
+  EXPECT_EQ(eff["cluster"]["protection"]["parity"], 2);
+  auto again = ParseLayoutJson(eff, "x.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), eff);
+  // Whole groups of six 1 MiB chunks, each group 6 slots a node: 6 stripes
+  // of 4 MiB of data.
+  LayoutSpec one = *l;
+  one.cluster.reset();
+  SimEngine e;
+  const std::uint64_t node = BuildVolume(e, one, {})->top().Size();
+  BuildOptions with_data;
+  with_data.with_data = true;
+  auto v = BuildVolume(e, *l, with_data);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->cluster()->data_chunks(), 4u);
+  EXPECT_EQ(v->top().Size(), node / (6 << 20) * 6 * (4 << 20));
+  testing::VerifyOptions vo;
+  vo.ops = 600;
+  vo.region = 64 << 20;
+  vo.max_length = 5 << 20;  // full stripes too
+  auto r = testing::RunVerify(e, *v->clients()[4], vo);
+  EXPECT_TRUE(r.ok()) << r.first_problem;
+  EXPECT_GT(v->cluster()->stripe_writes().full_stripe, 0u);
 }
 
 }  // namespace

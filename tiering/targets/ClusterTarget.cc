@@ -44,15 +44,22 @@ class ClusterTarget::View final : public BlockDevice {
 ClusterTarget::ClusterTarget(Engine& engine, std::string name,
                              std::vector<std::unique_ptr<BlockDevice>> stacks,
                              std::vector<Ports> node_ports, std::vector<Client> clients,
-                             ClusterPlacement placement, ReadCopy reads)
+                             ClusterPlacement placement, ReadCopy reads, std::uint32_t data_chunks)
     : FanOutTarget(engine, std::move(name), std::move(stacks)),
       node_ports_(std::move(node_ports)),
       clients_(std::move(clients)),
       placement_(placement),
-      reads_(reads) {
+      reads_(reads),
+      data_chunks_(data_chunks) {
   std::uint64_t smallest = children_.empty() ? 0 : std::numeric_limits<std::uint64_t>::max();
   for (const auto& n : children_) smallest = std::min(smallest, n->Size());
   size_ = placement_.VolumeBytes(smallest);
+  if (data_chunks_ > 0) {
+    // Each placement extent is a stripe holding k chunks of data.
+    size_ *= data_chunks_;
+    code_ = std::make_unique<ParityCode>(static_cast<int>(data_chunks_),
+                                         static_cast<int>(placement_.copies() - data_chunks_));
+  }
   size_ -= size_ % max_block_size_;
   for (std::uint32_t i = 0; i < clients_.size(); ++i) {
     views_.push_back(std::make_unique<View>(*this, i));
@@ -89,6 +96,10 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
 
 void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   const std::uint32_t client = origin_;
+  if (data_chunks_ > 0 && req.op == IoOp::kDiscard) {
+    FinishAsync(std::move(done), Status::kNotSupported);  // see the header
+    return;
+  }
   SplitIo* s = StartSplit(std::move(done));
   // Nothing below completes inside Submit, so counting as we go is safe.
   auto child_done = [this, s](Status st) { ChildDone(s, st); };
@@ -97,6 +108,10 @@ void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
       ++s->remaining;
       SendTo(client, n, req, child_done);
     }
+    return;
+  }
+  if (data_chunks_ > 0) {
+    SubmitErasure(client, s, req);
     return;
   }
   const std::uint64_t extent_bytes = placement_.extent_bytes();
@@ -159,7 +174,8 @@ void ClusterTarget::SubmitRead(Read* r) {
   q.offset += c.offset;
   SendTo(r->client, c.node, q, [this, r](Status st) {
     ++r->tries;
-    if (st != Status::kOk && st != Status::kInvalid && r->tries < placement_.copies()) {
+    if (data_chunks_ == 0 && st != Status::kOk && st != Status::kInvalid &&
+        r->tries < placement_.copies()) {
       r->copy = (r->copy + 1) % placement_.copies();  // another copy may still be good
       SubmitRead(r);
       return;
@@ -254,6 +270,7 @@ std::uint64_t ClusterTarget::WarmFrom(std::uint32_t client, const IoRequest& req
 std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
   if (req.op == IoOp::kFlush) return 0;
   const std::uint32_t client = origin_;
+  if (data_chunks_ > 0) return WarmErasure(req);
   const std::uint64_t extent_bytes = placement_.extent_bytes();
   std::uint64_t placed = 0;
   for (std::uint64_t off = req.offset; off < req.end();) {

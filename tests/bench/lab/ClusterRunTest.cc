@@ -179,5 +179,68 @@ TEST(ClusterRunTest, AFastWarmupWarmsEveryNodesCache) {
   EXPECT_EQ(run["node_caches"][1]["node"], "node1");
 }
 
+// vSAN's RAID-1 against RAID-5 (3 + 1) on four nodes of one SATA SSD each,
+// 4k 70/30 at 256 in flight: the SSDs bind both (25 GbE RDMA carries 4k
+// messages with room to spare), so the guest's IOPS are the devices' time
+// over what each guest I/O costs them, at the SSD's rated 75k reads and 30k
+// writes a second:
+//   RAID-1: 0.7 / 75k + 0.3 x 2 / 30k                = 29.3 us -> 4 / 29.3 us = 136.4k
+//   RAID-5: 0.7 / 75k + 0.3 x (2 / 75k + 2 / 30k)    = 37.3 us -> 107.1k
+// (a partial-stripe write reads the old data and parity and writes both).
+// ../shared/research/CLUSTER-MODELS.md puts RAID-5 32 % below RAID-1 at
+// 70/30 counting every I/O alike; with reads cheaper than writes it is 21 %.
+TEST(ClusterRunTest, Raid5CostsItsReadModifyWriteAgainstRaid1) {
+  auto run = [](const nlohmann::json& protection) {
+    return RunOnce(
+        {{"name", "vsan-4"},
+         {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 1}, {"capacity", "16g"}}}},
+         {"cluster",
+          {{"nodes", 4},
+           {"network", {{"preset", "25gbe-rdma"}}},
+           {"protection", protection},
+           {"placement", {{"reads", "primary"}}}}}},
+        {{"name", "r70"},
+         {"rw", "randrw"},
+         {"rwmixread", 70},
+         {"bs", "4k"},
+         {"iodepth", 32},
+         {"numjobs", 8},
+         {"size", "8g"},
+         {"ramp_time", "1s"},
+         {"runtime", "2s"}});
+  };
+  auto iops = [](const nlohmann::json& r) {
+    return r["jobs"][0]["read"]["iops"].get<double>() + r["jobs"][0]["write"]["iops"].get<double>();
+  };
+  const nlohmann::json raid1 = run({{"scheme", "mirror"}, {"copies", 2}});
+  const nlohmann::json raid5 = run({{"scheme", "ec"}, {"data", 3}, {"parity", 1}});
+  ASSERT_TRUE(raid1.contains("jobs") && raid5.contains("jobs"));
+  const double per_op1 = 0.7 / 75e3 + 0.3 * 2 / 30e3;
+  const double per_op5 = 0.7 / 75e3 + 0.3 * (2 / 75e3 + 2 / 30e3);
+  EXPECT_NEAR(iops(raid1), 4 / per_op1, 0.03 * 4 / per_op1) << raid1["busiest"].dump();
+  EXPECT_NEAR(iops(raid5), 4 / per_op5, 0.03 * 4 / per_op5) << raid5["busiest"].dump();
+  for (const auto* r : {&raid1, &raid5}) {
+    const std::string busiest = (*r)["busiest"]["resource"];
+    EXPECT_NE(busiest.find(".ssd ssd0"), std::string::npos) << busiest;
+  }
+  EXPECT_FALSE(raid1.contains("stripe_writes"));
+  EXPECT_EQ(raid5["stripe_writes"]["data_chunks"], 3);
+  EXPECT_EQ(raid5["stripe_writes"]["parity_chunks"], 1);
+  EXPECT_EQ(raid5["stripe_writes"]["full_stripe"], 0);
+  // RAID-5's devices read the old data and parity of every write.
+  double reads = 0, writes = 0;
+  for (const auto& d : raid5["devices"]) {
+    reads += d["read_ops"].get<double>();
+    writes += d["write_ops"].get<double>();
+  }
+  // (Both the device window and the issued counts span ramp and run.)
+  const double guest_reads = raid5["jobs"][0]["issued_by_size"]["read"]["4096"].get<double>();
+  const double guest_writes = raid5["jobs"][0]["issued_by_size"]["write"]["4096"].get<double>();
+  EXPECT_NEAR(writes, 2 * guest_writes, 0.02 * writes);
+  EXPECT_NEAR(reads, guest_reads + 2 * guest_writes, 0.02 * reads);
+  EXPECT_NEAR(raid5["stripe_writes"]["read_modify_write"].get<double>(), guest_writes,
+              0.01 * guest_writes);
+}
+
 }  // namespace
 }  // namespace tierlab
