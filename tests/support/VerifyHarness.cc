@@ -144,7 +144,9 @@ class Verifier {
       std::ostringstream s;
       s << ToString(q.op) << " @" << q.offset << "+" << q.length << " failed: " << ToString(st);
       Problem(s.str());
-      if (q.op == IoOp::kWrite) {  // a failed write leaves the range undefined
+      // A failed write or discard leaves the range undefined: a mirror
+      // may have applied it to one copy and not the other.
+      if (q.op == IoOp::kWrite || q.op == IoOp::kDiscard) {
         std::fill(known_.begin() + q.offset / align_, known_.begin() + q.end() / align_, false);
       }
     } else {

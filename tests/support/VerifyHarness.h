@@ -6,6 +6,7 @@
 // Requests that overlap are never in flight together (their order would be
 // undefined), non-overlapping ones are. Every written 8-byte word encodes its
 // offset and a write sequence number, so a stale or misplaced block is caught.
+// A failed write or discard leaves its range "unknown" until rewritten.
 // Discarded blocks become "unknown" until rewritten (discard may or may not
 // zero). At the end the whole region is read back and checked.
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "tiering/targets/ClusterTarget.h"
 
@@ -74,6 +75,7 @@ void ClusterTarget::AddStripeWrite(std::uint32_t client, SplitIo* s, std::uint32
   w->client = client;
   w->remaining = 0;
   w->status = Status::kOk;
+  w->attempts = 0;
   ++s->remaining;
   const auto [lo, hi] = Columns(*w);
   if (ranges_.Acquire(stripe, lo, hi, [w] { w->self->StartStripeWrite(w); })) {
@@ -94,12 +96,28 @@ void ClusterTarget::StartStripeWrite(StripeWrite* w) {
   const std::uint32_t m = placement_.copies() - k;
   const auto [lo, hi] = Columns(*w);
   const std::uint64_t columns = hi - lo;
+  const bool full = w->begin == 0 && w->end == chunk * k;
+  w->degraded = false;
+  if (unavailable_ != 0) {
+    // A chunk it must read but cannot (a node down, a stale chunk): read
+    // what can be read and compute parity afresh. A full-stripe write
+    // reads nothing and writes the chunks that are up.
+    const std::uint32_t unreadable = UnreadablePieces(w->stripe);
+    std::uint32_t needed = ((1u << m) - 1) << k;  // the parities
+    for (std::uint64_t d = w->begin / chunk; d <= (w->end - 1) / chunk; ++d) needed |= 1u << d;
+    // More than m lost: refused there (data unavailable).
+    const auto lost = static_cast<std::uint32_t>(std::popcount(unreadable));
+    if (lost > m || (!full && (unreadable & needed) != 0)) {
+      StartDegradedStripeWrite(w);
+      return;
+    }
+  }
   if (w->data != nullptr) Reserve(w->parity, m * columns);
   std::array<std::byte*, 3> parity{};  // ParityCode's m <= 3
   for (std::uint32_t j = 0; j < m && w->data != nullptr; ++j) {
     parity[j] = w->parity.data() + j * columns;
   }
-  if (w->begin == 0 && w->end == chunk * k) {
+  if (full) {
     ++stripe_writes_.full_stripe;
     if (w->data != nullptr) {
       std::vector<std::byte*> data(k);
@@ -133,10 +151,21 @@ void ClusterTarget::StartStripeWrite(StripeWrite* w) {
 void ClusterTarget::StripeReadDone(StripeWrite* w, Status st) {
   if (w->status == Status::kOk && st != Status::kOk) w->status = st;
   if (--w->remaining != 0) return;
+  if (w->status != Status::kOk && unavailable_ != 0 && w->attempts < placement_.copies()) {
+    // A node went down under its reads: again, degraded, with what is left.
+    ++w->attempts;
+    w->status = Status::kOk;
+    StartDegradedStripeWrite(w);
+    return;
+  }
   if (w->status != Status::kOk) {
     // Without the old bytes the parity cannot follow the data: write nothing.
     w->remaining = 1;
-    StripeWriteDone(w, w->status);
+    StripeWriteDone(w, kNoNode, w->status);
+    return;
+  }
+  if (w->degraded) {
+    FinishDegradedStripeWrite(w);
     return;
   }
   if (w->data != nullptr) {
@@ -172,27 +201,47 @@ void ClusterTarget::WriteStripe(StripeWrite* w) {
     const std::uint64_t b = std::min(w->end, (d + 1) * chunk);
     const ClusterPlacement::Copy c = placement_.Locate(w->stripe, static_cast<std::uint32_t>(d));
     std::byte* from = w->data == nullptr ? nullptr : w->data + (a - w->begin);
-    ++w->remaining;
-    SendTo(w->client, c.node,
-           IoRequest{IoOp::kWrite, w->flags, c.offset + a - d * chunk, b - a, from},
-           [w](Status st) { w->self->StripeWriteDone(w, st); });
+    const IoRequest q{IoOp::kWrite, w->flags, c.offset + a - d * chunk, b - a, from};
     a = b;
+    if (down_[c.node] != 0) {
+      MarkStale(c.node, w->stripe);  // parity holds it; resynced when the node is back
+      continue;
+    }
+    ++w->remaining;
+    const std::uint32_t node = c.node;
+    SendTo(w->client, c.node, q, [w, node](Status st) { w->self->StripeWriteDone(w, node, st); });
   }
   for (std::uint32_t j = 0; j < m; ++j) {
     const ClusterPlacement::Copy c = placement_.Locate(w->stripe, k + j);
+    if (down_[c.node] != 0) {
+      MarkStale(c.node, w->stripe);
+      continue;
+    }
     std::byte* from = w->data == nullptr ? nullptr : w->parity.data() + j * (hi - lo);
     ++w->remaining;
+    const std::uint32_t node = c.node;
     SendTo(w->client, c.node, IoRequest{IoOp::kWrite, w->flags, c.offset + lo, hi - lo, from},
-           [w](Status st) { w->self->StripeWriteDone(w, st); });
+           [w, node](Status st) { w->self->StripeWriteDone(w, node, st); });
+  }
+  if (w->remaining == 0) {  // every piece it writes is down
+    w->remaining = 1;
+    w->status = Status::kIoError;
+    engine().Post([w] { w->self->StripeWriteDone(w, kNoNode, Status::kIoError); });
   }
 }
 
-void ClusterTarget::StripeWriteDone(StripeWrite* w, Status st) {
+void ClusterTarget::StripeWriteDone(StripeWrite* w, std::uint32_t node, Status st) {
+  if (MissedOnDownNode(node, w->stripe, st)) st = Status::kOk;
   if (w->status == Status::kOk && st != Status::kOk) w->status = st;
   if (--w->remaining != 0) return;
+  if (w->status == Status::kOk && unavailable_ != 0 &&
+      static_cast<std::uint32_t>(std::popcount(UnreadablePieces(w->stripe))) >
+          placement_.copies() - data_chunks_) {
+    w->status = Status::kIoError;  // nodes went down under it: more than m lost
+  }
   const auto [lo, hi] = Columns(*w);
   SplitIo* parent = w->parent;
-  const Status status = w->status;
+  const Status status = w->status == Status::kShutdown ? Status::kIoError : w->status;
   const std::uint64_t stripe = w->stripe;
   stripe_writes_in_flight_.Release(w);
   ranges_.Release(stripe, lo, hi);  // may start the next write of these columns

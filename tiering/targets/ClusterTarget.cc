@@ -64,6 +64,13 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   for (std::uint32_t i = 0; i < clients_.size(); ++i) {
     views_.push_back(std::make_unique<View>(*this, i));
   }
+  down_.assign(children_.size(), 0);
+  stale_.resize(children_.size());
+  for (std::uint32_t n = 0; n < children_.size(); ++n) {
+    resyncs_.push_back(std::make_unique<Resync>());
+    resyncs_.back()->self = this;
+    resyncs_.back()->node = n;
+  }
 }
 
 ClusterTarget::~ClusterTarget() = default;
@@ -88,8 +95,13 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
   const int home = clients_[client].node;
   if (reads_ == ReadCopy::kLocal && home >= 0) {
     for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-      if (placement_.Locate(extent, i).node == static_cast<std::uint32_t>(home)) return i;
+      const std::uint32_t node = placement_.Locate(extent, i).node;
+      if (node == static_cast<std::uint32_t>(home) && Readable(node, extent)) return i;
     }
+  }
+  // The primary, or the first copy after it that can be read.
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    if (Readable(placement_.Locate(extent, i).node, extent)) return i;
   }
   return 0;
 }
@@ -100,13 +112,20 @@ void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
     FinishAsync(std::move(done), Status::kNotSupported);  // see the header
     return;
   }
+  if (req.op == IoOp::kFlush && std::count(down_.begin(), down_.end(), 0) == 0) {
+    FinishAsync(std::move(done), Status::kIoError);  // no node to flush
+    return;
+  }
   SplitIo* s = StartSplit(std::move(done));
   // Nothing below completes inside Submit, so counting as we go is safe.
   auto child_done = [this, s](Status st) { ChildDone(s, st); };
   if (req.op == IoOp::kFlush) {
     for (std::uint32_t n = 0; n < children_.size(); ++n) {
+      if (down_[n] != 0) continue;  // it holds nothing current to flush
       ++s->remaining;
-      SendTo(client, n, req, child_done);
+      // A node that goes down meanwhile has nothing to flush either.
+      SendTo(client, n, req,
+             [this, s](Status st) { ChildDone(s, st == Status::kShutdown ? Status::kOk : st); });
     }
     return;
   }
@@ -148,32 +167,80 @@ void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
 }
 
 void ClusterTarget::DispatchWrite(WritePiece* w) {
+  w->current = 0;
+  w->refused = 0;
+  w->landed = false;
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    if (Readable(placement_.Locate(w->extent, i).node, w->extent)) w->current |= 1u << i;
+  }
+  if (w->current == 0) {
+    // No current copy up (every one down or stale): nothing could hold it,
+    // data unavailable; nothing is written or marked.
+    w->status = Status::kIoError;
+    w->remaining = 1;
+    engine().Post([w] { w->self->WriteCopyDone(w, kNoNode, Status::kIoError); });
+    return;
+  }
   // Nothing below completes inside Submit, so counting as we go is safe.
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
     const ClusterPlacement::Copy c = placement_.Locate(w->extent, i);
+    if (down_[c.node] != 0) {
+      MarkStale(c.node, w->extent);  // resynced when the node is back
+      continue;
+    }
     IoRequest q = w->req;
     q.offset += c.offset;
     ++w->remaining;
-    SendTo(w->client, c.node, q, [w](Status st) { w->self->WriteCopyDone(w, st); });
+    SendTo(w->client, c.node, q, [w, i](Status st) { w->self->WriteCopyDone(w, i, st); });
   }
 }
 
-void ClusterTarget::WriteCopyDone(WritePiece* w, Status st) {
+void ClusterTarget::WriteCopyDone(WritePiece* w, std::uint32_t copy, Status st) {
+  if (copy != kNoNode && st == Status::kShutdown) {
+    w->refused |= 1u << copy;  // its node went down on the way
+    st = Status::kOk;
+  } else if (copy != kNoNode && st == Status::kOk && (w->current & (1u << copy)) != 0) {
+    w->landed = true;
+  }
   if (w->status == Status::kOk && st != Status::kOk) w->status = st;
   if (--w->remaining != 0) return;
+  if (w->landed) {
+    // Those that missed it are stale.
+    for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+      if ((w->refused & (1u << i)) != 0) MarkStale(placement_.Locate(w->extent, i).node, w->extent);
+    }
+  } else if (w->status == Status::kOk) {
+    // Only stale copies took it: it failed, and the current copies that
+    // refused it still hold what was last acknowledged.
+    w->status = Status::kIoError;
+  }
   ranges_.Release(w->extent, w->req.offset, w->req.end());
   SplitIo* parent = w->parent;
-  const Status status = w->status;
+  const Status status = w->status == Status::kShutdown ? Status::kIoError : w->status;
   writes_.Release(w);
   ChildDone(parent, status);
 }
 
 void ClusterTarget::SubmitRead(Read* r) {
-  const ClusterPlacement::Copy c = placement_.Locate(r->extent, r->copy);
+  ClusterPlacement::Copy c = placement_.Locate(r->extent, r->copy);
+  if (!Readable(c.node, r->extent)) {
+    if (data_chunks_ > 0) return StartDegradedRead(r);
+    // Another copy, if one is readable and not yet tried.
+    while (r->tries < placement_.copies() && !Readable(c.node, r->extent)) {
+      ++r->tries;
+      r->copy = (r->copy + 1) % placement_.copies();
+      c = placement_.Locate(r->extent, r->copy);
+    }
+    if (r->tries == placement_.copies()) return FailLater(r);
+  }
   IoRequest q = r->req;
   q.offset += c.offset;
   SendTo(r->client, c.node, q, [this, r](Status st) {
     ++r->tries;
+    if (data_chunks_ > 0 && st == Status::kShutdown && r->tries == 1) {
+      StartDegradedRead(r);  // its node went down while the read was on its way
+      return;
+    }
     if (data_chunks_ == 0 && st != Status::kOk && st != Status::kInvalid &&
         r->tries < placement_.copies()) {
       r->copy = (r->copy + 1) % placement_.copies();  // another copy may still be good
@@ -182,14 +249,29 @@ void ClusterTarget::SubmitRead(Read* r) {
     }
     IoCallback done = std::move(r->done);
     reads_in_flight_.Release(r);
-    done(st);
+    done(st == Status::kShutdown ? Status::kIoError : st);  // no copy answered
   });
 }
 
 void ClusterTarget::SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req,
                            IoCallback done) {
   const Client& from = clients_[client];
-  const bool local = from.node == static_cast<int>(node);
+  Send(from.node >= 0 ? node_ports_[from.node] : from.ports, from.node == static_cast<int>(node),
+       node, req, std::move(done));
+}
+
+void ClusterTarget::SendFromNode(std::uint32_t from, std::uint32_t node, const IoRequest& req,
+                                 IoCallback done) {
+  Send(node_ports_[from], from == node, node, req, std::move(done));
+}
+
+void ClusterTarget::Send(const Ports& client_ports, bool local, std::uint32_t node,
+                         const IoRequest& req, IoCallback done) {
+  if (down_[node] != 0) {
+    // Nothing answers: fail on the next turn (nothing completes inside Submit).
+    engine().Post([done = std::move(done)]() mutable { done(Status::kShutdown); });
+    return;
+  }
   if (local && cpus_.empty()) {
     children_[node]->Submit(req, std::move(done));
     return;
@@ -206,7 +288,6 @@ void ClusterTarget::SendTo(std::uint32_t client, std::uint32_t node, const IoReq
     Arrived(h);
     return;
   }
-  const Ports& client_ports = from.node >= 0 ? node_ports_[from.node] : from.ports;
   const Ports& server_ports = node_ports_[node];
   const std::uint64_t message = next_message_++;
   h->client_port = client_ports[message % client_ports.size()].get();
@@ -241,6 +322,11 @@ void ClusterTarget::Arrived(Hop* h) {
 }
 
 void ClusterTarget::Serve(Hop* h) {
+  if (down_[h->node] != 0) {  // it went down while the request was on its way
+    h->status = Status::kShutdown;
+    Answered(h);
+    return;
+  }
   children_[h->node]->Submit(h->req, [h](Status st) {
     h->status = st;
     if (h->client_port == nullptr) {

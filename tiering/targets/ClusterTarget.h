@@ -54,12 +54,33 @@
 //     reads failing: nothing is written); degraded reads and writes come
 //     with failures.
 //
-// Not modelled yet (issue 18): failures and rebuild.
+// Nodes down (SetNodeDown; ClusterFailures.cc). A node that is down takes
+// nothing: a request sent to it fails at once (a real client would first
+// wait out its timeout, not modelled), and one in flight when it went
+// down fails when it arrives. The volume goes on degraded:
+//   - a mirror reads another copy; a write goes to the copies that are up
+//     and succeeds if one did; the down node's copies it missed are stale;
+//   - erasure coding reads a chunk on a down node by reading its columns
+//     from k other chunks and decoding (under the stripe's lock); a write
+//     whose read-modify-write needs a chunk it cannot read reads every
+//     readable chunk over its columns, decodes what is missing, computes
+//     every parity afresh and writes the chunks that are up; those it
+//     could not write are stale;
+//   - a stripe or extent with no readable copy or fewer than k readable
+//     chunks has no answer: its reads and writes complete kIoError, never
+//     wrong data.
+// A stale piece is written like any other (so what is resynced stays
+// current) but never read. When the node is back (SetNodeDown(n, false))
+// it resyncs only its stale pieces, one window (up to 1 MiB of a piece)
+// at a time under the piece's lock, pulling the data from the copies or
+// chunks that are current over its own port: vSAN's resync of what changed
+// while a host was absent.
 //
 // Ownership: owns the node stacks (children) and its client views; shares
 // the ports. Threading: the engine's thread.
 
 #include <memory>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -110,9 +131,21 @@ class ClusterTarget final : public FanOutTarget {
   struct StripeWriteStats {
     std::uint64_t full_stripe = 0;
     std::uint64_t read_modify_write = 0;
+    std::uint64_t degraded = 0;  // with a chunk it needed unreadable: parity afresh
   };
   const StripeWriteStats& stripe_writes() const { return stripe_writes_; }
   ReadCopy reads() const { return reads_; }
+  // Takes node n out (`down`) or brings it back, which starts its resync.
+  void SetNodeDown(std::uint32_t n, bool down);
+  bool node_down(std::uint32_t n) const { return down_[n] != 0; }
+  // Pieces (a copy of an extent, a chunk of a stripe) that missed a write
+  // while their node was down and wait for a resync, over all nodes.
+  std::uint64_t stale_pieces() const { return stale_count_; }
+  struct ResyncStats {
+    std::uint64_t pieces = 0;  // resynced
+    std::uint64_t bytes = 0;   // written by resync
+  };
+  const ResyncStats& resync_stats() const { return resync_stats_; }
   // One CPU per node (cpus.size() == nodes), before the first request; none
   // (the default): a node's stack takes a request as it arrives.
   void SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus);
@@ -127,6 +160,7 @@ class ClusterTarget final : public FanOutTarget {
 
  private:
   class View;
+  static constexpr std::uint32_t kNoNode = ~0u;  // a completion not from a node
   // A request to one node's stack from a client, over the network unless
   // the client runs on that node; `done` runs when the answer is back.
   struct Hop {
@@ -156,6 +190,9 @@ class ClusterTarget final : public FanOutTarget {
     std::uint32_t client;
     std::uint32_t remaining;
     Status status;
+    std::uint32_t current;  // the copies readable when it was sent (bits)
+    std::uint32_t refused;  // copies whose node was down when it arrived
+    bool landed;            // a current copy took it
   };
 
   // One stripe's part of an erasure-coded write, over chunks whose parity
@@ -170,8 +207,35 @@ class ClusterTarget final : public FanOutTarget {
     std::uint32_t client;
     std::uint32_t remaining;
     Status status;
-    AlignedBuffer old;     // RMW with data: the bytes replaced, as [begin, end)
-    AlignedBuffer parity;  // with data: the m parities over the columns
+    bool degraded;           // reads every readable chunk and recomputes parity
+    std::uint32_t attempts;  // degraded retries after a node went down under it
+    std::uint32_t unread;    // degraded: the pieces it could not read
+    AlignedBuffer old;       // RMW with data: the bytes replaced, as [begin, end);
+                             // degraded: every piece over the columns
+    AlignedBuffer parity;    // with data: the m parities over the columns
+  };
+  // A read of a chunk its node cannot serve, from k others.
+  struct DegradedRead {
+    ClusterTarget* self;
+    Read* read;
+    std::uint32_t sources[16];  // the pieces read (k of them)
+    std::uint32_t remaining;
+    std::uint32_t attempts;  // retries after a source's node went down under it
+    Status status;
+    AlignedBuffer buffers;  // with data: k x the read's length
+  };
+  // A node's resync of its stale pieces, one window at a time.
+  struct Resync {
+    ClusterTarget* self;
+    std::uint32_t node;
+    bool running = false;
+    std::uint64_t unit = 0;  // extent (mirror) or stripe (erasure coding)
+    std::uint64_t at = 0;    // the window's first byte within the piece
+    std::uint64_t window = 0;
+    std::uint32_t remaining = 0;
+    Status status = Status::kOk;
+    std::uint32_t sources[16] = {};
+    AlignedBuffer buffers;  // with data: the sources' windows, then the piece's
   };
 
   void SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done);
@@ -181,15 +245,48 @@ class ClusterTarget final : public FanOutTarget {
   void StartStripeWrite(StripeWrite* w);
   void StripeReadDone(StripeWrite* w, Status st);
   void WriteStripe(StripeWrite* w);
-  void StripeWriteDone(StripeWrite* w, Status st);
+  // `node`: the piece's, or kNoNode.
+  void StripeWriteDone(StripeWrite* w, std::uint32_t node, Status st);
   // The within-chunk columns [first, second) a stripe write's chunks cover.
   std::pair<std::uint64_t, std::uint64_t> Columns(const StripeWrite& w) const;
   std::uint64_t WarmErasure(const IoRequest& req);
   // Warm as client `client`: a read warms the copy that client would read.
   std::uint64_t WarmFrom(std::uint32_t client, const IoRequest& req);
   void DispatchWrite(WritePiece* w);
-  void WriteCopyDone(WritePiece* w, Status st);
+  // `copy`: the copy's number, or kNoNode.
+  void WriteCopyDone(WritePiece* w, std::uint32_t copy, Status st);
   void SendTo(std::uint32_t client, std::uint32_t node, const IoRequest& req, IoCallback done);
+  // As SendTo, from node `from`'s own ports (resync traffic).
+  void SendFromNode(std::uint32_t from, std::uint32_t node, const IoRequest& req, IoCallback done);
+  void Send(const Ports& from_ports, bool local, std::uint32_t node, const IoRequest& req,
+            IoCallback done);
+
+  // Failures (ClusterFailures.cc).
+  bool Readable(std::uint32_t node, std::uint64_t unit) const {
+    return unavailable_ == 0 || (down_[node] == 0 && !IsStale(node, unit));
+  }
+  bool IsStale(std::uint32_t node, std::uint64_t unit) const;
+  void MarkStale(std::uint32_t node, std::uint64_t unit);
+  // A piece's write failed: stale if its node refused it for being down
+  // (kShutdown, the status a down node answers with), and the write goes on.
+  bool MissedOnDownNode(std::uint32_t node, std::uint64_t unit, Status st);
+  void FailLater(Read* r);  // completes a read kIoError on the next turn
+  void StartDegradedRead(Read* r);
+  void IssueDegradedRead(DegradedRead* g);  // holding the stripe's columns
+  void DegradedReadDone(DegradedRead* d, Status st);
+  // The pieces of `stripe` that cannot be read, as a bit mask.
+  std::uint32_t UnreadablePieces(std::uint64_t stripe) const;
+  // k readable pieces of `stripe` other than those in `skip`, data first;
+  // false if there are not k.
+  bool PickSources(std::uint64_t stripe, std::uint32_t skip, std::uint32_t* out) const;
+  void StartDegradedStripeWrite(StripeWrite* w);
+  void FinishDegradedStripeWrite(StripeWrite* w);
+  void ResyncNext(Resync* r);
+  bool HasResyncSource(std::uint32_t node, std::uint64_t unit) const;
+  void ResyncWindow(Resync* r);
+  void ResyncRead(Resync* r);
+  void ResyncReadDone(Resync* r, Status st);
+  void ResyncWritten(Resync* r, Status st);
   // Sends `bytes` from one port to the other, then calls `then`.
   void Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t bytes,
                 void (ClusterTarget::*then)(Hop*));
@@ -217,6 +314,15 @@ class ClusterTarget final : public FanOutTarget {
   std::unique_ptr<ParityCode> code_;  // erasure coding only
   ObjectPool<StripeWrite> stripe_writes_in_flight_;
   StripeWriteStats stripe_writes_;
+  // Failures: per node, down or not, and the units whose piece on it is
+  // stale; unavailable_ counts both, so a healthy cluster checks nothing.
+  std::vector<std::uint8_t> down_;
+  std::vector<std::unordered_set<std::uint64_t>> stale_;
+  std::uint64_t stale_count_ = 0;
+  std::uint64_t unavailable_ = 0;
+  std::vector<std::unique_ptr<Resync>> resyncs_;  // per node
+  ResyncStats resync_stats_;
+  ObjectPool<DegradedRead> degraded_reads_;
 };
 
 std::string_view ToString(ClusterTarget::ReadCopy r);

@@ -1,0 +1,378 @@
+// ClusterTarget with nodes down: stale pieces, degraded erasure-coded reads
+// and writes, and the resync of a node that is back (ClusterTarget.h).
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+
+#include "tiering/targets/ClusterTarget.h"
+
+namespace tierlab {
+namespace {
+
+constexpr std::uint64_t kResyncWindow = 1 << 20;
+
+}  // namespace
+
+void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
+  if ((down_[n] != 0) == down) return;
+  down_[n] = down ? 1 : 0;
+  if (down) {
+    ++unavailable_;
+    return;
+  }
+  --unavailable_;
+  // Back: this node resyncs what it missed, and any resync that stopped
+  // for want of a source may go on now.
+  for (auto& r : resyncs_) {
+    if (!r->running) ResyncNext(r.get());
+  }
+}
+
+bool ClusterTarget::IsStale(std::uint32_t node, std::uint64_t unit) const {
+  return stale_count_ != 0 && stale_[node].contains(unit);
+}
+
+void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
+  if (stale_[node].insert(unit).second) {
+    ++stale_count_;
+    ++unavailable_;
+  }
+}
+
+bool ClusterTarget::MissedOnDownNode(std::uint32_t node, std::uint64_t unit, Status st) {
+  if (st != Status::kShutdown || node >= down_.size()) return false;
+  MarkStale(node, unit);
+  return true;
+}
+
+void ClusterTarget::FailLater(Read* r) {
+  engine().Post([this, r] {
+    IoCallback done = std::move(r->done);
+    reads_in_flight_.Release(r);
+    done(Status::kIoError);
+  });
+}
+
+std::uint32_t ClusterTarget::UnreadablePieces(std::uint64_t stripe) const {
+  std::uint32_t mask = 0;
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    if (!Readable(placement_.Locate(stripe, i).node, stripe)) mask |= 1u << i;
+  }
+  return mask;
+}
+
+bool ClusterTarget::PickSources(std::uint64_t stripe, std::uint32_t skip,
+                                std::uint32_t* out) const {
+  const std::uint32_t unreadable = skip | UnreadablePieces(stripe);
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < placement_.copies() && n < data_chunks_; ++i) {
+    if ((unreadable & (1u << i)) == 0) out[n++] = i;
+  }
+  return n == data_chunks_;
+}
+
+// --- Degraded reads: a chunk decoded from k others ---------------------
+
+void ClusterTarget::StartDegradedRead(Read* r) {
+  DegradedRead* g = degraded_reads_.Reuse();  // keeps its buffers
+  g->self = this;
+  g->read = r;
+  g->remaining = 0;
+  g->attempts = 0;
+  g->status = Status::kOk;
+  // Under the stripe's lock over these columns: a read-modify-write in
+  // between would leave the sources disagreeing (data new, parity old).
+  const std::uint64_t lo = r->req.offset;
+  if (ranges_.Acquire(r->extent, lo, lo + r->req.length, [g] { g->self->IssueDegradedRead(g); })) {
+    IssueDegradedRead(g);
+  }
+}
+
+void ClusterTarget::IssueDegradedRead(DegradedRead* g) {
+  Read* r = g->read;
+  const std::uint64_t len = r->req.length;
+  if (!PickSources(r->extent, 1u << r->copy, g->sources)) {
+    g->remaining = 1;  // fewer than k chunks readable: data unavailable
+    g->attempts = placement_.copies();
+    engine().Post([g] { g->self->DegradedReadDone(g, Status::kIoError); });
+    return;
+  }
+  if (r->req.data != nullptr && g->buffers.size() < data_chunks_ * len) {
+    g->buffers = AlignedBuffer(data_chunks_ * len);
+  }
+  // Nothing below completes inside Submit, so counting as we go is safe.
+  for (std::uint32_t i = 0; i < data_chunks_; ++i) {
+    const ClusterPlacement::Copy c = placement_.Locate(r->extent, g->sources[i]);
+    std::byte* into = r->req.data == nullptr ? nullptr : g->buffers.data() + i * len;
+    ++g->remaining;
+    SendTo(r->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + r->req.offset, len, into},
+           [g](Status st) { g->self->DegradedReadDone(g, st); });
+  }
+}
+
+void ClusterTarget::DegradedReadDone(DegradedRead* g, Status st) {
+  if (g->status == Status::kOk && st != Status::kOk) g->status = st;
+  if (--g->remaining != 0) return;
+  Read* r = g->read;
+  const std::uint64_t len = r->req.length;
+  if (g->status != Status::kOk && g->attempts < placement_.copies()) {
+    // A source's node went down under it: again from what is left.
+    ++g->attempts;
+    g->status = Status::kOk;
+    IssueDegradedRead(g);
+    return;
+  }
+  if (g->status == Status::kOk && r->req.data != nullptr) {
+    std::array<std::byte*, 16> src{};
+    std::array<int, 16> roles{};
+    for (std::uint32_t i = 0; i < data_chunks_; ++i) {
+      src[i] = g->buffers.data() + i * len;
+      roles[i] = static_cast<int>(g->sources[i]);
+    }
+    const int wanted = static_cast<int>(r->copy);
+    std::byte* out = r->req.data;
+    if (!code_->Decode(len, std::span<const int>(roles.data(), data_chunks_),
+                       std::span<std::byte* const>(src.data(), data_chunks_),
+                       std::span<const int>(&wanted, 1), std::span<std::byte* const>(&out, 1))) {
+      g->status = Status::kIoError;
+    }
+  }
+  const Status status = g->status;
+  const std::uint64_t stripe = r->extent;
+  const std::uint64_t lo = r->req.offset;
+  degraded_reads_.Release(g);
+  IoCallback done = std::move(r->done);
+  reads_in_flight_.Release(r);
+  ranges_.Release(stripe, lo, lo + len);
+  done(status == Status::kOk ? Status::kOk : Status::kIoError);
+}
+
+// --- Degraded writes: parity recomputed from every readable chunk ------
+
+void ClusterTarget::StartDegradedStripeWrite(StripeWrite* w) {
+  const std::uint32_t pieces = placement_.copies();
+  const std::uint32_t unreadable = UnreadablePieces(w->stripe);
+  const auto [lo, hi] = Columns(*w);
+  const std::uint64_t columns = hi - lo;
+  w->degraded = true;
+  w->unread = unreadable;
+  ++stripe_writes_.degraded;
+  if (pieces - static_cast<std::uint32_t>(std::popcount(unreadable)) < data_chunks_) {
+    w->status = Status::kIoError;  // fewer than k chunks readable: data unavailable
+    w->attempts = placement_.copies();
+    w->remaining = 1;
+    engine().Post([w] { w->self->StripeReadDone(w, Status::kIoError); });
+    return;
+  }
+  if (w->data != nullptr) {
+    if (w->old.size() < pieces * columns) w->old = AlignedBuffer(pieces * columns);
+  }
+  // Nothing below completes inside Submit, so counting as we go is safe.
+  for (std::uint32_t i = 0; i < pieces; ++i) {
+    if ((unreadable & (1u << i)) != 0) continue;
+    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, i);
+    std::byte* into = w->data == nullptr ? nullptr : w->old.data() + i * columns;
+    ++w->remaining;
+    SendTo(w->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + lo, columns, into},
+           [w](Status st) { w->self->StripeReadDone(w, st); });
+  }
+}
+
+void ClusterTarget::FinishDegradedStripeWrite(StripeWrite* w) {
+  if (w->data == nullptr) return WriteStripe(w);
+  const std::uint64_t chunk = placement_.extent_bytes();
+  const std::uint32_t k = data_chunks_;
+  const std::uint32_t m = placement_.copies() - k;
+  const auto [lo, hi] = Columns(*w);
+  const std::uint64_t columns = hi - lo;
+  std::array<std::byte*, 16> piece{};
+  for (std::uint32_t i = 0; i < k + m; ++i) piece[i] = w->old.data() + i * columns;
+  // The data chunks it could not read, decoded from k it did (as things
+  // were when it read: a node back since holds nothing in these buffers).
+  const std::uint32_t unreadable = w->unread;
+  std::array<int, 16> missing{};
+  std::array<std::byte*, 16> missing_out{};
+  std::uint32_t n_missing = 0;
+  for (std::uint32_t d = 0; d < k; ++d) {
+    if ((unreadable & (1u << d)) != 0) {
+      missing[n_missing] = static_cast<int>(d);
+      missing_out[n_missing++] = piece[d];
+    }
+  }
+  if (n_missing > 0) {
+    std::array<int, 16> roles{};
+    std::array<std::byte*, 16> src{};
+    std::uint32_t n = 0;
+    for (std::uint32_t i = 0; i < k + m && n < k; ++i) {
+      if ((unreadable & (1u << i)) != 0) continue;
+      roles[n] = static_cast<int>(i);
+      src[n++] = piece[i];
+    }
+    if (n < k || !code_->Decode(columns, std::span<const int>(roles.data(), k),
+                                std::span<std::byte* const>(src.data(), k),
+                                std::span<const int>(missing.data(), n_missing),
+                                std::span<std::byte* const>(missing_out.data(), n_missing))) {
+      w->status = Status::kIoError;
+      w->remaining = 1;
+      StripeWriteDone(w, kNoNode, Status::kIoError);
+      return;
+    }
+  }
+  // The new data over the old, then every parity afresh.
+  for (std::uint64_t a = w->begin; a < w->end;) {
+    const std::uint64_t d = a / chunk;
+    const std::uint64_t b = std::min(w->end, (d + 1) * chunk);
+    std::memcpy(piece[d] + (a - d * chunk - lo), w->data + (a - w->begin), b - a);
+    a = b;
+  }
+  if (w->parity.size() < m * columns) w->parity = AlignedBuffer(m * columns);
+  std::array<std::byte*, 3> parity{};
+  for (std::uint32_t j = 0; j < m; ++j) parity[j] = w->parity.data() + j * columns;
+  code_->Encode(columns, std::span<std::byte* const>(piece.data(), k),
+                std::span<std::byte* const>(parity.data(), m));
+  WriteStripe(w);
+}
+
+// --- Resync: a node back pulls what it missed --------------------------
+
+void ClusterTarget::ResyncNext(Resync* r) {
+  r->running = false;
+  if (down_[r->node] != 0) return;
+  // The first stale piece with something current to copy from (a piece
+  // with none waits for a node to come back).
+  for (const std::uint64_t unit : stale_[r->node]) {
+    if (HasResyncSource(r->node, unit)) {
+      r->running = true;
+      r->unit = unit;
+      r->at = 0;
+      ResyncWindow(r);
+      return;
+    }
+  }
+}
+
+bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) const {
+  std::uint32_t readable = 0;
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    const std::uint32_t n = placement_.Locate(unit, i).node;
+    readable += n != node && Readable(n, unit) ? 1 : 0;
+  }
+  return readable >= (data_chunks_ > 0 ? data_chunks_ : 1);
+}
+
+void ClusterTarget::ResyncWindow(Resync* r) {
+  r->window = std::min(kResyncWindow, placement_.extent_bytes() - r->at);
+  if (ranges_.Acquire(r->unit, r->at, r->at + r->window, [r] { r->self->ResyncRead(r); })) {
+    ResyncRead(r);
+  }
+}
+
+void ClusterTarget::ResyncRead(Resync* r) {
+  const std::uint32_t need = data_chunks_ > 0 ? data_chunks_ : 1;
+  const std::uint32_t own = [&] {
+    for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+      if (placement_.Locate(r->unit, i).node == r->node) return i;
+    }
+    return 0u;
+  }();
+  bool found = down_[r->node] == 0;
+  if (found && data_chunks_ > 0) {
+    found = PickSources(r->unit, 1u << own, r->sources);
+  } else if (found) {
+    found = false;
+    for (std::uint32_t i = 0; i < placement_.copies() && !found; ++i) {
+      const std::uint32_t node = placement_.Locate(r->unit, i).node;
+      if (node != r->node && Readable(node, r->unit)) {
+        r->sources[0] = i;
+        found = true;
+      }
+    }
+  }
+  if (!found) {
+    // Down again, or nothing current left to copy from: the piece stays
+    // stale; on to another (SetNodeDown restarts a resync that stopped).
+    ranges_.Release(r->unit, r->at, r->at + r->window);
+    ResyncNext(r);
+    return;
+  }
+  r->sources[need] = own;  // where the window goes
+  r->remaining = 0;
+  r->status = Status::kOk;
+  // Always with buffers: a resync is not a guest request that says whether
+  // the stack keeps data, and one that does must get the bytes.
+  const std::uint32_t buffers = data_chunks_ > 0 ? placement_.copies() + data_chunks_ : 1;
+  if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * kResyncWindow);
+  for (std::uint32_t i = 0; i < need; ++i) {
+    const ClusterPlacement::Copy c = placement_.Locate(r->unit, r->sources[i]);
+    std::byte* into = r->buffers.data() + i * r->window;
+    ++r->remaining;
+    SendFromNode(r->node, c.node, IoRequest{IoOp::kRead, 0, c.offset + r->at, r->window, into},
+                 [r](Status st) { r->self->ResyncReadDone(r, st); });
+  }
+}
+
+void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
+  if (r->status == Status::kOk && st != Status::kOk) r->status = st;
+  if (--r->remaining != 0) return;
+  if (r->status != Status::kOk) {
+    ranges_.Release(r->unit, r->at, r->at + r->window);
+    if (r->status == Status::kShutdown) {
+      ResyncNext(r);  // a source went down under it: on with what is left
+    } else {
+      r->running = false;  // a device error: stop rather than retry forever
+    }
+    return;
+  }
+  const std::uint32_t need = data_chunks_ > 0 ? data_chunks_ : 1;
+  const std::uint32_t own = r->sources[need];
+  std::byte* out = r->buffers.data();  // a mirror's copy as read
+  {
+    if (data_chunks_ > 0) {
+      // Every data chunk (read or decoded), then the parities; the piece
+      // is one of them.
+      const std::uint32_t k = data_chunks_;
+      const std::uint32_t m = placement_.copies() - k;
+      std::array<std::byte*, 16> piece{};
+      std::array<int, 16> roles{};
+      std::array<std::byte*, 16> src{};
+      for (std::uint32_t i = 0; i < k + m; ++i) {
+        piece[i] = r->buffers.data() + (k + i) * r->window;
+      }
+      for (std::uint32_t i = 0; i < k; ++i) {
+        roles[i] = static_cast<int>(r->sources[i]);
+        src[i] = r->buffers.data() + i * r->window;
+      }
+      std::array<int, 16> all{};
+      for (std::uint32_t d = 0; d < k; ++d) all[d] = static_cast<int>(d);
+      code_->Decode(r->window, std::span<const int>(roles.data(), k),
+                    std::span<std::byte* const>(src.data(), k), std::span<const int>(all.data(), k),
+                    std::span<std::byte* const>(piece.data(), k));
+      code_->Encode(r->window, std::span<std::byte* const>(piece.data(), k),
+                    std::span<std::byte* const>(piece.data() + k, m));
+      out = piece[own];
+    }
+  }
+  const ClusterPlacement::Copy c = placement_.Locate(r->unit, own);
+  SendFromNode(r->node, r->node, IoRequest{IoOp::kWrite, 0, c.offset + r->at, r->window, out},
+               [r](Status st) { r->self->ResyncWritten(r, st); });
+}
+
+void ClusterTarget::ResyncWritten(Resync* r, Status st) {
+  ranges_.Release(r->unit, r->at, r->at + r->window);
+  if (st != Status::kOk) {
+    r->running = false;  // down again: the piece stays stale
+    return;
+  }
+  resync_stats_.bytes += r->window;
+  r->at += r->window;
+  if (r->at < placement_.extent_bytes()) return ResyncWindow(r);
+  stale_[r->node].erase(r->unit);
+  --stale_count_;
+  --unavailable_;
+  ++resync_stats_.pieces;
+  ResyncNext(r);
+}
+
+}  // namespace tierlab
