@@ -45,6 +45,7 @@ void ClusterTarget::SubmitErasure(std::uint32_t client, SplitIo* s, const IoRequ
       off += len;
       continue;
     }
+    MarkWritten(stripe);
     const std::uint64_t end = at + std::min(req.end() - off, stripe_bytes - at);
     const std::uint64_t first = at / chunk;
     const std::uint64_t last = (end - 1) / chunk;
@@ -262,6 +263,7 @@ std::uint64_t ClusterTarget::WarmErasure(const IoRequest& req) {
     const ClusterPlacement::Copy c = placement_.Locate(stripe, static_cast<std::uint32_t>(d));
     placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
     if (req.op != IoOp::kRead) {
+      MarkWritten(stripe);
       // Its parity columns too. (The read-modify-write's reads are not
       // warmed: they would read what this writes.)
       for (std::uint32_t j = data_chunks_; j < pieces; ++j) {

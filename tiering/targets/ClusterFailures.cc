@@ -20,6 +20,7 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
   down_[n] = down ? 1 : 0;
   if (down) {
     ++unavailable_;
+    NotifyState(n);
     return;
   }
   --unavailable_;
@@ -28,10 +29,38 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
   for (auto& r : resyncs_) {
     if (!r->running) ResyncNext(r.get());
   }
+  NotifyState(n);
+}
+
+void ClusterTarget::ReplaceNode(std::uint32_t n) {
+  SetNodeDown(n, true);
+  // What it missed is part of what it rebuilds.
+  stale_count_ -= stale_[n].size();
+  unavailable_ -= stale_[n].size();
+  stale_[n].clear();
+  if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
+  rebuild_at_[n] = 0;
+  ++epoch_[n];  // a resync in flight for the node it replaces starts over
+  SetNodeDown(n, false);
+}
+
+ClusterTarget::NodeState ClusterTarget::node_state(std::uint32_t n) const {
+  if (down_[n] != 0) return NodeState::kDown;
+  if (rebuild_at_[n] != SparseBitmap::kNone) return NodeState::kRebuilding;
+  if (!stale_[n].empty()) return NodeState::kResyncing;
+  return NodeState::kHealthy;
 }
 
 bool ClusterTarget::IsStale(std::uint32_t node, std::uint64_t unit) const {
-  return stale_count_ != 0 && stale_[node].contains(unit);
+  return (stale_count_ != 0 && stale_[node].contains(unit)) ||
+         (unit >= rebuild_at_[node] && written_.Test(unit));
+}
+
+bool ClusterTarget::HoldsPiece(std::uint32_t node, std::uint64_t unit) const {
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    if (placement_.Locate(unit, i).node == node) return true;
+  }
+  return false;
 }
 
 void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
@@ -240,17 +269,47 @@ void ClusterTarget::FinishDegradedStripeWrite(StripeWrite* w) {
 void ClusterTarget::ResyncNext(Resync* r) {
   r->running = false;
   if (down_[r->node] != 0) return;
+  r->epoch = epoch_[r->node];
+  const auto start = [this, r](std::uint64_t unit, bool rebuild) {
+    r->running = true;
+    r->unit = unit;
+    r->rebuild = rebuild;
+    r->at = 0;
+    ResyncWindow(r);
+  };
   // The first stale piece with something current to copy from (a piece
-  // with none waits for a node to come back).
+  // with none waits for a node to come back), then the rebuild's next.
   for (const std::uint64_t unit : stale_[r->node]) {
-    if (HasResyncSource(r->node, unit)) {
-      r->running = true;
-      r->unit = unit;
-      r->at = 0;
-      ResyncWindow(r);
-      return;
-    }
+    if (HasResyncSource(r->node, unit)) return start(unit, false);
   }
+  if (NextRebuildUnit(r)) return start(r->unit, true);
+  NotifyState(r->node);  // nothing left that it can copy now
+}
+
+bool ClusterTarget::NextRebuildUnit(Resync* r) {
+  std::uint64_t& at = rebuild_at_[r->node];
+  while (at != SparseBitmap::kNone) {
+    const std::uint64_t unit = written_.NextSet(at);
+    if (unit >= units_) {
+      at = SparseBitmap::kNone;  // rebuilt
+      --unavailable_;
+      return false;
+    }
+    at = unit;
+    if (!HoldsPiece(r->node, unit)) {
+      ++at;
+      continue;
+    }
+    if (!HasResyncSource(r->node, unit)) {
+      // Nothing current to copy from: it waits with the stale pieces.
+      MarkStale(r->node, unit);
+      ++at;
+      continue;
+    }
+    r->unit = unit;
+    return true;
+  }
+  return false;
 }
 
 bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) const {
@@ -264,6 +323,16 @@ bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) cons
 
 void ClusterTarget::ResyncWindow(Resync* r) {
   r->window = std::min(kResyncWindow, placement_.extent_bytes() - r->at);
+  if (repair_rate_ != 0) {
+    // Throttled: a window starts once the one before it has taken its
+    // bytes' time at the rate.
+    const Nanos now = engine().Now();
+    if (now < r->next_start) {
+      engine().ScheduleAt(r->next_start, [r] { r->self->ResyncWindow(r); });
+      return;
+    }
+    r->next_start = now + static_cast<Nanos>(r->window * 1'000'000'000 / repair_rate_);
+  }
   if (ranges_.Acquire(r->unit, r->at, r->at + r->window, [r] { r->self->ResyncRead(r); })) {
     ResyncRead(r);
   }
@@ -361,18 +430,29 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
 
 void ClusterTarget::ResyncWritten(Resync* r, Status st) {
   ranges_.Release(r->unit, r->at, r->at + r->window);
+  if (r->epoch != epoch_[r->node]) return ResyncNext(r);  // replaced under it
+  if (st == Status::kShutdown) return ResyncNext(r);      // down again (or back already)
   if (st != Status::kOk) {
-    r->running = false;  // down again: the piece stays stale
+    r->running = false;  // a device error: stop rather than retry forever
     return;
   }
   resync_stats_.bytes += r->window;
+  if (r->rebuild) resync_stats_.rebuilt_bytes += r->window;
   r->at += r->window;
-  if (r->at < placement_.extent_bytes()) return ResyncWindow(r);
-  stale_[r->node].erase(r->unit);
-  --stale_count_;
-  --unavailable_;
-  ++resync_stats_.pieces;
-  ResyncNext(r);
+  const bool unit_done = r->at >= placement_.extent_bytes();
+  if (unit_done) {
+    if (stale_[r->node].erase(r->unit) != 0) {
+      --stale_count_;
+      --unavailable_;
+    }
+    if (r->rebuild) {
+      rebuild_at_[r->node] = r->unit + 1;
+      ++resync_stats_.rebuilt_pieces;
+    }
+    ++resync_stats_.pieces;
+  }
+  if (unit_done) return ResyncNext(r);
+  ResyncWindow(r);
 }
 
 }  // namespace tierlab

@@ -65,7 +65,15 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
     views_.push_back(std::make_unique<View>(*this, i));
   }
   down_.assign(children_.size(), 0);
+  node_client_.assign(children_.size(), kNoNode);
+  for (std::uint32_t i = clients_.size(); i-- > 0;) {
+    if (clients_[i].node >= 0) node_client_[clients_[i].node] = i;
+  }
   stale_.resize(children_.size());
+  const std::uint64_t unit_bytes = placement_.extent_bytes() * std::max(data_chunks_, 1u);
+  units_ = (size_ + unit_bytes - 1) / unit_bytes;
+  rebuild_at_.assign(children_.size(), SparseBitmap::kNone);
+  epoch_.assign(children_.size(), 0);
   for (std::uint32_t n = 0; n < children_.size(); ++n) {
     resyncs_.push_back(std::make_unique<Resync>());
     resyncs_.back()->self = this;
@@ -91,6 +99,17 @@ void ClusterTarget::SubmitFrom(std::uint32_t client, const IoRequest& req, IoCal
   origin_ = 0;
 }
 
+std::uint32_t ClusterTarget::Running(std::uint32_t client) const {
+  const int home = clients_[client].node;
+  if (home < 0 || down_[home] == 0) return client;
+  const auto nodes = static_cast<std::uint32_t>(down_.size());
+  for (std::uint32_t i = 1; i < nodes; ++i) {
+    const std::uint32_t n = (static_cast<std::uint32_t>(home) + i) % nodes;
+    if (down_[n] == 0 && node_client_[n] != kNoNode) return node_client_[n];
+  }
+  return client;  // no node up: its requests fail where they go
+}
+
 std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t extent) const {
   const int home = clients_[client].node;
   if (reads_ == ReadCopy::kLocal && home >= 0) {
@@ -100,6 +119,7 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
     }
   }
   // The primary, or the first copy after it that can be read.
+  if (unavailable_ == 0) return 0;
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
     if (Readable(placement_.Locate(extent, i).node, extent)) return i;
   }
@@ -107,7 +127,7 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
 }
 
 void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  const std::uint32_t client = origin_;
+  const std::uint32_t client = unavailable_ == 0 ? origin_ : Running(origin_);
   if (data_chunks_ > 0 && req.op == IoOp::kDiscard) {
     FinishAsync(std::move(done), Status::kNotSupported);  // see the header
     return;
@@ -150,6 +170,7 @@ void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
       r->tries = 0;
       SubmitRead(r);
     } else {
+      MarkWritten(extent);
       WritePiece* w = writes_.Acquire();
       w->self = this;
       w->parent = s;
@@ -355,7 +376,7 @@ std::uint64_t ClusterTarget::WarmFrom(std::uint32_t client, const IoRequest& req
 
 std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
   if (req.op == IoOp::kFlush) return 0;
-  const std::uint32_t client = origin_;
+  const std::uint32_t client = unavailable_ == 0 ? origin_ : Running(origin_);
   if (data_chunks_ > 0) return WarmErasure(req);
   const std::uint64_t extent_bytes = placement_.extent_bytes();
   std::uint64_t placed = 0;
@@ -367,6 +388,7 @@ std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
       const ClusterPlacement::Copy c = placement_.Locate(extent, ReadCopyOf(client, extent));
       placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
     } else {
+      MarkWritten(extent);
       for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
         const ClusterPlacement::Copy c = placement_.Locate(extent, i);
         placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});

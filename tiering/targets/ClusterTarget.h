@@ -69,6 +69,8 @@
 //   - a stripe or extent with no readable copy or fewer than k readable
 //     chunks has no answer: its reads and writes complete kIoError, never
 //     wrong data.
+// A client on a node that is down runs on the next node up (vSphere HA
+// restarting a host's VMs elsewhere, without the minute that takes).
 // A stale piece is written like any other (so what is resynced stays
 // current) but never read. When the node is back (SetNodeDown(n, false))
 // it resyncs only its stale pieces, one window (up to 1 MiB of a piece)
@@ -76,9 +78,21 @@
 // chunks that are current over its own port: vSAN's resync of what changed
 // while a host was absent.
 //
+// Rebuild (ReplaceNode). A node whose data is gone (failed, or absent past
+// its repair delay) is replaced by an empty one in its place, which takes
+// writes at once and rebuilds every piece it holds of the units the volume
+// has written (thin, as vSAN and ScaleIO rebuild what is allocated), in
+// unit order, the same way a resync copies a piece. A replacement in the
+// same place stands in for rebuilding onto the other nodes' spare
+// capacity: the bytes read and sent are the same, but they land on one
+// node rather than spread over all (docs/CLUSTERS.md). A repair copies at
+// most SetRepairRate's bytes per second per node, as vSAN's resync
+// throttle and ScaleIO's rebuild throttle do.
+//
 // Ownership: owns the node stacks (children) and its client views; shares
 // the ports. Threading: the engine's thread.
 
+#include <functional>
 #include <memory>
 #include <unordered_set>
 #include <utility>
@@ -86,6 +100,7 @@
 
 #include "tiering/core/AlignedBuffer.h"
 #include "tiering/core/ObjectPool.h"
+#include "tiering/core/SparseBitmap.h"
 #include "tiering/targets/ClusterPlacement.h"
 #include "tiering/targets/FanOutTarget.h"
 #include "tiering/targets/NicModel.h"
@@ -142,10 +157,25 @@ class ClusterTarget final : public FanOutTarget {
   // while their node was down and wait for a resync, over all nodes.
   std::uint64_t stale_pieces() const { return stale_count_; }
   struct ResyncStats {
-    std::uint64_t pieces = 0;  // resynced
-    std::uint64_t bytes = 0;   // written by resync
+    std::uint64_t pieces = 0;  // resynced or rebuilt
+    std::uint64_t bytes = 0;   // written by resync or rebuild
+    std::uint64_t rebuilt_pieces = 0;
+    std::uint64_t rebuilt_bytes = 0;
   };
   const ResyncStats& resync_stats() const { return resync_stats_; }
+  // Node n, which is down, is replaced by an empty node that comes up and
+  // rebuilds every written piece it holds (see the header).
+  void ReplaceNode(std::uint32_t n);
+  enum class NodeState : std::uint8_t { kHealthy, kDown, kResyncing, kRebuilding };
+  // kResyncing: up with stale pieces (some may wait for a source).
+  NodeState node_state(std::uint32_t n) const;
+  // Called with a node's number whenever its state may have changed.
+  void SetStateListener(std::function<void(std::uint32_t)> listener) {
+    state_listener_ = std::move(listener);
+  }
+  // The most each node copies per second in its resync or rebuild; 0: as
+  // fast as its devices and links allow.
+  void SetRepairRate(std::uint64_t bytes_per_second) { repair_rate_ = bytes_per_second; }
   // One CPU per node (cpus.size() == nodes), before the first request; none
   // (the default): a node's stack takes a request as it arrives.
   void SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus);
@@ -234,6 +264,9 @@ class ClusterTarget final : public FanOutTarget {
     std::uint64_t window = 0;
     std::uint32_t remaining = 0;
     Status status = Status::kOk;
+    bool rebuild = false;     // the unit is the rebuild's, not a stale one
+    std::uint64_t epoch = 0;  // the node's replacement it works for
+    Nanos next_start = 0;     // the repair rate's: when the next window may start
     std::uint32_t sources[16] = {};
     AlignedBuffer buffers;  // with data: the sources' windows, then the piece's
   };
@@ -266,6 +299,13 @@ class ClusterTarget final : public FanOutTarget {
     return unavailable_ == 0 || (down_[node] == 0 && !IsStale(node, unit));
   }
   bool IsStale(std::uint32_t node, std::uint64_t unit) const;
+  void MarkWritten(std::uint64_t unit) { written_.Set(unit); }
+  bool HoldsPiece(std::uint32_t node, std::uint64_t unit) const;
+  // The node's next unit to rebuild, or false when its rebuild is done.
+  bool NextRebuildUnit(Resync* r);
+  void NotifyState(std::uint32_t node) {
+    if (state_listener_) state_listener_(node);
+  }
   void MarkStale(std::uint32_t node, std::uint64_t unit);
   // A piece's write failed: stale if its node refused it for being down
   // (kShutdown, the status a down node answers with), and the write goes on.
@@ -294,6 +334,9 @@ class ClusterTarget final : public FanOutTarget {
   void Serve(Hop* h);     // the node's CPU is done with it: to its stack
   void Answered(Hop* h);  // the answer is back
   void SubmitRead(Read* r);
+  // Where client `client` runs now: itself, or, its node down, the client
+  // of the next node up.
+  std::uint32_t Running(std::uint32_t client) const;
   // The copy a read from `client` of `extent` starts with.
   std::uint32_t ReadCopyOf(std::uint32_t client, std::uint64_t extent) const;
 
@@ -317,11 +360,21 @@ class ClusterTarget final : public FanOutTarget {
   // Failures: per node, down or not, and the units whose piece on it is
   // stale; unavailable_ counts both, so a healthy cluster checks nothing.
   std::vector<std::uint8_t> down_;
+  std::vector<std::uint32_t> node_client_;  // per node: a client on it, or kNoNode
   std::vector<std::unordered_set<std::uint64_t>> stale_;
   std::uint64_t stale_count_ = 0;
   std::uint64_t unavailable_ = 0;
   std::vector<std::unique_ptr<Resync>> resyncs_;  // per node
   ResyncStats resync_stats_;
+  // Rebuild: the units ever written, and per node the first unit a
+  // replacement has not rebuilt yet (kNone: not rebuilding) and how many
+  // times it has been replaced.
+  SparseBitmap written_;
+  std::uint64_t units_ = 0;
+  std::vector<std::uint64_t> rebuild_at_;
+  std::vector<std::uint64_t> epoch_;
+  std::uint64_t repair_rate_ = 0;
+  std::function<void(std::uint32_t)> state_listener_;
   ObjectPool<DegradedRead> degraded_reads_;
 };
 

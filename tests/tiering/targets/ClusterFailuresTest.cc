@@ -21,8 +21,9 @@ using testing::kKiB;
 
 constexpr std::uint64_t kRegionUnits = 64;
 // TIERLAB_SOAK_SEED=n shifts every run's seed, for a manual soak:
-//   for n in $(seq 1 100); do TIERLAB_SOAK_SEED=$n tests/tiering_tests \
-//     --gtest_filter='ClusterFailures*'; done
+//   for n in $(seq 1 100); do
+//     TIERLAB_SOAK_SEED=$n tests/tiering_tests --gtest_filter='ClusterFailures*'
+//   done
 int SeedBase() {
   static const int base =
       std::getenv("TIERLAB_SOAK_SEED") != nullptr ? std::atoi(std::getenv("TIERLAB_SOAK_SEED")) : 0;
@@ -223,6 +224,23 @@ TEST(ClusterFailuresTest, BeyondItsProtectionDataIsUnavailableNeverWrong) {
     ASSERT_EQ(Do(*c, 0, IoRequest{IoOp::kRead, 0, 0, bytes, back.data()}), Status::kOk);
     EXPECT_EQ(back, data) << "k " << k;
   }
+}
+
+// A client on a node that is down runs on the next node up: its requests
+// leave from that node's port, none from its own.
+TEST(ClusterFailuresTest, AClientOnADownNodeRunsOnTheNextNodeUp) {
+  auto c = testing::MakeSmallCluster(3, 2, 0);
+  std::vector<std::byte> data(4 * kChunk, std::byte{0x3c});
+  c->target->SetNodeDown(1, true);
+  const NicModel& own = *c->target->node_ports(1)[0];
+  const NicModel& next = *c->target->node_ports(2)[0];
+  const std::uint64_t own_tx = own.tx().messages, next_tx = next.tx().messages;
+  ASSERT_EQ(Do(*c, 1, IoRequest{IoOp::kWrite, 0, 0, data.size(), data.data()}), Status::kOk);
+  std::vector<std::byte> got(data.size());
+  ASSERT_EQ(Do(*c, 1, IoRequest{IoOp::kRead, 0, 0, got.size(), got.data()}), Status::kOk);
+  EXPECT_EQ(got, data);
+  EXPECT_EQ(own.tx().messages, own_tx);
+  EXPECT_GT(next.tx().messages, next_tx);
 }
 
 }  // namespace
