@@ -1,5 +1,7 @@
 #include "layouts/ClusterSpec.h"
 
+#include <charconv>
+#include <cmath>
 #include <vector>
 
 #include "layouts/JsonFields.h"
@@ -191,6 +193,91 @@ const F kCpuFields[] = {
      [](const ClusterSpec& c) -> json { return c.cpu.per_kib; }},
 };
 
+// A time: a number of seconds, or a string with a unit as fio writes
+// times ("500ms", "60s", "60m", "1h"; "us" too). Times are whole ns.
+Nanos ReadTime(JsonFields& f, std::string_view k, Nanos def) {
+  const json* v = f.Raw(k);
+  if (v == nullptr || !f.ok()) return def;
+  double seconds = -1;
+  if (v->is_number()) {
+    seconds = v->get<double>();
+  } else if (v->is_string()) {
+    const std::string& t = v->get_ref<const std::string&>();
+    double n = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    const std::string_view unit(end, static_cast<std::size_t>(t.data() + t.size() - end));
+    if (ec == std::errc() && !t.empty()) {
+      if (unit == "us") seconds = n / 1e6;
+      if (unit == "ms") seconds = n / 1e3;
+      if (unit == "s" || unit.empty()) seconds = n;
+      if (unit == "m") seconds = n * 60;
+      if (unit == "h") seconds = n * 3600;
+    }
+  }
+  constexpr double kMaxSeconds = 1e6;  // 11.6 days
+  if (!(seconds >= 0 && seconds <= kMaxSeconds)) {
+    f.Fail(k,
+           "must be a time from 0 to 1e6 s such as \"500ms\", \"60s\", \"60m\", got " + v->dump());
+    return def;
+  }
+  return static_cast<Nanos>(std::llround(seconds * 1e9));
+}
+
+// The shortest exact form: "60m", "90s", "500ms", or ns as "1234us".
+json TimeJson(Nanos t) {
+  constexpr Nanos kMinute = 60 * kSecond;
+  if (t != 0 && t % (60 * kMinute) == 0) return std::to_string(t / (60 * kMinute)) + "h";
+  if (t != 0 && t % kMinute == 0) return std::to_string(t / kMinute) + "m";
+  if (t % kSecond == 0) return std::to_string(t / kSecond) + "s";
+  if (t % kMilli == 0) return std::to_string(t / kMilli) + "ms";
+  return std::to_string(static_cast<double>(t) / 1e3) + "us";
+}
+
+using FF = Field<ClusterFailure>;
+const FF kFailureFields[] = {
+    {"node", "integer 0..nodes-1", "", "the node that goes away",
+     [](JsonFields& f, std::string_view k, ClusterFailure& x) {
+       x.node = static_cast<std::uint32_t>(f.Int(k, x.node, 0, 1'000'000));
+     },
+     [](const ClusterFailure& x) -> json { return x.node; }},
+    {"at", "time (\"60s\", \"500ms\", \"2m\")", "", "when, from the start of the timed run",
+     [](JsonFields& f, std::string_view k, ClusterFailure& x) { x.at = ReadTime(f, k, x.at); },
+     [](const ClusterFailure& x) -> json { return TimeJson(x.at); }},
+    {"kind", "absent | failed", "",
+     "absent: its data is intact, it may come back and resync; failed: its data is gone",
+     [](JsonFields& f, std::string_view k, ClusterFailure& x) {
+       const std::string v = f.Choice(k, std::string(ToString(x.kind)), {"absent", "failed"});
+       x.kind = v == "failed" ? ClusterFailure::Kind::kFailed : ClusterFailure::Kind::kAbsent;
+     },
+     [](const ClusterFailure& x) -> json { return std::string(ToString(x.kind)); }},
+    {"back", "time", "", "absent: when it comes back, from the start of the timed run",
+     [](JsonFields& f, std::string_view k, ClusterFailure& x) {
+       if (f.Raw(k) != nullptr) x.back = ReadTime(f, k, 0);
+     },
+     [](const ClusterFailure& x) -> json { return x.back ? TimeJson(*x.back) : json(nullptr); },
+     true, "never"},
+};
+
+const F kRepairFields[] = {
+    {"absent_delay", "time", "",
+     "how long an absent node may stay away before its pieces are rebuilt (vSAN's repair timer)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.absent_delay = ReadTime(f, k, c.repair.absent_delay);
+     },
+     [](const ClusterSpec& c) -> json { return TimeJson(c.repair.absent_delay); }},
+    {"failed_delay", "time", "", "how long before a failed node's pieces are rebuilt",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.failed_delay = ReadTime(f, k, c.repair.failed_delay);
+     },
+     [](const ClusterSpec& c) -> json { return TimeJson(c.repair.failed_delay); }},
+    {"rate", "bytes", "bytes/s",
+     "the most each node copies per second in a resync or rebuild; 0: as fast as it can",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.rate = f.Bytes(k, c.repair.rate);
+     },
+     [](const ClusterSpec& c) -> json { return FormatBytes(c.repair.rate); }},
+};
+
 const F kClusterFields[] = {
     {"nodes", "integer 1..16", "", "servers, each with the layout's tiers as its own stack",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
@@ -225,6 +312,38 @@ const F kClusterFields[] = {
      &ReadObject<kCpuFields, std::size(kCpuFields)>,
      [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kCpuFields), c); },
      false, "its keys' defaults"},
+    {"failures", "array of {node, at, kind, back}, or one such object", "",
+     "nodes that go away during the run (cluster.failures[] below)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       const json* v = f.Raw(k);
+       if (v == nullptr || !f.ok()) return;
+       // One object is a list of one, so a matrix axis can name a failure.
+       const json list = v->is_object() ? json::array({*v}) : *v;
+       if (!list.is_array()) return f.Fail(k, "must be an array of failures or one failure");
+       c.failures.clear();
+       for (std::size_t i = 0; i < list.size(); ++i) {
+         const std::string where =
+             std::string(k) + (v->is_object() ? "" : "[" + std::to_string(i) + "]");
+         if (!list[i].is_object()) return f.Fail(where, "must be an object {node, at, kind}");
+         JsonFields sub = f.Child(list[i], where);
+         ClusterFailure x;
+         ReadFields(std::span<const FF>(kFailureFields), sub, x);
+         f.Adopt(sub);
+         if (!f.ok()) return;
+         c.failures.push_back(x);
+       }
+     },
+     [](const ClusterSpec& c) -> json {
+       json a = json::array();
+       for (const auto& x : c.failures)
+         a.push_back(WriteFields(std::span<const FF>(kFailureFields), x));
+       return a;
+     },
+     true, "none"},
+    {"repair", "object (cluster.repair below)", "", "when and how fast nodes are repaired",
+     &ReadObject<kRepairFields, std::size(kRepairFields)>,
+     [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kRepairFields), c); },
+     false, "its keys' defaults"},
 };
 
 }  // namespace
@@ -247,6 +366,16 @@ std::span<const F> ClusterPlacementFields() {
 std::span<const F> ClusterCpuFields() {
   return kCpuFields;
 }
+std::span<const Field<ClusterFailure>> ClusterFailureFields() {
+  return kFailureFields;
+}
+std::span<const F> ClusterRepairFields() {
+  return kRepairFields;
+}
+
+std::string_view ToString(ClusterFailure::Kind k) {
+  return k == ClusterFailure::Kind::kFailed ? "failed" : "absent";
+}
 
 Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source) {
   JsonFields f(j, std::string(source), "cluster");
@@ -267,6 +396,21 @@ Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view
     }
     return MakeError(std::string(source) + ": cluster.protection.copies: " +
                      std::to_string(c.copies) + " copies need " + need);
+  }
+  for (std::size_t i = 0; i < c.failures.size(); ++i) {
+    const ClusterFailure& x = c.failures[i];
+    const std::string where = std::string(source) + ": cluster.failures[" + std::to_string(i) + "]";
+    if (x.node >= c.nodes) {
+      return MakeError(where + ".node: node " + std::to_string(x.node) +
+                       " does not exist; the cluster has nodes 0.." + std::to_string(c.nodes - 1));
+    }
+    if (x.back && x.kind == ClusterFailure::Kind::kFailed) {
+      return MakeError(where + ".back: a failed node does not come back; its pieces are rebuilt " +
+                       "(use \"kind\": \"absent\")");
+    }
+    if (x.back && *x.back <= x.at) {
+      return MakeError(where + ".back: must be after at");
+    }
   }
   return c;
 }

@@ -9,7 +9,9 @@
 //     "clients": {"where": "nodes"},              // or "hosts", with hosts, preset, nics
 //     "protection": {"scheme": "mirror", "copies": 2},   // or "ec", data 3, parity 1
 //     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
-//     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0}
+//     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0},
+//     "failures": [{"node": 2, "at": "60s", "kind": "absent", "back": "5m"}],
+//     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0"}
 //   }
 //
 // Every key, its default and unit: ClusterFields() and its sub-tables, and
@@ -18,9 +20,11 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "layouts/FieldTable.h"
 #include "tiering/core/Expected.h"
@@ -32,6 +36,26 @@ namespace tierlab {
 
 enum class ClusterClients : std::uint8_t { kNodes, kHosts };
 enum class ClusterProtection : std::uint8_t { kNone, kMirror, kErasure };
+
+// A node that goes away during the timed run (docs/CLUSTERS.md, "Failures
+// and rebuild"). `absent`: its data is intact and it may come `back`, when
+// it resyncs what it missed; if the repair delay runs out first, its pieces
+// are rebuilt. `failed`: its data is gone, rebuilt after the failed delay.
+struct ClusterFailure {
+  enum class Kind : std::uint8_t { kAbsent, kFailed };
+  std::uint32_t node = 0;
+  Nanos at = 0;  // from the start of the timed run (ramp included)
+  Kind kind = Kind::kAbsent;
+  std::optional<Nanos> back;  // absent only; none: it stays away
+};
+
+// What a cluster does about a node down: how long it waits before it
+// rebuilds, and how fast each node repairs.
+struct ClusterRepair {
+  Nanos absent_delay = 60 * 60 * kSecond;  // vSAN's object repair timer
+  Nanos failed_delay = 0;                  // vSAN rebuilds a failed device at once
+  std::uint64_t rate = 0;                  // bytes per second per node; 0: unthrottled
+};
 
 struct ClusterSpec {
   std::uint32_t nodes = 3;
@@ -58,6 +82,8 @@ struct ClusterSpec {
   ClusterTarget::ReadCopy reads = ClusterTarget::ReadCopy::kLocal;
   // Each node's CPU (NodeCpu.h); no cores: not modelled.
   NodeCpuSpec cpu;
+  std::vector<ClusterFailure> failures;
+  ClusterRepair repair;
 
   // The extents each placement group puts on distinct nodes: copies, the
   // stripe's chunks, or 1.
@@ -78,6 +104,10 @@ std::span<const Field<ClusterSpec>> ClusterClientsFields();
 std::span<const Field<ClusterSpec>> ClusterProtectionFields();
 std::span<const Field<ClusterSpec>> ClusterPlacementFields();
 std::span<const Field<ClusterSpec>> ClusterCpuFields();
+std::span<const Field<ClusterFailure>> ClusterFailureFields();
+std::span<const Field<ClusterSpec>> ClusterRepairFields();
+
+std::string_view ToString(ClusterFailure::Kind k);
 
 // Exit code 2 on error.
 Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view source);

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "bench/lab/CachePhases.h"
+#include "bench/lab/FailureSchedule.h"
 #include "bench/lab/FunctionalWarmup.h"
 #include "bench/lab/LogReserveWatch.h"
 #include "bench/lab/Preparation.h"
@@ -17,8 +18,8 @@ namespace {
 
 class CellRunner {
  public:
-  CellRunner(Engine& engine, Volume& volume, const RunSettings& s)
-      : engine_(engine), volume_(volume), s_(s) {}
+  CellRunner(Engine& engine, Volume& volume, const RunSettings& s, const ClusterSpec* cluster)
+      : engine_(engine), volume_(volume), s_(s), cluster_(cluster) {}
 
   // Sections run in groups, as fio's jobs do: a section with stonewall
   // starts a group, and the sections of a group start together. Each
@@ -53,6 +54,7 @@ class CellRunner {
     }
     DeviceWindow whole;
     whole.Begin(volume_);
+    std::unique_ptr<FailureSchedule> failures;
     bool ended_run = false;  // exit_what=all: the later sections do nothing
     // fio's thread numbers, for dedupe_global: every job of the run, in order.
     std::uint32_t run_jobs = 0;
@@ -132,6 +134,11 @@ class CellRunner {
         for (auto& p : phases)
           p = std::make_unique<CachePhases>(engine_.Now(), cache->cache_stats());
       }
+      // A cluster's failures count from the start of the first timed run.
+      if (!failures && cluster_ != nullptr && !cluster_->failures.empty()) {
+        failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_);
+        failures->Begin();
+      }
       auto r = RunSections(engine_, volume_.top(), work);
       if (!r.ok()) return r.error();
       for (std::size_t i = first; i < end; ++i) {
@@ -153,6 +160,10 @@ class CellRunner {
         runs_.push_back(std::move(c));
       }
       first = end;
+    }
+    if (failures) {
+      failures->End();
+      runs_.back().json["cluster_failures"] = failures->Json();
     }
     if (runs_.size() > 1) {
       whole.KeepPeaks(volume_);
@@ -230,6 +241,7 @@ class CellRunner {
   Engine& engine_;
   Volume& volume_;
   const RunSettings& s_;
+  const ClusterSpec* cluster_;  // the layout's cluster section, or null
   std::vector<CellRun> runs_;
 };
 
@@ -248,7 +260,7 @@ Expected<std::vector<CellRun>> RunCell(const LayoutSpec& layout, const Workload&
   if (settings.before) {
     if (auto ok = settings.before(*engine, *volume); !ok.ok()) return ok.error();
   }
-  CellRunner runner(*engine, *volume, settings);
+  CellRunner runner(*engine, *volume, settings, layout.cluster ? &*layout.cluster : nullptr);
   auto ran = std::visit([&runner](const auto& w) { return runner.Run(w); }, workload);
   if (!ran.ok()) return ran.error();
   if (settings.after) settings.after(*engine, *volume);

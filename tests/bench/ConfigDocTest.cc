@@ -93,6 +93,8 @@ std::vector<Schema> Schemas() {
       {"cluster.protection", DocumentFields(ClusterProtectionFields())},
       {"cluster.placement", DocumentFields(ClusterPlacementFields())},
       {"cluster.cpu", DocumentFields(ClusterCpuFields())},
+      {"cluster.failures[]", DocumentFields(ClusterFailureFields())},
+      {"cluster.repair", DocumentFields(ClusterRepairFields())},
       {"profile", ProfileFieldDocs()},
       {"matrix", DocumentFields(MatrixFields())},
   };

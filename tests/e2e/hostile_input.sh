@@ -158,5 +158,10 @@ cat >cluster-ec.json <<'JSON'
 JSON
 expect 2 'cluster-ec.json: cluster.protection: 4 data + 2 parity chunks need 6 nodes; the cluster has 5' -- \
   run -l cluster-ec.json
+cat >cluster-failure.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 4, "failures": [{"node": 4, "at": "10s"}]}}
+JSON
+expect 2 'cluster-failure.json: cluster.failures.0.\.node: node 4 does not exist; the cluster has nodes 0\.\.3' -- \
+  run -l cluster-failure.json
 [ "$failures" -eq 0 ] || fail "$failures checks failed"
 echo "hostile input: ok"

@@ -60,6 +60,70 @@ TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
   EXPECT_EQ(ErrorOf({{"nodes", 1}, {"protection", {{"scheme", "none"}}}}), "");
 }
 
+TEST(ClusterLayoutTest, BadFailuresNameTheField) {
+  using nlohmann::json;
+  EXPECT_EQ(ErrorOf({{"nodes", 4}, {"failures", json::array({{{"node", 4}, {"at", "1s"}}})}}),
+            "x.json: cluster.failures[0].node: node 4 does not exist; the cluster has nodes 0..3");
+  EXPECT_EQ(ErrorOf({{"nodes", 4}, {"failures", {{"node", 9}}}}),
+            "x.json: cluster.failures[0].node: node 9 does not exist; the cluster has nodes 0..3");
+  EXPECT_EQ(ErrorOf({{"failures", json::array({{{"node", 1}, {"at", "soon"}}})}}),
+            "x.json: cluster.failures[0].at: must be a time from 0 to 1e6 s such as \"500ms\", "
+            "\"60s\", \"60m\", got \"soon\"");
+  EXPECT_EQ(ErrorOf({{"failures", json::array({{{"node", 1}, {"kind", "gone"}}})}}),
+            "x.json: cluster.failures[0].kind: unknown \"gone\"; known: absent, failed");
+  EXPECT_EQ(
+      ErrorOf({{"failures", json::array({{{"node", 1}, {"kind", "failed"}, {"back", "9s"}}})}}),
+      "x.json: cluster.failures[0].back: a failed node does not come back; its pieces are "
+      "rebuilt (use \"kind\": \"absent\")");
+  EXPECT_EQ(ErrorOf({{"failures", json::array({{{"node", 1}, {"at", "9s"}, {"back", "2s"}}})}}),
+            "x.json: cluster.failures[0].back: must be after at");
+  EXPECT_EQ(ErrorOf({{"failures", 3}}),
+            "x.json: cluster.failures: must be an array of failures or one failure");
+  EXPECT_EQ(ErrorOf({{"repair", {{"rate", "fast"}}}}).rfind("x.json: cluster.repair.rate: ", 0),
+            0u);
+  EXPECT_EQ(ErrorOf({{"repair", {{"absent_delay", -1}}}})
+                .rfind("x.json: cluster.repair.absent_delay: ", 0),
+            0u);
+}
+
+TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
+  using nlohmann::json;
+  auto l = ParseLayoutJson(
+      ClusterLayout(
+          {{"nodes", 4},
+           {"failures", json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
+                                     {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}}})},
+           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}}}}),
+      "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const ClusterSpec& c = *l->cluster;
+  ASSERT_EQ(c.failures.size(), 2u);
+  EXPECT_EQ(c.failures[0].at, 90 * kSecond);
+  EXPECT_EQ(*c.failures[0].back, 180 * kSecond);
+  EXPECT_EQ(c.failures[0].kind, ClusterFailure::Kind::kAbsent);
+  EXPECT_EQ(c.failures[1].at, 1500 * kMilli);
+  EXPECT_EQ(c.failures[1].kind, ClusterFailure::Kind::kFailed);
+  EXPECT_FALSE(c.failures[1].back);
+  EXPECT_EQ(c.repair.rate, 100u << 20);
+  const json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
+  EXPECT_EQ(eff["cluster"]["failures"][0]["back"], "3m");
+  EXPECT_EQ(eff["cluster"]["failures"][1]["at"], "1500ms");
+  EXPECT_FALSE(eff["cluster"]["failures"][1].contains("back"));
+  EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
+  EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
+  auto again = ParseLayoutJson(eff, "x.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(LayoutToJson(*again), eff);
+  // No failures: the key is left out; one object is a list of one.
+  auto none = ParseLayoutJson(ClusterLayout({{"nodes", 4}}), "x.json");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(LayoutToJson(*none)["cluster"].contains("failures"));
+  auto one = ParseLayoutJson(ClusterLayout({{"nodes", 4}, {"failures", {{"node", 3}}}}), "x.json");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->cluster->failures.size(), 1u);
+}
+
 TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
   auto l =
       ParseLayoutJson(ClusterLayout({{"nodes", 4},

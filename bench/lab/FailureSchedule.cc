@@ -1,0 +1,168 @@
+#include "bench/lab/FailureSchedule.h"
+
+#include <utility>
+
+namespace tierlab {
+namespace {
+
+using NodeState = ClusterTarget::NodeState;
+
+double Seconds(Nanos t) {
+  return static_cast<double>(t) / 1e9;
+}
+
+// What the guest did between two snapshots of the cluster's counters.
+DeviceStats Between(const DeviceStats& a, const DeviceStats& b) {
+  DeviceStats d;
+  d.read_ops = b.read_ops - a.read_ops;
+  d.read_bytes = b.read_bytes - a.read_bytes;
+  d.write_ops = b.write_ops - a.write_ops;
+  d.write_bytes = b.write_bytes - a.write_bytes;
+  d.errors = b.errors - a.errors;
+  d.qd_integral_ns = b.qd_integral_ns - a.qd_integral_ns;
+  return d;
+}
+
+}  // namespace
+
+FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec)
+    : engine_(engine),
+      cluster_(cluster),
+      spec_(spec),
+      rebuilt_(cluster.placement().nodes(), false),
+      states_(cluster.placement().nodes(), NodeState::kHealthy) {}
+
+FailureSchedule::~FailureSchedule() {
+  End();
+}
+
+void FailureSchedule::Begin() {
+  origin_ = engine_.Now();
+  running_ = true;
+  for (std::uint32_t n = 0; n < states_.size(); ++n) states_[n] = cluster_.node_state(n);
+  phases_.push_back({ClusterPhase(), origin_, origin_, {}, 0});
+  phase_start_ = cluster_.stats();
+  repaired_start_ = cluster_.resync_stats().bytes;
+  cluster_.SetStateListener([this](std::uint32_t n) { StateChanged(n); });
+  for (const ClusterFailure& f : spec_.failures) At(f.at, [this, f] { Down(f); });
+}
+
+void FailureSchedule::End() {
+  if (!running_) return;
+  ClosePhase();
+  running_ = false;
+  for (const TimerId t : timers_) engine_.Cancel(t);
+  timers_.clear();
+  cluster_.SetStateListener(nullptr);
+}
+
+void FailureSchedule::At(Nanos t, std::function<void()> what) {
+  // Task holds a small closure: the function lives in the schedule.
+  actions_.push_back(std::move(what));
+  const std::size_t i = actions_.size() - 1;
+  timers_.push_back(engine_.ScheduleAt(origin_ + t, [this, i] { actions_[i](); }));
+}
+
+void FailureSchedule::Event(std::uint32_t node, std::string what) {
+  events_.push_back(
+      {{"at_s", Seconds(engine_.Now() - origin_)}, {"node", node}, {"event", std::move(what)}});
+}
+
+void FailureSchedule::Down(const ClusterFailure& f) {
+  const std::uint32_t n = f.node;
+  if (cluster_.node_down(n)) return;  // already away: the first failure holds
+  rebuilt_[n] = false;
+  cluster_.SetNodeDown(n, true);
+  if (f.kind == ClusterFailure::Kind::kFailed) {
+    Event(n, "failed");
+    At(f.at + spec_.repair.failed_delay, [this, n] { Rebuild(n); });
+    return;
+  }
+  Event(n, "absent");
+  const Nanos repair_at = f.at + spec_.repair.absent_delay;
+  if (!f.back || *f.back > repair_at) At(repair_at, [this, n] { Rebuild(n); });
+  if (f.back) {
+    At(*f.back, [this, n] {
+      if (rebuilt_[n]) return Event(n, "back after its rebuild: what it held is discarded");
+      if (!cluster_.node_down(n)) return;
+      cluster_.SetNodeDown(n, false);
+      Event(n, "back: resyncs what it missed");
+    });
+  }
+}
+
+void FailureSchedule::Rebuild(std::uint32_t n) {
+  if (!cluster_.node_down(n) || rebuilt_[n]) return;
+  const std::uint32_t nodes = cluster_.placement().nodes();
+  const std::uint32_t pieces = cluster_.placement().copies();
+  if (nodes <= pieces) {
+    Event(n, "no node to rebuild onto (" + std::to_string(nodes) + " nodes, " +
+                 std::to_string(pieces) + " pieces per unit): degraded until it is back");
+    return;
+  }
+  rebuilt_[n] = true;
+  Event(n, "rebuild starts");
+  cluster_.ReplaceNode(n);
+}
+
+void FailureSchedule::StateChanged(std::uint32_t n) {
+  if (!running_) return;
+  const NodeState now = cluster_.node_state(n);
+  if (now == NodeState::kHealthy &&
+      (states_[n] == NodeState::kRebuilding || states_[n] == NodeState::kResyncing)) {
+    Event(n, states_[n] == NodeState::kRebuilding ? "rebuilt" : "resynced");
+  }
+  states_[n] = now;
+  const std::string name = ClusterPhase();
+  if (name == phases_.back().name) return;
+  if (phases_.back().start == engine_.Now()) {
+    phases_.back().name = name;  // it lasted no time (a failed node rebuilt at once)
+    return;
+  }
+  ClosePhase();
+  phases_.push_back({name, engine_.Now(), engine_.Now(), {}, 0});
+}
+
+std::string FailureSchedule::ClusterPhase() const {
+  bool rebuilding = false, resyncing = false;
+  for (std::uint32_t n = 0; n < states_.size(); ++n) {
+    switch (cluster_.node_state(n)) {
+      case NodeState::kDown: return "degraded";
+      case NodeState::kRebuilding: rebuilding = true; break;
+      case NodeState::kResyncing: resyncing = true; break;
+      case NodeState::kHealthy: break;
+    }
+  }
+  return rebuilding ? "rebuilding" : resyncing ? "resyncing" : "healthy";
+}
+
+void FailureSchedule::ClosePhase() {
+  Phase& p = phases_.back();
+  p.end = engine_.Now();
+  const DeviceStats now = cluster_.stats();
+  p.guest = Between(phase_start_, now);
+  p.repaired_bytes = cluster_.resync_stats().bytes - repaired_start_;
+  phase_start_ = now;
+  repaired_start_ = cluster_.resync_stats().bytes;
+}
+
+nlohmann::json FailureSchedule::Json() const {
+  nlohmann::json phases = nlohmann::json::array();
+  for (const Phase& p : phases_) {
+    const double s = Seconds(p.end - p.start);
+    const std::uint64_t ops = p.guest.read_ops + p.guest.write_ops;
+    const double bytes = static_cast<double>(p.guest.read_bytes + p.guest.write_bytes);
+    phases.push_back({{"phase", p.name},
+                      {"start_s", Seconds(p.start - origin_)},
+                      {"end_s", Seconds(p.end - origin_)},
+                      {"iops", s > 0 ? static_cast<double>(ops) / s : 0.0},
+                      {"mib_s", s > 0 ? bytes / s / (1 << 20) : 0.0},
+                      {"mean_latency_us",
+                       ops > 0 ? p.guest.qd_integral_ns / static_cast<double>(ops) / 1e3 : 0.0},
+                      {"errors", p.guest.errors},
+                      {"repaired_mib", static_cast<double>(p.repaired_bytes) / (1 << 20)}});
+  }
+  return {{"events", events_}, {"phases", std::move(phases)}};
+}
+
+}  // namespace tierlab

@@ -1,0 +1,83 @@
+#pragma once
+// A cluster layout's failures during a timed run (ClusterSpec.h's
+// `failures` and `repair`; docs/CLUSTERS.md, "Failures and rebuild"), and
+// the cluster's phases as they follow:
+//
+//   - `absent` at `at`: the node goes down; it comes `back` (and resyncs
+//     what it missed) unless its repair delay runs out first, when its
+//     pieces are rebuilt;
+//   - `failed` at `at`: down with its data gone; rebuilt after the failed
+//     delay.
+// A rebuild needs a node to rebuild onto that holds none of a unit's other
+// pieces: with no more nodes than pieces (vSAN RAID-5 3 + 1 on 4 hosts, a
+// 2-node mirror) there is none, and the node stays down, degraded, until
+// it is back. The rebuild itself is ClusterTarget::ReplaceNode's.
+//
+// The cluster is in one phase at a time, the worst of its nodes': degraded
+// (a node down), rebuilding, resyncing, healthy. Each phase reports the
+// guest's IOPS, bandwidth, mean latency (Little's law over the cluster's
+// requests in flight) and errors within it, and the bytes repaired.
+//
+// Threading: the engine's thread; lives across the run.
+
+#include <deque>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "layouts/ClusterSpec.h"
+#include "tiering/core/DeviceStats.h"
+#include "tiering/core/Engine.h"
+#include "tiering/targets/ClusterTarget.h"
+
+namespace tierlab {
+
+class FailureSchedule {
+ public:
+  FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec);
+  ~FailureSchedule();
+  FailureSchedule(const FailureSchedule&) = delete;
+  FailureSchedule& operator=(const FailureSchedule&) = delete;
+
+  // Times count from now: the start of the timed run.
+  void Begin();
+  // The run is over: closes the phase and cancels what has not happened.
+  void End();
+  // {"events": [{"at_s", "node", "event"}], "phases": [{"phase", "start_s",
+  // "end_s", "iops", "mib_s", "mean_latency_us", "errors", "repaired_mib"}]}
+  nlohmann::json Json() const;
+
+  struct Phase {
+    std::string name;
+    Nanos start = 0, end = 0;
+    DeviceStats guest;                 // the cluster's requests within it
+    std::uint64_t repaired_bytes = 0;  // resync and rebuild
+  };
+  const std::vector<Phase>& phases() const { return phases_; }
+
+ private:
+  void At(Nanos t, std::function<void()> what);
+  void Event(std::uint32_t node, std::string what);
+  void Down(const ClusterFailure& f);
+  void Rebuild(std::uint32_t node);
+  void StateChanged(std::uint32_t node);
+  std::string ClusterPhase() const;
+  void ClosePhase();
+
+  Engine& engine_;
+  ClusterTarget& cluster_;
+  ClusterSpec spec_;
+  Nanos origin_ = 0;
+  bool running_ = false;
+  std::vector<TimerId> timers_;
+  std::deque<std::function<void()>> actions_;     // the timers' (one may add another)
+  std::vector<bool> rebuilt_;                     // per node: replaced since it went down
+  std::vector<ClusterTarget::NodeState> states_;  // per node, as last seen
+  nlohmann::json events_ = nlohmann::json::array();
+  std::vector<Phase> phases_;
+  DeviceStats phase_start_;
+  std::uint64_t repaired_start_ = 0;
+};
+
+}  // namespace tierlab

@@ -1,0 +1,139 @@
+// A cluster layout's failures during a run (FailureSchedule.h): the node
+// goes away and comes back or is rebuilt when the layout says, the results
+// name each event and split the run into phases whose figures add up to
+// the run's, and a rebuild with no node to go to leaves the volume
+// degraded.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/lab/RunCell.h"
+#include "bench/workload/Profile.h"
+#include "layouts/Layout.h"
+
+namespace tierlab {
+namespace {
+
+using nlohmann::json;
+
+// Four hyper-converged nodes of one SATA SSD over 25 GbE RDMA, with
+// `protection` and `failures`; each node repairs at most 64 MiB/s.
+json Cluster(json protection, json failures) {
+  return {{"name", "c4"},
+          {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 1}, {"capacity", "16g"}}}},
+          {"cluster",
+           {{"nodes", 4},
+            {"network", {{"preset", "25gbe-rdma"}}},
+            {"protection", std::move(protection)},
+            {"failures", std::move(failures)},
+            {"repair", {{"rate", "64m"}}}}}};
+}
+
+// 4k 70/30 over 4 jobs x 64 MiB, 6 s with no ramp: after a second every
+// extent has been written, and a node holds half of the 256.
+json RunFor6s(const json& layout) {
+  auto l = ParseLayoutJson(layout, "test");
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  auto p = ParseProfileJson({{"name", "r"},
+                             {"rw", "randrw"},
+                             {"rwmixread", 70},
+                             {"bs", "4k"},
+                             {"iodepth", 16},
+                             {"numjobs", 4},
+                             {"size", "64m"},
+                             {"offset_increment", "64m"},
+                             {"runtime", "6s"},
+                             {"time_based", 1}},
+                            "test");
+  EXPECT_TRUE(p.ok()) << p.error().message;
+  if (!l.ok() || !p.ok()) return {};
+  auto runs = RunCell(*l, Workload{std::vector<Profile>{*p}}, RunSettings{});
+  EXPECT_TRUE(runs.ok()) << runs.error().message;
+  return runs.ok() ? (*runs)[0].json : json{};
+}
+
+std::vector<std::string> Names(const json& list, const char* key) {
+  std::vector<std::string> out;
+  for (const auto& e : list) out.push_back(e[key]);
+  return out;
+}
+
+// The phases cover the run without gaps, and their I/Os add up to the
+// run's; none has an error.
+void ExpectPhasesAddUp(const json& run) {
+  const json& phases = run["cluster_failures"]["phases"];
+  ASSERT_FALSE(phases.empty());
+  double ios = 0;
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const json& p = phases[i];
+    if (i > 0) {
+      EXPECT_EQ(p["start_s"], phases[i - 1]["end_s"]);
+    }
+    ios += p["iops"].get<double>() * (p["end_s"].get<double>() - p["start_s"].get<double>());
+    EXPECT_EQ(p["errors"], 0) << p.dump();
+  }
+  EXPECT_EQ(phases[0]["start_s"], 0.0);
+  const json& job = run["jobs"][0];
+  const double total =
+      job["read"]["total_ios"].get<double>() + job["write"]["total_ios"].get<double>();
+  EXPECT_NEAR(ios, total, 0.01 * total);
+}
+
+// Absent from 1 s to 2 s: degraded while away (its VMs run on the next
+// node), then it resyncs the extents written meanwhile at 64 MiB/s.
+TEST(FailureScheduleTest, AnAbsentNodeIsDegradedThenResyncs) {
+  const json run =
+      RunFor6s(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                       {{{"node", 1}, {"at", "1s"}, {"kind", "absent"}, {"back", "2s"}}}));
+  ASSERT_TRUE(run.contains("cluster_failures")) << run.dump().substr(0, 400);
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"absent", "back: resyncs what it missed", "resynced"}));
+  EXPECT_EQ(f["events"][0]["at_s"], 1.0);
+  EXPECT_EQ(f["events"][1]["at_s"], 2.0);
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "resyncing", "healthy"}));
+  const json& healthy = f["phases"][0];
+  const json& degraded = f["phases"][1];
+  const json& resync = f["phases"][2];
+  EXPECT_GT(degraded["iops"].get<double>(), 0.5 * healthy["iops"].get<double>());
+  // Throttled: it took at least its bytes' time at the rate.
+  const double mib = resync["repaired_mib"].get<double>();
+  EXPECT_GT(mib, 10.0);
+  EXPECT_GE(resync["end_s"].get<double>() - resync["start_s"].get<double>(), mib / 64 - 0.02);
+  ExpectPhasesAddUp(run);
+}
+
+// Failed at 1 s: its data is gone; with more nodes than
+// copies there is a node to rebuild onto, and the rebuild starts at once.
+TEST(FailureScheduleTest, AFailedNodeIsRebuiltAtOnce) {
+  const json run = RunFor6s(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                                    {{{"node", 2}, {"at", "1s"}, {"kind", "failed"}}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"failed", "rebuild starts", "rebuilt"}));
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "rebuilding", "healthy"}));
+  EXPECT_EQ(f["phases"][1]["repaired_mib"].get<double>(), 128.0);
+  ExpectPhasesAddUp(run);
+}
+
+// Erasure coding 3 + 1 on 4 nodes: every node holds a chunk of every
+// stripe, so there is nowhere to rebuild; degraded to the end, no error.
+TEST(FailureScheduleTest, WithNoNodeToRebuildOntoItStaysDegraded) {
+  const json run = RunFor6s(Cluster({{"scheme", "ec"}, {"data", 3}, {"parity", 1}},
+                                    {{{"node", 0}, {"at", "1s"}, {"kind", "failed"}}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"failed",
+                                      "no node to rebuild onto (4 nodes, 4 pieces per unit): "
+                                      "degraded until it is back"}));
+  EXPECT_EQ(Names(f["phases"], "phase"), (std::vector<std::string>{"healthy", "degraded"}));
+  ExpectPhasesAddUp(run);
+}
+
+}  // namespace
+}  // namespace tierlab
