@@ -194,7 +194,7 @@ const F kCpuFields[] = {
 };
 
 // A time: a number of seconds, or a string with a unit as fio writes
-// times ("500ms", "60s", "60m", "1h"; "us" too). Times are whole ns.
+// times ("500ms", "60s", "60m", "1h"; "us" and "ns" too). Times are whole ns.
 Nanos ReadTime(JsonFields& f, std::string_view k, Nanos def) {
   const json* v = f.Raw(k);
   if (v == nullptr || !f.ok()) return def;
@@ -207,6 +207,7 @@ Nanos ReadTime(JsonFields& f, std::string_view k, Nanos def) {
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
     const std::string_view unit(end, static_cast<std::size_t>(t.data() + t.size() - end));
     if (ec == std::errc() && !t.empty()) {
+      if (unit == "ns") seconds = n / 1e9;
       if (unit == "us") seconds = n / 1e6;
       if (unit == "ms") seconds = n / 1e3;
       if (unit == "s" || unit.empty()) seconds = n;
@@ -223,14 +224,15 @@ Nanos ReadTime(JsonFields& f, std::string_view k, Nanos def) {
   return static_cast<Nanos>(std::llround(seconds * 1e9));
 }
 
-// The shortest exact form: "60m", "90s", "500ms", or ns as "1234us".
+// The shortest exact form: "1h", "90s", "500ms", "1234us", "1500ns".
 json TimeJson(Nanos t) {
   constexpr Nanos kMinute = 60 * kSecond;
   if (t != 0 && t % (60 * kMinute) == 0) return std::to_string(t / (60 * kMinute)) + "h";
   if (t != 0 && t % kMinute == 0) return std::to_string(t / kMinute) + "m";
   if (t % kSecond == 0) return std::to_string(t / kSecond) + "s";
   if (t % kMilli == 0) return std::to_string(t / kMilli) + "ms";
-  return std::to_string(static_cast<double>(t) / 1e3) + "us";
+  if (t % 1000 == 0) return std::to_string(t / 1000) + "us";
+  return std::to_string(t) + "ns";
 }
 
 using FF = Field<ClusterFailure>;

@@ -30,6 +30,7 @@ FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const C
       cluster_(cluster),
       spec_(spec),
       rebuilt_(cluster.placement().nodes(), false),
+      generation_(cluster.placement().nodes(), 0),
       states_(cluster.placement().nodes(), NodeState::kHealthy) {}
 
 FailureSchedule::~FailureSchedule() {
@@ -70,21 +71,30 @@ void FailureSchedule::Event(std::uint32_t node, std::string what) {
 
 void FailureSchedule::Down(const ClusterFailure& f) {
   const std::uint32_t n = f.node;
-  if (cluster_.node_down(n)) return;  // already away: the first failure holds
+  const bool failed = f.kind == ClusterFailure::Kind::kFailed;
+  if (cluster_.node_down(n) && !failed) return Event(n, "absent: already away");
+  // What an earlier failure of this node left scheduled no longer applies.
+  const std::uint64_t gen = ++generation_[n];
   rebuilt_[n] = false;
   cluster_.SetNodeDown(n, true);
-  if (f.kind == ClusterFailure::Kind::kFailed) {
+  if (failed) {
     Event(n, "failed");
-    At(f.at + spec_.repair.failed_delay, [this, n] { Rebuild(n); });
+    At(f.at + spec_.repair.failed_delay, [this, n, gen] {
+      if (generation_[n] == gen) Rebuild(n);
+    });
     return;
   }
   Event(n, "absent");
   const Nanos repair_at = f.at + spec_.repair.absent_delay;
-  if (!f.back || *f.back > repair_at) At(repair_at, [this, n] { Rebuild(n); });
+  if (!f.back || *f.back > repair_at) {
+    At(repair_at, [this, n, gen] {
+      if (generation_[n] == gen) Rebuild(n);
+    });
+  }
   if (f.back) {
-    At(*f.back, [this, n] {
+    At(*f.back, [this, n, gen] {
+      if (generation_[n] != gen) return;
       if (rebuilt_[n]) return Event(n, "back after its rebuild: what it held is discarded");
-      if (!cluster_.node_down(n)) return;
       cluster_.SetNodeDown(n, false);
       Event(n, "back: resyncs what it missed");
     });
@@ -147,8 +157,21 @@ void FailureSchedule::ClosePhase() {
 }
 
 nlohmann::json FailureSchedule::Json() const {
-  nlohmann::json phases = nlohmann::json::array();
+  // A phase renamed because the one before it lasted no time may carry the
+  // name of the one before that: they are one phase.
+  std::vector<Phase> merged;
   for (const Phase& p : phases_) {
+    if (merged.empty() || merged.back().name != p.name) {
+      merged.push_back(p);
+      continue;
+    }
+    Phase& m = merged.back();
+    m.end = p.end;
+    m.guest.Add(p.guest);
+    m.repaired_bytes += p.repaired_bytes;
+  }
+  nlohmann::json phases = nlohmann::json::array();
+  for (const Phase& p : merged) {
     const double s = Seconds(p.end - p.start);
     const std::uint64_t ops = p.guest.read_ops + p.guest.write_ops;
     const double bytes = static_cast<double>(p.guest.read_bytes + p.guest.write_bytes);

@@ -8,6 +8,9 @@
 //     pieces are rebuilt;
 //   - `failed` at `at`: down with its data gone; rebuilt after the failed
 //     delay.
+// A node's later failure replaces what its earlier one left scheduled (a
+// node absent that then fails has lost its data); an absent node already
+// away stays as it is.
 // A rebuild needs a node to rebuild onto that holds none of a unit's other
 // pieces: with no more nodes than pieces (vSAN RAID-5 3 + 1 on 4 hosts, a
 // 2-node mirror) there is none, and the node stays down, degraded, until
@@ -73,6 +76,7 @@ class FailureSchedule {
   std::vector<TimerId> timers_;
   std::deque<std::function<void()>> actions_;     // the timers' (one may add another)
   std::vector<bool> rebuilt_;                     // per node: replaced since it went down
+  std::vector<std::uint64_t> generation_;         // per node: its failures so far
   std::vector<ClusterTarget::NodeState> states_;  // per node, as last seen
   nlohmann::json events_ = nlohmann::json::array();
   std::vector<Phase> phases_;

@@ -92,24 +92,29 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
       ClusterLayout(
           {{"nodes", 4},
            {"failures", json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
+                                     {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
                                      {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}}})},
            {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const ClusterSpec& c = *l->cluster;
-  ASSERT_EQ(c.failures.size(), 2u);
+  ASSERT_EQ(c.failures.size(), 3u);
   EXPECT_EQ(c.failures[0].at, 90 * kSecond);
   EXPECT_EQ(*c.failures[0].back, 180 * kSecond);
   EXPECT_EQ(c.failures[0].kind, ClusterFailure::Kind::kAbsent);
-  EXPECT_EQ(c.failures[1].at, 1500 * kMilli);
-  EXPECT_EQ(c.failures[1].kind, ClusterFailure::Kind::kFailed);
-  EXPECT_FALSE(c.failures[1].back);
+  EXPECT_EQ(c.failures[1].at, 1500 * kMicro);
+  EXPECT_EQ(*c.failures[1].back, 1500001);
+  EXPECT_EQ(c.failures[2].at, 1500 * kMilli);
+  EXPECT_EQ(c.failures[2].kind, ClusterFailure::Kind::kFailed);
+  EXPECT_FALSE(c.failures[2].back);
   EXPECT_EQ(c.repair.rate, 100u << 20);
   const json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
   EXPECT_EQ(eff["cluster"]["failures"][0]["back"], "3m");
-  EXPECT_EQ(eff["cluster"]["failures"][1]["at"], "1500ms");
-  EXPECT_FALSE(eff["cluster"]["failures"][1].contains("back"));
+  EXPECT_EQ(eff["cluster"]["failures"][1]["at"], "1500us");
+  EXPECT_EQ(eff["cluster"]["failures"][1]["back"], "1500001ns");
+  EXPECT_EQ(eff["cluster"]["failures"][2]["at"], "1500ms");
+  EXPECT_FALSE(eff["cluster"]["failures"][2].contains("back"));
   EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
   auto again = ParseLayoutJson(eff, "x.json");

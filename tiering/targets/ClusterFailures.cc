@@ -20,6 +20,9 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
   down_[n] = down ? 1 : 0;
   if (down) {
     ++unavailable_;
+    // A piece its resync is copying may miss writes while it is down: the
+    // resync starts that piece over when it is back (ResyncWindow).
+    ++epoch_[n];
     NotifyState(n);
     return;
   }
@@ -64,9 +67,18 @@ bool ClusterTarget::HoldsPiece(std::uint32_t node, std::uint64_t unit) const {
 }
 
 void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
-  if (stale_[node].insert(unit).second) {
-    ++stale_count_;
-    ++unavailable_;
+  if (!stale_[node].insert(unit).second) return;
+  ++stale_count_;
+  ++unavailable_;
+  // A node up whose resync has stopped (it came back before a write it
+  // refused completed) resyncs this piece too.
+  Resync* r = resyncs_[node].get();
+  if (down_[node] == 0 && !r->running && !r->restart_posted) {
+    r->restart_posted = true;
+    engine().Post([r] {
+      r->restart_posted = false;
+      if (!r->running) r->self->ResyncNext(r);
+    });
   }
 }
 
@@ -322,6 +334,9 @@ bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) cons
 }
 
 void ClusterTarget::ResyncWindow(Resync* r) {
+  // Down (and perhaps back) since the piece began: the windows copied may
+  // have missed writes, so the piece starts over.
+  if (r->epoch != epoch_[r->node]) return ResyncNext(r);
   r->window = std::min(kResyncWindow, placement_.extent_bytes() - r->at);
   if (repair_rate_ != 0) {
     // Throttled: a window starts once the one before it has taken its
@@ -430,7 +445,7 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
 
 void ClusterTarget::ResyncWritten(Resync* r, Status st) {
   ranges_.Release(r->unit, r->at, r->at + r->window);
-  if (r->epoch != epoch_[r->node]) return ResyncNext(r);  // replaced under it
+  if (r->epoch != epoch_[r->node]) return ResyncNext(r);  // down or replaced under it
   if (st == Status::kShutdown) return ResyncNext(r);      // down again (or back already)
   if (st != Status::kOk) {
     r->running = false;  // a device error: stop rather than retry forever

@@ -264,9 +264,10 @@ class ClusterTarget final : public FanOutTarget {
     std::uint64_t window = 0;
     std::uint32_t remaining = 0;
     Status status = Status::kOk;
-    bool rebuild = false;     // the unit is the rebuild's, not a stale one
-    std::uint64_t epoch = 0;  // the node's replacement it works for
-    Nanos next_start = 0;     // the repair rate's: when the next window may start
+    bool rebuild = false;         // the unit is the rebuild's, not a stale one
+    bool restart_posted = false;  // MarkStale has posted a ResyncNext
+    std::uint64_t epoch = 0;      // the node's epoch its piece began in
+    Nanos next_start = 0;         // the repair rate's: when the next window may start
     std::uint32_t sources[16] = {};
     AlignedBuffer buffers;  // with data: the sources' windows, then the piece's
   };
@@ -368,7 +369,8 @@ class ClusterTarget final : public FanOutTarget {
   ResyncStats resync_stats_;
   // Rebuild: the units ever written, and per node the first unit a
   // replacement has not rebuilt yet (kNone: not rebuilding) and how many
-  // times it has been replaced.
+  // times it has gone down or been replaced (a piece copied across either
+  // starts over).
   SparseBitmap written_;
   std::uint64_t units_ = 0;
   std::vector<std::uint64_t> rebuild_at_;

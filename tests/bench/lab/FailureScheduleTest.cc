@@ -120,6 +120,22 @@ TEST(FailureScheduleTest, AFailedNodeIsRebuiltAtOnce) {
   ExpectPhasesAddUp(run);
 }
 
+// Absent, then failed while away: its data is gone, so it is rebuilt, and
+// the absence's return no longer applies.
+TEST(FailureScheduleTest, AFailureOfAnAbsentNodeSupersedesItsReturn) {
+  const json run =
+      RunFor6s(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                       {{{"node", 1}, {"at", "1s"}, {"kind", "absent"}, {"back", "5s"}},
+                        {{"node", 1}, {"at", "2s"}, {"kind", "failed"}}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"absent", "failed", "rebuild starts", "rebuilt"}));
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "rebuilding", "healthy"}));
+  ExpectPhasesAddUp(run);
+}
+
 // Erasure coding 3 + 1 on 4 nodes: every node holds a chunk of every
 // stripe, so there is nowhere to rebuild; degraded to the end, no error.
 TEST(FailureScheduleTest, WithNoNodeToRebuildOntoItStaysDegraded) {

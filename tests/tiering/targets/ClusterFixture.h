@@ -29,11 +29,12 @@ struct Cluster {
 };
 
 // `nodes` nodes of one 16 MiB RAM disk each, clients on the nodes, 64 KiB
-// extents with `pieces` pieces on distinct nodes: copies, or with
+// extents (or `extent`) with `pieces` pieces on distinct nodes: copies, or with
 // `data_chunks` k > 0 stripes of k data and pieces - k parity chunks.
 inline std::unique_ptr<Cluster> MakeSmallCluster(std::uint32_t nodes, std::uint32_t pieces,
                                                  std::uint32_t data_chunks,
-                                                 const char* nic = "25gbe-rdma") {
+                                                 const char* nic = "25gbe-rdma",
+                                                 std::uint64_t extent = kChunk) {
   auto c = std::make_unique<Cluster>();
   c->k = data_chunks;
   c->m = data_chunks == 0 ? 0 : pieces - data_chunks;
@@ -51,7 +52,7 @@ inline std::unique_ptr<Cluster> MakeSmallCluster(std::uint32_t nodes, std::uint3
   }
   c->target = std::make_unique<ClusterTarget>(
       c->e, "cluster", std::move(stacks), std::move(ports), std::move(clients),
-      ClusterPlacement(nodes, pieces, kChunk, ClusterPlacement::Scheme::kMesh, 5),
+      ClusterPlacement(nodes, pieces, extent, ClusterPlacement::Scheme::kMesh, 5),
       ClusterTarget::ReadCopy::kLocal, data_chunks);
   return c;
 }

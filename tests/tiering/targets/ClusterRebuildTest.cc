@@ -165,6 +165,41 @@ TEST(ClusterRebuildTest, ARebuildCopiesWhatWasWrittenAtTheRepairRate) {
   EXPECT_EQ(u->target->resync_stats().rebuilt_pieces, held);
 }
 
+// A piece of two 1 MiB windows: the node goes down and comes back while
+// its resync waits between them (throttled), and a write in between misses
+// it. The piece starts over, so its copy ends with that write, not with
+// the first window's bytes from before it.
+TEST(ClusterRebuildTest, APieceCopiedAcrossADownAndBackStartsOver) {
+  constexpr std::uint64_t kExtent = 2 * kMiB;
+  auto c = testing::MakeSmallCluster(2, 2, 0, "25gbe-rdma", kExtent);
+  std::vector<std::byte> a(kExtent, std::byte{0xaa}), b(kExtent, std::byte{0xbb});
+  ASSERT_EQ(Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, kExtent, a.data()}), Status::kOk);
+  c->target->SetNodeDown(1, true);
+  ASSERT_EQ(Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, kExtent, b.data()}), Status::kOk);
+  // 1 MiB at 100 MB/s: a window every 10.5 ms.
+  c->target->SetRepairRate(100'000'000);
+  c->target->SetNodeDown(1, false);
+  const Nanos start = c->e.Now();
+  c->e.RunUntil(start + 5 * kMilli);  // the first window copied, the second waits
+  ASSERT_EQ(c->target->resync_stats().bytes, kMiB);
+  c->target->SetNodeDown(1, true);
+  std::vector<std::byte> fresh(4096, std::byte{0xcc});
+  Status st = Status::kShutdown;
+  c->target->ClientView(0).Submit(IoRequest{IoOp::kWrite, 0, 0, 4096, fresh.data()},
+                                  [&](Status s) { st = s; });
+  c->e.RunUntil(start + 8 * kMilli);
+  ASSERT_EQ(st, Status::kOk);
+  c->target->SetNodeDown(1, false);  // before the second window is due
+  c->e.Run();
+  EXPECT_EQ(c->target->node_state(1), NodeState::kHealthy);
+  const ClusterPlacement& p = c->target->placement();
+  const auto on1 = p.Locate(0, 0).node == 1 ? p.Locate(0, 0) : p.Locate(0, 1);
+  ASSERT_EQ(on1.node, 1u);
+  EXPECT_EQ(testing::ReadDisk(*c, 1, on1.offset, 4096), fresh);
+  EXPECT_EQ(testing::ReadDisk(*c, 1, on1.offset + kMiB, 4096),
+            std::vector<std::byte>(4096, std::byte{0xbb}));
+}
+
 // A node back after being absent resyncs what it missed: its states go
 // down, resyncing, healthy.
 TEST(ClusterRebuildTest, ANodeBackReportsItsResync) {
