@@ -44,16 +44,7 @@ namespace {
 
 DeviceStats Since(const DeviceStats& now, const DeviceStats& start) {
   DeviceStats d = now;
-  d.read_ops -= start.read_ops;
-  d.read_bytes -= start.read_bytes;
-  d.write_ops -= start.write_ops;
-  d.write_bytes -= start.write_bytes;
-  d.flush_ops -= start.flush_ops;
-  d.discard_ops -= start.discard_ops;
-  d.discard_bytes -= start.discard_bytes;
-  d.errors -= start.errors;
-  d.busy_ns -= start.busy_ns;
-  d.qd_integral_ns -= start.qd_integral_ns;
+  d.Subtract(start);
   return d;  // max_queue_depth: the device's, restarted by Begin()
 }
 

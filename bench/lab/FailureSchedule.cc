@@ -11,18 +11,6 @@ double Seconds(Nanos t) {
   return static_cast<double>(t) / 1e9;
 }
 
-// What the guest did between two snapshots of the cluster's counters.
-DeviceStats Between(const DeviceStats& a, const DeviceStats& b) {
-  DeviceStats d;
-  d.read_ops = b.read_ops - a.read_ops;
-  d.read_bytes = b.read_bytes - a.read_bytes;
-  d.write_ops = b.write_ops - a.write_ops;
-  d.write_bytes = b.write_bytes - a.write_bytes;
-  d.errors = b.errors - a.errors;
-  d.qd_integral_ns = b.qd_integral_ns - a.qd_integral_ns;
-  return d;
-}
-
 }  // namespace
 
 FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec)
@@ -150,7 +138,8 @@ void FailureSchedule::ClosePhase() {
   Phase& p = phases_.back();
   p.end = engine_.Now();
   const DeviceStats now = cluster_.stats();
-  p.guest = Between(phase_start_, now);
+  p.guest = now;
+  p.guest.Subtract(phase_start_);
   p.repaired_bytes = cluster_.resync_stats().bytes - repaired_start_;
   phase_start_ = now;
   repaired_start_ = cluster_.resync_stats().bytes;

@@ -18,6 +18,19 @@ void DeviceStats::Add(const DeviceStats& o) {
   max_queue_depth = std::max(max_queue_depth, o.max_queue_depth);
 }
 
+void DeviceStats::Subtract(const DeviceStats& earlier) {
+  read_ops -= earlier.read_ops;
+  read_bytes -= earlier.read_bytes;
+  write_ops -= earlier.write_ops;
+  write_bytes -= earlier.write_bytes;
+  flush_ops -= earlier.flush_ops;
+  discard_ops -= earlier.discard_ops;
+  discard_bytes -= earlier.discard_bytes;
+  errors -= earlier.errors;
+  busy_ns -= earlier.busy_ns;
+  qd_integral_ns -= earlier.qd_integral_ns;
+}
+
 const char* ToString(IoOp op) {
   switch (op) {
     case IoOp::kRead: return "read";

@@ -25,6 +25,9 @@ struct DeviceStats {
 
   // Adds another device's counters (used to sum a tier).
   void Add(const DeviceStats& o);
+  // Takes away the counters of an earlier snapshot of the same device, to
+  // leave what happened since (max_queue_depth stays this one's).
+  void Subtract(const DeviceStats& earlier);
 };
 
 }  // namespace tierlab

@@ -59,11 +59,11 @@ bool ClusterTarget::IsStale(std::uint32_t node, std::uint64_t unit) const {
          (unit >= rebuild_at_[node] && written_.Test(unit));
 }
 
-bool ClusterTarget::HoldsPiece(std::uint32_t node, std::uint64_t unit) const {
+std::uint32_t ClusterTarget::PieceOn(std::uint32_t node, std::uint64_t unit) const {
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (placement_.Locate(unit, i).node == node) return true;
+    if (placement_.Locate(unit, i).node == node) return i;
   }
-  return false;
+  return kNoNode;
 }
 
 void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
@@ -308,7 +308,7 @@ bool ClusterTarget::NextRebuildUnit(Resync* r) {
       return false;
     }
     at = unit;
-    if (!HoldsPiece(r->node, unit)) {
+    if (PieceOn(r->node, unit) == kNoNode) {
       ++at;
       continue;
     }
@@ -355,12 +355,7 @@ void ClusterTarget::ResyncWindow(Resync* r) {
 
 void ClusterTarget::ResyncRead(Resync* r) {
   const std::uint32_t need = data_chunks_ > 0 ? data_chunks_ : 1;
-  const std::uint32_t own = [&] {
-    for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-      if (placement_.Locate(r->unit, i).node == r->node) return i;
-    }
-    return 0u;
-  }();
+  const std::uint32_t own = PieceOn(r->node, r->unit);  // a stale piece's unit: one of them
   bool found = down_[r->node] == 0;
   if (found && data_chunks_ > 0) {
     found = PickSources(r->unit, 1u << own, r->sources);

@@ -301,7 +301,8 @@ class ClusterTarget final : public FanOutTarget {
   }
   bool IsStale(std::uint32_t node, std::uint64_t unit) const;
   void MarkWritten(std::uint64_t unit) { written_.Set(unit); }
-  bool HoldsPiece(std::uint32_t node, std::uint64_t unit) const;
+  // The piece of `unit` on `node`, or kNoNode.
+  std::uint32_t PieceOn(std::uint32_t node, std::uint64_t unit) const;
   // The node's next unit to rebuild, or false when its rebuild is done.
   bool NextRebuildUnit(Resync* r);
   void NotifyState(std::uint32_t node) {

@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "tests/support/VerifyHarness.h"
 #include "tests/tiering/targets/ClusterFixture.h"
 
@@ -20,15 +18,6 @@ using testing::kChunk;
 using testing::kKiB;
 
 constexpr std::uint64_t kRegionUnits = 64;
-// TIERLAB_SOAK_SEED=n shifts every run's seed, for a manual soak:
-//   for n in $(seq 1 100); do
-//     TIERLAB_SOAK_SEED=$n tests/tiering_tests --gtest_filter='ClusterFailures*'
-//   done
-int SeedBase() {
-  static const int base =
-      std::getenv("TIERLAB_SOAK_SEED") != nullptr ? std::atoi(std::getenv("TIERLAB_SOAK_SEED")) : 0;
-  return base;
-}
 
 // A node going down (or coming back) after `at` completions of a run.
 struct Event {
@@ -45,7 +34,7 @@ void RunAcrossFailures(Cluster& c, const std::vector<Event>& events) {
   for (std::uint32_t client = 0; client < 2; ++client) {
     testing::VerifyOptions o;
     o.ops = 1500;
-    o.seed = 90 + client + 7 * c.k + 1000 * SeedBase();
+    o.seed = 90 + client + 7 * c.k + 1000 * testing::SoakSeedBase();
     o.max_in_flight = 16;
     o.max_length = 2 * unit + 8 * kKiB;
     o.region = kRegionUnits * unit;
@@ -107,7 +96,7 @@ TEST(ClusterFailuresTest, ASecondFailureDuringAResyncIsUnavailableNeverWrong) {
     const std::uint64_t unit = k == 0 ? kChunk : k * kChunk;
     testing::VerifyOptions o;
     o.ops = 1500;
-    o.seed = 120 + k + 1000 * SeedBase();
+    o.seed = 120 + k + 1000 * testing::SoakSeedBase();
     o.max_in_flight = 16;
     o.max_length = 2 * unit;
     o.region = kRegionUnits * unit;

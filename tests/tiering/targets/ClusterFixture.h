@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,16 @@ inline std::unique_ptr<Cluster> MakeSmallCluster(std::uint32_t nodes, std::uint3
 inline std::unique_ptr<Cluster> MakeEcCluster(std::uint32_t nodes, std::uint32_t k, std::uint32_t m,
                                               const char* nic = "25gbe-rdma") {
   return MakeSmallCluster(nodes, k + m, k, nic);
+}
+
+// TIERLAB_SOAK_SEED=n shifts the failure tests' seeds, for a manual soak:
+//   for n in $(seq 1 100); do
+//     TIERLAB_SOAK_SEED=$n tests/tiering_tests --gtest_filter='ClusterFailures*:ClusterRebuild*'
+//   done
+inline int SoakSeedBase() {
+  static const int base =
+      std::getenv("TIERLAB_SOAK_SEED") != nullptr ? std::atoi(std::getenv("TIERLAB_SOAK_SEED")) : 0;
+  return base;
 }
 
 inline Status Do(Cluster& c, std::size_t client, IoRequest req) {

@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "tests/support/VerifyHarness.h"
 #include "tests/tiering/targets/ClusterFixture.h"
 
@@ -21,12 +19,6 @@ using testing::kMiB;
 using NodeState = ClusterTarget::NodeState;
 
 constexpr std::uint64_t kRegionUnits = 64;
-// TIERLAB_SOAK_SEED=n shifts every run's seed, as in ClusterFailuresTest.
-int SeedBase() {
-  static const int base =
-      std::getenv("TIERLAB_SOAK_SEED") != nullptr ? std::atoi(std::getenv("TIERLAB_SOAK_SEED")) : 0;
-  return base;
-}
 
 // Node n's disk as a new node's: every byte zero (what it held is gone).
 void Blank(Cluster& c, std::uint32_t n) {
@@ -61,7 +53,7 @@ void RunAcross(Cluster& c, const std::vector<Event>& events, std::uint64_t seed)
   const std::uint64_t unit = c.k == 0 ? kChunk : c.k * kChunk;
   testing::VerifyOptions o;
   o.ops = 1500;
-  o.seed = seed + 1000 * SeedBase();
+  o.seed = seed + 1000 * testing::SoakSeedBase();
   o.max_in_flight = 16;
   o.max_length = 2 * unit;
   o.region = kRegionUnits * unit;
