@@ -256,6 +256,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                      {"reads", r.verify.reads},
                      {"bytes_checked", r.verify.bytes_checked},
                      {"mismatches", r.verify.mismatches},
+                     {"overlaps_held", r.verify.overlaps_held},
                      {"first_bad_offsets", r.verify.first_bad}};
   }
   // fio's: the error that ended a job (84, EILSEQ: a verify mismatch), or

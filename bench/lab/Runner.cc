@@ -42,6 +42,7 @@ struct Slot {
   std::uint64_t oracle_serial = 0;  // a write the oracle knows, until it completes
   bool end_flush = false;           // end_fsync / fsync_on_close: not measured
   Status status = Status::kOk;      // batched reaping: completed, not yet reaped
+  bool busy = false;                // submitted, not yet completed
 };
 
 struct Job {
@@ -113,6 +114,10 @@ struct Job {
   Xoshiro256 prio_rng;                   // cmdprio's draws
   std::optional<WriteData> data;         // fio's buffer options, when data is carried
   bool last_was_read = false;
+  // A verifying run's next I/O overlaps one in flight: the job issues
+  // nothing until some I/O completes (HoldIfOverlapping).
+  bool overlap_wait = false;
+  std::uint64_t held_io = 0;  // the I/O (by its number) last counted as held
   // fio's flow (FlowControl.h) and exitall.
   std::uint64_t flow_count = 0;     // I/Os the flow has let through
   bool flow_held = false;           // held back: waiting, or draining and sleeping
@@ -428,7 +433,7 @@ class Run {
       return;
     }
     const std::uint64_t due = DueArrivals(*j);
-    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j) && FlowAllows(j)) {
+    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
       const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
       ++j->arrivals_taken;
       Issue(j, j->idle.back(), arrival);
@@ -448,7 +453,7 @@ class Run {
   }
 
   void OnByteArrival(Job* j) {
-    while (!j->idle.empty() && MayIssue(*j) && NextByteArrival(*j) <= e_.Now() && FlowAllows(j)) {
+    while (!j->idle.empty() && MayIssue(*j) && NextByteArrival(*j) <= e_.Now() && LetThrough(j)) {
       const Nanos arrival = NextByteArrival(*j);
       ++j->arrivals_taken;
       j->rate_bytes_taken += j->ahead[0].length;
@@ -465,7 +470,7 @@ class Run {
   // rate_process=poisson: the first I/O at the start, each next one an
   // exponential gap later (fio's -log(u) x mean).
   void OnPoissonArrival(Job* j) {
-    while (!j->idle.empty() && MayIssue(*j) && j->next_arrival <= e_.Now() && FlowAllows(j)) {
+    while (!j->idle.empty() && MayIssue(*j) && j->next_arrival <= e_.Now() && LetThrough(j)) {
       const Nanos arrival = j->next_arrival;
       ++j->arrivals_taken;
       j->next_arrival += static_cast<Nanos>(-std::log(j->poisson_rng.NextDoubleOpenZero()) *
@@ -480,7 +485,7 @@ class Run {
 
   // Batched reaping: fill the queue; once full, reap before refilling.
   void Fill(Job* j) {
-    while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) Issue(j, j->idle.back(), e_.Now());
+    while (!j->idle.empty() && MayIssue(*j) && LetThrough(j)) Issue(j, j->idle.back(), e_.Now());
     if (j->idle.empty()) {
       // fio's wait_for_completions: at least min(complete_min, depth), 1 if 0.
       j->reaping = true;
@@ -598,7 +603,54 @@ class Run {
       j->data->Fill(s->buf, io.length);
     }
     IoRequest q{io.op, 0, io.offset, io.length, io.op == IoOp::kDiscard ? nullptr : s->buf};
+    s->busy = true;
     j->dev->Submit(q, [this, s](Status st) { OnComplete(s, st); });
+  }
+
+  // fio's serialize_overlap, always on in a verifying run: an I/O that
+  // overlaps one in flight (any job's: the oracle is the run's) waits for
+  // a completion. fio's random map keeps a pass's I/Os apart; tierlab keeps
+  // none (docs/FIO-COMPAT.md), so two writes to one block could be in
+  // flight together, land in either order, and the oracle, which expects
+  // the later one, would report a mismatch the volume did not make. The
+  // scan is over every slot, which only a verifying run pays.
+  bool HoldIfOverlapping(Job* j) {
+    if (oracle_ == nullptr || j->verifying) return false;  // read-backs never overlap
+    if (j->overlap_wait) return true;
+    const NextIo& io = j->ahead[0];
+    if (io.op == IoOp::kFlush) return false;
+    for (const auto& s : slots_) {
+      if (s->busy && s->length != 0 && s->offset < io.offset + io.length &&
+          io.offset < s->offset + s->length) {
+        j->overlap_wait = true;
+        overlap_waiters_.push_back(j);
+        if (j->held_io != j->issued + 1) {  // counted once however often it waits
+          j->held_io = j->issued + 1;
+          ++r_.verify.overlaps_held;
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether the job's next I/O may go now: not while it overlaps one in
+  // flight (above), nor while fio's flow holds the job back.
+  bool LetThrough(Job* j) { return !HoldIfOverlapping(j) && FlowAllows(j); }
+
+  // A completion lets the jobs held by HoldIfOverlapping try again, once
+  // the completion has been handled.
+  void WakeOverlapWaiters() {
+    if (overlap_waiters_.empty()) return;
+    std::vector<Job*> waiters;
+    waiters.swap(overlap_waiters_);
+    for (Job* w : waiters) w->overlap_wait = false;
+    At(e_.Now(), [this, waiters = std::move(waiters)] {
+      for (Job* w : waiters) {
+        if (!done_ && !w->overlap_wait) Resume(w);
+      }
+      StopIfDone();
+    });
   }
 
   // The job's smallest write (fio's min_bs of writes).
@@ -670,6 +722,7 @@ class Run {
     ++j->in_flight;
     ++in_flight_;
     IoRequest q{IoOp::kRead, 0, offset, length, s->buf};
+    s->busy = true;
     j->dev->Submit(q, [this, s](Status st) { OnComplete(s, st); });
   }
 
@@ -854,7 +907,7 @@ class Run {
       if (j->restart_figures) RestartFigures(j);
       j->lat->Drained(e_.Now(), j->rw_done);
     }
-    while (!j->idle.empty() && MayIssue(*j) && j->in_flight < j->lat->depth() && FlowAllows(j)) {
+    while (!j->idle.empty() && MayIssue(*j) && j->in_flight < j->lat->depth() && LetThrough(j)) {
       Issue(j, j->idle.back(), e_.Now());
     }
   }
@@ -920,6 +973,8 @@ class Run {
     ++r_.completed;
     --in_flight_;
     --s->job->in_flight;
+    s->busy = false;
+    WakeOverlapWaiters();
     if (s->write_id != 0) {
       s->job->written.Landed(s->write_id);
       s->write_id = 0;
@@ -999,7 +1054,7 @@ class Run {
     if (p_.thinktime > 0) {
       At(e_.Now() + p_.thinktime, [this, j] {
         if (!j->idle.empty() && MayIssue(*j)) {
-          if (FlowAllows(j)) Issue(j, j->idle.back(), e_.Now());
+          if (LetThrough(j)) Issue(j, j->idle.back(), e_.Now());
         } else {
           MaybeEndFlush(j);
           StopIfDone();  // the think time ran past the job's end
@@ -1007,7 +1062,7 @@ class Run {
       });
       return;
     }
-    if (FlowAllows(j)) Issue(j, s, now);
+    if (LetThrough(j)) Issue(j, s, now);
   }
 
   // What a job does when it may issue: at its start, and when flow lets it
@@ -1024,7 +1079,7 @@ class Run {
     } else if (j->lat) {
       FillToDepth(j);
     } else {
-      while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) {
+      while (!j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
         Issue(j, j->idle.back(), e_.Now());
       }
     }
@@ -1146,8 +1201,9 @@ class Run {
   const RunOptions& o_;
   Group& g_;
   VerifyOracle* oracle_ = nullptr;
-  FlowControl* flows_ = nullptr;     // null: the section has no flow
-  std::uint32_t pattern_style_ = 0;  // verify_pattern's style in the oracle (0: none)
+  std::vector<Job*> overlap_waiters_;  // held by HoldIfOverlapping
+  FlowControl* flows_ = nullptr;       // null: the section has no flow
+  std::uint32_t pattern_style_ = 0;    // verify_pattern's style in the oracle (0: none)
   const std::uint32_t job_prio_ = p_.priorities.job();
   const bool per_io_prio_ = p_.priorities.per_io();
   int groupid_ = 0;

@@ -103,6 +103,9 @@ struct VerifyResult {
   std::uint64_t bytes_checked = 0;
   std::uint64_t mismatches = 0;          // reads with a block that differs
   std::vector<std::uint64_t> first_bad;  // offsets of the first bad blocks
+  // I/Os held back until an overlapping one in flight completed (fio's
+  // serialize_overlap; without a random map two I/Os can share a block).
+  std::uint64_t overlaps_held = 0;
 };
 
 // fio's job error and error counts (continue_on_error), for one section.
