@@ -13,13 +13,6 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
                          "matrix",
                      ErrorKind::kInput);
   }
-  for (std::size_t t = 0; t < l.tiers.size(); ++t) {
-    if (!l.tiers[t].paths.empty()) {
-      return MakeError(l.source + ": tiers[" + std::to_string(t) +
-                           "].paths: not with a cluster (each node needs devices of its own)",
-                       ErrorKind::kInput);
-    }
-  }
   Volume v;
   v.keep_files_ = options.keep_files;
   v.effective_ = LayoutToJson(l);
@@ -31,6 +24,12 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     nl.cluster.reset();
     nl.size = 0;  // the cluster's size is the layout's
     nl.name = l.name + "-" + node;
+    for (TierSpec& t : nl.tiers) {
+      for (std::string& p : t.paths) p = PathForNode(p, n);
+      if (t.log) {
+        for (std::string& p : t.log->nvram_paths) p = PathForNode(p, n);
+      }
+    }
     BuildOptions no = options;
     no.seed = options.seed * 1000003 + n;
     auto built = BuildVolume(engine, nl, no);

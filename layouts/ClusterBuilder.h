@@ -8,8 +8,10 @@
 // single cache, tier target or block cache to report (each node has its
 // own). Its clients (Volume::clients()) are where the load runs.
 //
-// Not yet: persistent volumes (create, open) and tiers with paths (each
-// node needs devices of its own); both are refused with a one-line error.
+// In real mode a node's devices are its tiers' paths with {node} replaced
+// by its number (Layout.h's PathForNode), or sparse files in the temp dir
+// named after the node. Not yet: persistent volumes (create, open), which
+// are refused with a one-line error.
 
 #include "layouts/Layout.h"
 #include "layouts/StackBuilder.h"

@@ -188,7 +188,8 @@ const Field<TierLogSpec> kTierLogNvramFields[] = {
      },
      [](const TierLogSpec& l) -> json { return l.nvram_mirror; }},
     {"paths", "array of strings, one per NVRAM device", "",
-     "real mode: files or block devices (none: sparse files beside the tier's)",
+     "real mode: files or block devices (none: sparse files beside the tier's); in a cluster "
+     "each names its node with {node}",
      [](JsonFields& f, std::string_view k, TierLogSpec& l) {
        l.nvram_paths = f.Strings(k);
        const std::size_t n = l.nvram_mirror ? 2 : 1;
@@ -313,7 +314,9 @@ const Field<TierSpec> kTierFields[] = {
      },
      [](const TierSpec& t) -> json { return FormatBytes(t.capacity); }, true},
     {"paths", "array of strings, one per device", "",
-     "real mode: files or block devices (none: sparse files in a temp dir)",
+     "real mode: files or block devices (none: sparse files in a temp dir); in a cluster each "
+     "names "
+     "its node with {node}",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        t.paths = f.Strings(k);
        if (f.ok() && !t.paths.empty() && t.paths.size() != t.count) {
@@ -569,6 +572,45 @@ std::span<const Field<TierLogSpec>> TierLogNvramFields() {
   return kTierLogNvramFields;
 }
 
+namespace {
+
+// A cluster's nodes each need files of their own: every path names them
+// with {node} (ClusterBuilder puts the node's number there); outside a
+// cluster {node} means nothing.
+void CheckNodePaths(JsonFields& f, const LayoutSpec& l) {
+  const auto check = [&](const std::vector<std::string>& paths, const std::string& field) {
+    for (std::size_t i = 0; i < paths.size() && f.ok(); ++i) {
+      const bool has = paths[i].find(kNodePlaceholder) != std::string::npos;
+      const std::string key = field + "[" + std::to_string(i) + "]";
+      if (l.cluster && !has) {
+        f.Fail(key, "\"" + paths[i] + "\" would be one file for " +
+                        std::to_string(l.cluster->nodes) +
+                        " nodes; name each node's file with {node}, e.g. \"node{node}-" +
+                        std::filesystem::path(paths[i]).filename().string() + "\"");
+      } else if (!l.cluster && has) {
+        f.Fail(key, "{node} stands for a cluster node's number; the layout has no cluster");
+      }
+    }
+  };
+  for (std::size_t t = 0; t < l.tiers.size(); ++t) {
+    const std::string tier = "tiers[" + std::to_string(t) + "]";
+    check(l.tiers[t].paths, tier + ".paths");
+    if (l.tiers[t].log) check(l.tiers[t].log->nvram_paths, tier + ".log.nvram.paths");
+  }
+}
+
+}  // namespace
+
+std::string PathForNode(std::string_view path, std::uint32_t node) {
+  std::string out(path);
+  const std::string n = std::to_string(node);
+  for (std::size_t at = out.find(kNodePlaceholder); at != std::string::npos;
+       at = out.find(kNodePlaceholder, at + n.size())) {
+    out.replace(at, kNodePlaceholder.size(), n);
+  }
+  return out;
+}
+
 Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source) {
   LayoutSpec l;
   l.source = std::string(source);
@@ -576,6 +618,7 @@ Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view s
   l.as_written = json::object();
   JsonFields f(j, l.source, "");
   ReadFields(LayoutFields(), f, l);
+  if (f.ok()) CheckNodePaths(f, l);
   if (!f.ok()) return f.error();
   return l;
 }

@@ -129,6 +129,12 @@ std::span<const Field<TierLogSpec>> TierLogNvramFields();
 // Parses a layout object and its sections; `source` prefixes errors. Exit
 // code 2 on error.
 Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view source);
+
+// In a cluster layout every device path (tiers[].paths, a log's NVRAM
+// paths) holds {node}, which each node's stack replaces with its number:
+// "/srv/n{node}-cache.img" is /srv/n0-cache.img on node 0.
+inline constexpr std::string_view kNodePlaceholder = "{node}";
+std::string PathForNode(std::string_view path, std::uint32_t node);
 // The effective layout: every key of every section, defaults filled in
 // (`tierlab layout show`); ParseLayoutJson(LayoutToJson(l)) reproduces it.
 nlohmann::json LayoutToJson(const LayoutSpec& l);

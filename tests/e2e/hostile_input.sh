@@ -134,7 +134,7 @@ expect 2 'plaindir: is a directory' -- merge plaindir
 expect 2 'plaindir: is a directory' -- diff plaindir r.json
 expect 2 'plaindir: is a directory' -- trace stats plaindir
 # Cluster layouts: more copies than nodes, a cluster in a persistent
-# volume or with paths (each node needs devices of its own), node CPUs
+# volume or with one path for every node's device (each needs {node}), node CPUs
 # with no cost, an erasure code wider than the cluster.
 cat >copies.json <<'JSON'
 {"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "protection": {"copies": 3}}}
@@ -144,10 +144,18 @@ cat >cluster-paths.json <<'JSON'
 JSON
 expect 2 'copies.json: cluster.protection.copies: 3 copies need 3 nodes; the cluster has 2' -- \
   run -l copies.json
-expect 2 'cluster-paths.json: tiers\[0\].paths: not with a cluster' -- \
+expect 2 'cluster-paths.json: tiers\[0\].paths\[0\]: "a.img" would be one file for 2 nodes; name each node.s file with {node}' -- \
   run --real -l cluster-paths.json
-expect 2 'cluster-paths.json: cluster: not in a persistent volume yet' -- \
-  create --name vol cluster-paths.json
+cat >cluster-create.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e", "paths": ["a{node}.img"], "capacity": "64m"}], "cluster": {"nodes": 2}}
+JSON
+expect 2 'cluster-create.json: cluster: not in a persistent volume yet' -- \
+  create --name vol cluster-create.json
+cat >node-paths.json <<'JSON'
+{"tiers": [{"preset": "ssd-hk4e", "paths": ["a{node}.img"], "capacity": "64m"}]}
+JSON
+expect 2 'node-paths.json: tiers\[0\].paths\[0\]: {node} stands for a cluster node.s number; the layout has no cluster' -- \
+  run --real -l node-paths.json
 cat >cluster-cpu.json <<'JSON'
 {"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "cpu": {"cores": 4}}}
 JSON

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A cluster layout in real time: each node's devices are files of its own
+# (the layout's paths with {node}), the network is the simulated link's
+# model on timers, and a writing job that reads its writes back (fio's
+# verify with verify_backlog) finds every byte across a node's absence and
+# resync, and across a node's failure and rebuild. What each repair copied
+# is what was written while the node was away (resync) or at all (rebuild).
+set -euo pipefail
+bin=${TIERLAB_BIN:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$tmp"
+
+# Three nodes of a 64 MiB write-back NVMe cache over a 256 MiB SSD, two
+# copies of 1 MiB extents; the job writes half of 4k random I/Os over
+# 128 MiB, so nearly every extent is written within half a second.
+layout() {  # $1: the failures
+  cat <<JSON
+{"tiers": [{"preset": "nvme-pm1725", "capacity": "64m", "paths": ["n{node}-cache.img"]},
+           {"preset": "ssd-hk4e", "capacity": "256m", "paths": ["n{node}-ssd.img"]}],
+ "cache": {"write": "writeback"},
+ "cluster": {"nodes": 3, "network": {"preset": "10gbe-tcp"}, "protection": {"copies": 2},
+             "failures": [$1]}}
+JSON
+}
+cat >job.json <<'JSON'
+{"rw": "randrw", "rwmixread": 50, "bs": "4k", "iodepth": 8, "size": "128m",
+ "ramp_time": "0", "runtime": "4s", "time_based": 1, "precondition": "none", "warmup": "none",
+ "verify": "crc32c", "verify_backlog": 32}
+JSON
+
+# $1: name, $2: failures, $3: the events expected in order, $4: MiB each
+# repair copies at most (the written extents with a copy on the node).
+check() {
+  layout "$2" >"$1.json"
+  "$bin" run --real -l "$1.json" -p job.json -f json -o "$1.out" ||
+    fail "$1: run exited $?: $(head -c 600 "$1.out")"
+  for n in 0 1 2; do
+    for f in "n$n-cache.img" "n$n-ssd.img"; do
+      [ -f "$f" ] || fail "$1: no $f"
+    done
+  done
+  python3 - "$1.out" "$3" "$4" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = sys.argv[2].split(",")
+cap = float(sys.argv[3])
+job = r["jobs"][0]
+v = job["verify"]
+assert job["error"] == 0, job["error"]
+assert v["checked"] and v["mismatches"] == 0 and v["reads"] > 1000, v
+cf = r["cluster_failures"]
+got = [e["event"].split(":")[0] for e in cf["events"]]
+assert got == want, (got, want)
+phases = cf["phases"]
+assert all(p["errors"] == 0 for p in phases), phases
+repaired = sum(p["repaired_mib"] for p in phases)
+# The written extents with a copy on the node: 2/3 of 128 at most, and most
+# of them, since half a second of 4k writes touches nearly every extent.
+assert 0.8 * cap <= repaired <= cap, (repaired, cap)
+ios = job["read"]["total_ios"] + job["write"]["total_ios"]
+assert ios > 10000, ios
+print(sys.argv[1], "events", got, "repaired MiB", repaired, "I/Os", ios)
+PY
+}
+
+check absent '{"node": 1, "at": "500ms", "kind": "absent", "back": "1s"}' \
+  "absent,back,resynced" 85.4
+check failed '{"node": 2, "at": "500ms", "kind": "failed"}' \
+  "failed,rebuild starts,rebuilt" 85.4
+echo "cluster_real: ok"
