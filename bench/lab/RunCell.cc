@@ -179,6 +179,12 @@ class CellRunner {
     ro.run = Options("replay " + t.name);
     DeviceWindow window;
     window.Begin(volume_);
+    // A cluster's failures count from the replay's start, as from a job's.
+    std::unique_ptr<FailureSchedule> failures;
+    if (cluster_ != nullptr && !cluster_->failures.empty()) {
+      failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_);
+      failures->Begin();
+    }
     auto r = ReplayTrace(engine_, volume_.top(), **reader, ro);
     if (!r.ok()) return r.error();
     CellRun c;
@@ -188,6 +194,10 @@ class CellRunner {
     meta.devices = &window;
     c.json = MakeRunJson(r->run, c.profile, volume_, meta);
     c.json["replay"] = ReplayToJson(t.trace, c.trace_format, t.replay, *r);
+    if (failures) {
+      failures->End();
+      c.json["cluster_failures"] = failures->Json();
+    }
     c.run = r->run;
     c.replay = std::move(*r);
     runs_.push_back(std::move(c));

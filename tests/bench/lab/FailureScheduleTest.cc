@@ -10,6 +10,7 @@
 
 #include "bench/lab/RunCell.h"
 #include "bench/workload/Profile.h"
+#include "bench/workload/TraceProfile.h"
 #include "layouts/Layout.h"
 
 namespace tierlab {
@@ -103,6 +104,37 @@ TEST(FailureScheduleTest, AnAbsentNodeIsDegradedThenResyncs) {
   EXPECT_GT(mib, 10.0);
   EXPECT_GE(resync["end_s"].get<double>() - resync["start_s"].get<double>(), mib / 64 - 0.02);
   ExpectPhasesAddUp(run);
+}
+
+// A trace replayed at its own pace (the MSR Cambridge sample: 1,000
+// records over 127 s, half of them writes) meets the failure at the time
+// the layout says from the replay's start, and the node resyncs the
+// extents written while it was away.
+TEST(FailureScheduleTest, AFailureComesDuringATraceReplayToo) {
+  auto l =
+      ParseLayoutJson(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                              {{{"node", 1}, {"at", "40s"}, {"kind", "absent"}, {"back", "80s"}}}),
+                      "test");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  TraceProfile t;
+  t.name = "msr";
+  t.trace = t.path =
+      std::string(TIERLAB_SOURCE_DIR) + "/tests/data/traces/msr-cambridge1-sample.csv";
+  t.replay.mode = ReplayMode::kOpen;
+  t.replay.iodepth = 8;
+  auto runs = RunCell(*l, Workload{t}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const json& run = (*runs)[0].json;
+  ASSERT_TRUE(run.contains("cluster_failures")) << run.dump().substr(0, 400);
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"absent", "back: resyncs what it missed", "resynced"}));
+  EXPECT_EQ(f["events"][0]["at_s"], 40.0);
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "resyncing", "healthy"}));
+  EXPECT_GT(f["phases"][2]["repaired_mib"].get<double>(), 0.0);
+  for (const json& p : f["phases"]) EXPECT_EQ(p["errors"], 0) << p.dump();
+  EXPECT_EQ((*runs)[0].run.completed, 1000u);
 }
 
 // Failed at 1 s: its data is gone; with more nodes than
