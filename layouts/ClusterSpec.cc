@@ -258,6 +258,15 @@ const FF kFailureFields[] = {
      },
      [](const ClusterFailure& x) -> json { return x.back ? TimeJson(*x.back) : json(nullptr); },
      true, "never"},
+    {"device", "string: tier name and index (\"cache0\", \"ssd1\")", "",
+     "failed only: that device of the node fails, replaced at once by an empty one, and the "
+     "node's pieces are rebuilt onto it (a write-back cache's device, or one of a striped "
+     "capacity tier's, whose loss takes them all)",
+     [](JsonFields& f, std::string_view k, ClusterFailure& x) { x.device = f.String(k, x.device); },
+     [](const ClusterFailure& x) -> json {
+       return x.device.empty() ? json(nullptr) : json(x.device);
+     },
+     true, "the whole node"},
 };
 
 const F kRepairFields[] = {
@@ -314,7 +323,7 @@ const F kClusterFields[] = {
      &ReadObject<kCpuFields, std::size(kCpuFields)>,
      [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kCpuFields), c); },
      false, "its keys' defaults"},
-    {"failures", "array of {node, at, kind, back}, or one such object", "",
+    {"failures", "array of {node, at, kind, back, device}, or one such object", "",
      "nodes that go away during the run (cluster.failures[] below)",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
        const json* v = f.Raw(k);
@@ -412,6 +421,9 @@ Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view
     }
     if (x.back && *x.back <= x.at) {
       return MakeError(where + ".back: must be after at");
+    }
+    if (!x.device.empty() && x.kind != ClusterFailure::Kind::kFailed) {
+      return MakeError(where + ".kind: a device fails (\"failed\"); \"absent\" is for a node");
     }
   }
   return c;

@@ -47,6 +47,11 @@ struct ClusterFailure {
   Nanos at = 0;  // from the start of the timed run (ramp included)
   Kind kind = Kind::kAbsent;
   std::optional<Nanos> back;  // absent only; none: it stays away
+  // Failed only: a device of the node ("ssd1": its tier's name and index)
+  // fails rather than the node; empty: the whole node. The layout allows
+  // only a device whose loss takes every piece of the node with it
+  // (Layout.cc, CheckFailureDevices).
+  std::string device;
 };
 
 // What a cluster does about a node down: how long it waits before it

@@ -599,6 +599,62 @@ void CheckNodePaths(JsonFields& f, const LayoutSpec& l) {
   }
 }
 
+// A device failing in a cluster node (cluster.failures[].device) costs
+// the node every piece it holds, rebuilt onto the device's empty
+// replacement. That is exact where the node's stack keeps unflushed
+// writes on the device (a write-back or write-only cache's tier) or
+// spreads every piece over it (the one capacity tier, striped with a
+// piece spanning all its devices); elsewhere a device holds part of the
+// pieces (linear, a narrow stripe), none the cluster needs (a mirror or
+// parity RAID tier, a cache without dirty lines) or ones that move with
+// heat (several capacity tiers), which is not modelled yet.
+void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
+  if (!l.cluster) return;
+  for (std::size_t i = 0; i < l.cluster->failures.size() && f.ok(); ++i) {
+    const std::string& device = l.cluster->failures[i].device;
+    if (device.empty()) continue;
+    const std::string key = "cluster.failures[" + std::to_string(i) + "].device";
+    std::vector<std::string> names;
+    const TierSpec* tier = nullptr;
+    for (const TierSpec& t : l.tiers) {
+      for (std::uint32_t d = 0; d < t.count; ++d) {
+        names.push_back(t.name + std::to_string(d));
+        if (names.back() == device) tier = &t;
+      }
+    }
+    if (tier == nullptr) {
+      f.Fail(key, "\"" + device + "\" is not a device of a node; a node has " + JoinNames(names));
+      continue;
+    }
+    const std::string not_yet = "; not modelled yet";
+    if (l.cache && l.cache->tier == tier->name) {
+      const WriteMode mode = l.cache->config.write;
+      if (!KeepsDirtyLines(mode)) {
+        f.Fail(key, "a cache device with no dirty lines (cache.write " +
+                        std::string(ToString(mode)) + ") loses nothing the cluster needs" +
+                        not_yet);
+      }
+      continue;
+    }
+    const std::size_t capacity_tiers = l.tiers.size() - (l.cache ? 1 : 0);
+    if (capacity_tiers > 1) {
+      f.Fail(key, "the node has " + std::to_string(capacity_tiers) +
+                      " capacity tiers, whose pieces move between devices with their heat" +
+                      not_yet);
+    } else if (tier->count > 1 && tier->combine != Combine::kStripe) {
+      f.Fail(key, tier->combine == Combine::kLinear
+                      ? "a device of a linear tier holds only some of the node's pieces" + not_yet
+                      : "the tier's own " + std::string(ToString(tier->combine)) +
+                            " keeps the node's pieces" + not_yet);
+    } else if (tier->count > 1 && l.cluster->extent < tier->count * tier->chunk) {
+      f.Fail(key, "a piece (cluster.placement.extent " + FormatBytes(l.cluster->extent) +
+                      ") spans only some of the tier's " + std::to_string(tier->count) +
+                      " devices (chunk " + FormatBytes(tier->chunk) +
+                      "), so a device holds part of the pieces" + not_yet);
+    }
+  }
+}
+
 }  // namespace
 
 std::string PathForNode(std::string_view path, std::uint32_t node) {
@@ -619,6 +675,7 @@ Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view s
   JsonFields f(j, l.source, "");
   ReadFields(LayoutFields(), f, l);
   if (f.ok()) CheckNodePaths(f, l);
+  if (f.ok()) CheckFailureDevices(f, l);
   if (!f.ok()) return f.error();
   return l;
 }

@@ -19,6 +19,7 @@ FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const C
       spec_(spec),
       rebuilt_(cluster.placement().nodes(), false),
       generation_(cluster.placement().nodes(), 0),
+      device_spare_(cluster.placement().nodes(), false),
       states_(cluster.placement().nodes(), NodeState::kHealthy) {}
 
 FailureSchedule::~FailureSchedule() {
@@ -65,8 +66,11 @@ void FailureSchedule::Down(const ClusterFailure& f) {
   const std::uint64_t gen = ++generation_[n];
   rebuilt_[n] = false;
   cluster_.SetNodeDown(n, true);
+  // A failed device is replaced at once by an empty one (a hot spare), so
+  // the node rebuilds onto itself even where no other node could.
+  device_spare_[n] = failed && !f.device.empty();
   if (failed) {
-    Event(n, "failed");
+    Event(n, f.device.empty() ? "failed" : "device " + f.device + " failed");
     At(f.at + spec_.repair.failed_delay, [this, n, gen] {
       if (generation_[n] == gen) Rebuild(n);
     });
@@ -93,7 +97,7 @@ void FailureSchedule::Rebuild(std::uint32_t n) {
   if (!cluster_.node_down(n) || rebuilt_[n]) return;
   const std::uint32_t nodes = cluster_.placement().nodes();
   const std::uint32_t pieces = cluster_.placement().copies();
-  if (nodes <= pieces) {
+  if (nodes <= pieces && !device_spare_[n]) {
     Event(n, "no node to rebuild onto (" + std::to_string(nodes) + " nodes, " +
                  std::to_string(pieces) + " pieces per unit): degraded until it is back");
     return;

@@ -7,7 +7,9 @@
 //     what it missed) unless its repair delay runs out first, when its
 //     pieces are rebuilt;
 //   - `failed` at `at`: down with its data gone; rebuilt after the failed
-//     delay.
+//     delay. With a `device`, the device failed and took the node's pieces
+//     with it: the node is down for the failed delay (its clients run on
+//     the next node) and rebuilds onto the device's empty replacement.
 // A node's later failure replaces what its earlier one left scheduled (a
 // node absent that then fails has lost its data); an absent node already
 // away stays as it is.
@@ -77,6 +79,7 @@ class FailureSchedule {
   std::deque<std::function<void()>> actions_;     // the timers' (one may add another)
   std::vector<bool> rebuilt_;                     // per node: replaced since it went down
   std::vector<std::uint64_t> generation_;         // per node: its failures so far
+  std::vector<bool> device_spare_;                // per node: a device failed, with a spare
   std::vector<ClusterTarget::NodeState> states_;  // per node, as last seen
   nlohmann::json events_ = nlohmann::json::array();
   std::vector<Phase> phases_;

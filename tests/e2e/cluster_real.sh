@@ -3,8 +3,10 @@
 # (the layout's paths with {node}), the network is the simulated link's
 # model on timers, and a writing job that reads its writes back (fio's
 # verify with verify_backlog) finds every byte across a node's absence and
-# resync, and across a node's failure and rebuild. What each repair copied
-# is what was written while the node was away (resync) or at all (rebuild).
+# resync, across a node's failure and rebuild, and across a write-back
+# cache device's failure and the rebuild onto its spare. What each repair
+# copied is what was written while the node was away (resync) or at all
+# (rebuild).
 set -euo pipefail
 bin=${TIERLAB_BIN:?}
 tmp=$(mktemp -d)
@@ -17,8 +19,9 @@ cd "$tmp"
 # 64 MiB, so every extent is written within half a second.
 layout() {  # $1: the failures
   cat <<JSON
-{"tiers": [{"preset": "nvme-pm1725", "capacity": "64m", "paths": ["n{node}-cache.img"]},
-           {"preset": "ssd-hk4e", "capacity": "256m", "paths": ["n{node}-ssd.img"]}],
+{"tiers": [{"name": "cache", "preset": "nvme-pm1725", "capacity": "64m",
+            "paths": ["n{node}-cache.img"]},
+           {"name": "ssd", "preset": "ssd-hk4e", "capacity": "256m", "paths": ["n{node}-ssd.img"]}],
  "cache": {"write": "writeback"},
  "cluster": {"nodes": 3, "network": {"preset": "10gbe-tcp"}, "protection": {"copies": 2},
              "failures": [$1]}}
@@ -70,4 +73,6 @@ check absent '{"node": 1, "at": "500ms", "kind": "absent", "back": "1s"}' \
   "absent,back,resynced" 44
 check failed '{"node": 2, "at": "500ms", "kind": "failed"}' \
   "failed,rebuild starts,rebuilt" 44
+check device '{"node": 0, "device": "cache0", "at": "500ms", "kind": "failed"}' \
+  "device cache0 failed,rebuild starts,rebuilt" 44
 echo "cluster_real: ok"

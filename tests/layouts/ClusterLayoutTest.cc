@@ -85,6 +85,53 @@ TEST(ClusterLayoutTest, BadFailuresNameTheField) {
             "x.json: cluster.failures[0].back: must be after at");
   EXPECT_EQ(ErrorOf({{"failures", 3}}),
             "x.json: cluster.failures: must be an array of failures or one failure");
+}
+
+// A failed device's loss is every piece of its node, so only a device
+// whose loss is exactly that is taken: a write-back cache's, one of a
+// striped capacity tier's whose pieces span all its devices.
+TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
+  using nlohmann::json;
+  const auto error_of = [](json layout, const std::string& device, const char* kind = "failed") {
+    layout["cluster"]["failures"] = {{"node", 1}, {"device", device}, {"kind", kind}};
+    auto l = ParseLayoutJson(layout, "x.json");
+    return l.ok() ? std::string() : l.error().message;
+  };
+  const json wb = ClusterLayout({{"nodes", 3}});  // nvme1+ssd2: a write-back cache
+  EXPECT_EQ(error_of(wb, "cache0"), "");
+  EXPECT_EQ(error_of(wb, "ssd1"), "");  // 2 x 256 KiB chunks within a 1 MiB piece
+  EXPECT_EQ(error_of(wb, "ssd2"),
+            "x.json: cluster.failures[0].device: \"ssd2\" is not a device of a node; a node has "
+            "cache0, ssd0, ssd1");
+  EXPECT_EQ(error_of(wb, "ssd0", "absent"),
+            "x.json: cluster.failures[0].kind: a device fails (\"failed\"); \"absent\" is for a "
+            "node");
+  json wt = wb;
+  wt["cache"]["write"] = "writethrough";
+  EXPECT_EQ(error_of(wt, "cache0"),
+            "x.json: cluster.failures[0].device: a cache device with no dirty lines (cache.write "
+            "wt) loses nothing the cluster needs; not modelled yet");
+  json linear = wb;
+  linear["tiers"][1]["combine"] = "linear";
+  EXPECT_EQ(error_of(linear, "ssd0"),
+            "x.json: cluster.failures[0].device: a device of a linear tier holds only some of the "
+            "node's pieces; not modelled yet");
+  json mirror = wb;
+  mirror["tiers"][1]["combine"] = "mirror";
+  EXPECT_EQ(error_of(mirror, "ssd0"),
+            "x.json: cluster.failures[0].device: the tier's own mirror keeps the node's pieces; "
+            "not modelled yet");
+  json wide = wb;
+  wide["tiers"][1]["count"] = 6;
+  EXPECT_EQ(error_of(wide, "ssd5"),
+            "x.json: cluster.failures[0].device: a piece (cluster.placement.extent 1m) spans only "
+            "some of the tier's 6 devices (chunk 256k), so a device holds part of the pieces; not "
+            "modelled yet");
+  json tiered = *ExpandShorthand("nvme1/ssd2/hdd2");
+  tiered["cluster"] = {{"nodes", 3}};
+  EXPECT_EQ(error_of(tiered, "ssd0"),
+            "x.json: cluster.failures[0].device: the node has 3 capacity tiers, whose pieces move "
+            "between devices with their heat; not modelled yet");
   EXPECT_EQ(ErrorOf({{"repair", {{"rate", "fast"}}}}).rfind("x.json: cluster.repair.rate: ", 0),
             0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"absent_delay", -1}}}})
@@ -97,9 +144,10 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   auto l = ParseLayoutJson(
       ClusterLayout(
           {{"nodes", 4},
-           {"failures", json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
-                                     {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
-                                     {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}}})},
+           {"failures",
+            json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
+                         {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
+                         {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}, {"device", "ssd1"}}})},
            {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
@@ -113,6 +161,8 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.failures[2].at, 1500 * kMilli);
   EXPECT_EQ(c.failures[2].kind, ClusterFailure::Kind::kFailed);
   EXPECT_FALSE(c.failures[2].back);
+  EXPECT_EQ(c.failures[2].device, "ssd1");
+  EXPECT_EQ(c.failures[0].device, "");
   EXPECT_EQ(c.repair.rate, 100u << 20);
   const json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
@@ -121,6 +171,8 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(eff["cluster"]["failures"][1]["back"], "1500001ns");
   EXPECT_EQ(eff["cluster"]["failures"][2]["at"], "1500ms");
   EXPECT_FALSE(eff["cluster"]["failures"][2].contains("back"));
+  EXPECT_EQ(eff["cluster"]["failures"][2]["device"], "ssd1");
+  EXPECT_FALSE(eff["cluster"]["failures"][0].contains("device"));
   EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
   auto again = ParseLayoutJson(eff, "x.json");

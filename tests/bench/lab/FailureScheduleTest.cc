@@ -183,5 +183,24 @@ TEST(FailureScheduleTest, WithNoNodeToRebuildOntoItStaysDegraded) {
   ExpectPhasesAddUp(run);
 }
 
+// The same 3 + 1 when a node's one SSD fails: its empty replacement (a hot
+// spare) takes the node's chunks back at once, so the node rebuilds onto
+// itself where a failed node had nowhere to go: every stripe of the 256
+// MiB the jobs wrote has a chunk on it (256 / 3 = 86 MiB, in whole
+// stripes of three 1 MiB chunks).
+TEST(FailureScheduleTest, AFailedDeviceIsRebuiltOntoItsSpare) {
+  const json run =
+      RunFor6s(Cluster({{"scheme", "ec"}, {"data", 3}, {"parity", 1}},
+                       {{{"node", 0}, {"device", "ssd0"}, {"at", "1s"}, {"kind", "failed"}}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"device ssd0 failed", "rebuild starts", "rebuilt"}));
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "rebuilding", "healthy"}));
+  EXPECT_EQ(f["phases"][1]["repaired_mib"].get<double>(), 86.0);
+  ExpectPhasesAddUp(run);
+}
+
 }  // namespace
 }  // namespace tierlab
