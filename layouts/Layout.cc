@@ -314,9 +314,8 @@ const Field<TierSpec> kTierFields[] = {
      },
      [](const TierSpec& t) -> json { return FormatBytes(t.capacity); }, true},
     {"paths", "array of strings, one per device", "",
-     "real mode: files or block devices (none: sparse files in a temp dir); in a cluster each "
-     "names "
-     "its node with {node}",
+     "real mode: files or block devices (none: sparse files in a temp dir); in a cluster "
+     "each names its node with {node}",
      [](JsonFields& f, std::string_view k, TierSpec& t) {
        t.paths = f.Strings(k);
        if (f.ok() && !t.paths.empty() && t.paths.size() != t.count) {
@@ -618,7 +617,7 @@ void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
     const TierSpec* tier = nullptr;
     for (const TierSpec& t : l.tiers) {
       for (std::uint32_t d = 0; d < t.count; ++d) {
-        names.push_back(t.name + std::to_string(d));
+        names.push_back(DeviceName(t, d));
         if (names.back() == device) tier = &t;
       }
     }

@@ -135,6 +135,12 @@ Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view s
 // "/srv/n{node}-cache.img" is /srv/n0-cache.img on node 0.
 inline constexpr std::string_view kNodePlaceholder = "{node}";
 std::string PathForNode(std::string_view path, std::uint32_t node);
+
+// Device i of a tier, as the stack names it and a failure names it:
+// "ssd1".
+inline std::string DeviceName(const TierSpec& t, std::uint32_t i) {
+  return t.name + std::to_string(i);
+}
 // The effective layout: every key of every section, defaults filled in
 // (`tierlab layout show`); ParseLayoutJson(LayoutToJson(l)) reproduces it.
 nlohmann::json LayoutToJson(const LayoutSpec& l);

@@ -78,7 +78,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
   const TierSpec& t = l.tiers[tier_index];
   std::vector<std::unique_ptr<BlockDevice>> devs;
   for (std::uint32_t i = 0; i < t.count; ++i) {
-    const std::string name = t.name + std::to_string(i);
+    const std::string name = DeviceName(t, i);
     if (engine.IsSimulated()) {
       ModelOptions mo;
       mo.capacity = DeviceCapacity(t);
