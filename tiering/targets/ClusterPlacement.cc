@@ -1,6 +1,5 @@
 #include "tiering/targets/ClusterPlacement.h"
 
-#include <array>
 #include <numeric>
 
 namespace tierlab {
@@ -15,27 +14,29 @@ std::uint64_t Mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-constexpr std::uint32_t kMaxPermutedNodes = 64;
-
 }  // namespace
 
 ClusterPlacement::ClusterPlacement(std::uint32_t nodes, std::uint32_t copies,
                                    std::uint64_t extent_bytes, Scheme scheme, std::uint64_t seed)
-    : nodes_(nodes), copies_(copies), extent_bytes_(extent_bytes), scheme_(scheme), seed_(seed) {}
+    : nodes_(nodes), copies_(copies), extent_bytes_(extent_bytes), scheme_(scheme), seed_(seed) {
+  if (scheme_ == Scheme::kMesh && nodes_ <= kMaxPermutedNodes) memo_.resize(kMemoGroups);
+}
 
 std::uint32_t ClusterPlacement::Permuted(std::uint64_t group, std::uint32_t x) const {
-  if (scheme_ == Scheme::kChained || nodes_ > kMaxPermutedNodes) return x;
-  // Fisher-Yates from the group's own random stream: at most 64 steps, far
-  // below the cost of the request it places.
-  std::array<std::uint32_t, kMaxPermutedNodes> p{};
-  std::iota(p.begin(), p.begin() + nodes_, 0u);
-  std::uint64_t state = Mix(seed_ ^ Mix(group));
-  for (std::uint32_t i = nodes_ - 1; i > 0; --i) {
-    state = Mix(state);
-    const auto j = static_cast<std::uint32_t>(state % (i + 1));
-    std::swap(p[i], p[j]);
+  if (memo_.empty()) return x;  // chained, or too many nodes to shuffle
+  Memo& m = memo_[group % kMemoGroups];
+  if (m.group != group) {
+    // Fisher-Yates from the group's own random stream.
+    std::iota(m.nodes.begin(), m.nodes.begin() + nodes_, std::uint8_t{0});
+    std::uint64_t state = Mix(seed_ ^ Mix(group));
+    for (std::uint32_t i = nodes_ - 1; i > 0; --i) {
+      state = Mix(state);
+      const auto j = static_cast<std::uint32_t>(state % (i + 1));
+      std::swap(m.nodes[i], m.nodes[j]);
+    }
+    m.group = group;
   }
-  return p[x];
+  return m.nodes[x];
 }
 
 ClusterPlacement::Copy ClusterPlacement::Locate(std::uint64_t extent, std::uint32_t i) const {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 
 #include "tests/support/VerifyHarness.h"
@@ -71,6 +72,24 @@ TEST(ClusterPlacementTest, TheMeshPairsEveryNodeWithEveryOtherChainedOnlyNeighbo
   };
   EXPECT_EQ(partners(Scheme::kChained), 5u);  // 0-1, 1-2, 2-3, 3-4, 4-0
   EXPECT_EQ(partners(Scheme::kMesh), 10u);    // all 5 x 4 / 2
+}
+
+// A mesh keeps the permutations it drew; one kept for a group must be the
+// one the group draws afresh, also when groups share a memo's entry (g and g
+// + 1024) and evict each other.
+TEST(ClusterPlacementTest, AMeshPlacesTheSameWhetherItsPermutationIsKeptOrDrawnAfresh) {
+  const ClusterPlacement kept(16, 2, kMiB, Scheme::kMesh, 11);
+  std::mt19937_64 rng(3);
+  for (int n = 0; n < 20000; ++n) {
+    const std::uint64_t group = rng() % 4 * 1024 + rng() % 8;
+    const std::uint64_t extent = group * 16 + rng() % 16;
+    const auto i = static_cast<std::uint32_t>(rng() % 2);
+    const ClusterPlacement fresh(16, 2, kMiB, Scheme::kMesh, 11);
+    const auto a = kept.Locate(extent, i);
+    const auto b = fresh.Locate(extent, i);
+    ASSERT_EQ(a.node, b.node) << "extent " << extent << " copy " << i;
+    ASSERT_EQ(a.offset, b.offset);
+  }
 }
 
 struct Cluster {
