@@ -67,13 +67,14 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
   }
   const ClusterPlacement placement(c.nodes, c.pieces(), c.extent, c.placement, options.seed);
   const bool ec = c.protection == ClusterProtection::kErasure;
-  auto cluster =
-      std::make_unique<ClusterTarget>(engine, "cluster", std::move(stacks), std::move(node_ports),
-                                      std::move(clients), placement, c.reads, ec ? c.data : 0);
+  auto cluster = std::make_unique<ClusterTarget>(
+      engine, "cluster", std::move(stacks), std::move(node_ports), std::move(clients), placement,
+      c.reads, ec ? c.data : 0, c.repair.spare);
   if (cluster->Size() == 0) {
     return MakeError(l.source + ": cluster.placement.extent: " + FormatBytes(c.extent) + " x " +
                      std::to_string(placement.copies()) + (ec ? " chunks" : " copies") +
-                     " does not fit a node's stack");
+                     " does not fit a node's stack" +
+                     (c.repair.spare > 0 ? " less its spare room" : ""));
   }
   if (c.cpu.cores > 0) {
     std::vector<std::unique_ptr<NodeCpu>> cpus;

@@ -287,6 +287,14 @@ const F kRepairFields[] = {
        c.repair.rate = f.Bytes(k, c.repair.rate);
      },
      [](const ClusterSpec& c) -> json { return FormatBytes(c.repair.rate); }},
+    {"spare", "integer 0..90", "% of each node",
+     "room kept free on every node for rebuilds: a failed node's pieces are rebuilt there, "
+     "spread over all the others (ScaleIO's spare capacity; vSAN's host rebuild reserve is one "
+     "host's share, 100 / nodes); 0: onto an empty node in its place",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.spare = static_cast<std::uint32_t>(f.Int(k, c.repair.spare, 0, 90));
+     },
+     [](const ClusterSpec& c) -> json { return c.repair.spare; }},
 };
 
 const F kClusterFields[] = {

@@ -61,6 +61,7 @@ void FailureSchedule::Event(std::uint32_t node, std::string what) {
 void FailureSchedule::Down(const ClusterFailure& f) {
   const std::uint32_t n = f.node;
   const bool failed = f.kind == ClusterFailure::Kind::kFailed;
+  if (cluster_.node_retired(n)) return Event(n, "already out of the cluster");
   if (cluster_.node_down(n) && !failed) return Event(n, "absent: already away");
   // What an earlier failure of this node left scheduled no longer applies.
   const std::uint64_t gen = ++generation_[n];
@@ -103,6 +104,15 @@ void FailureSchedule::Rebuild(std::uint32_t n) {
     return;
   }
   rebuilt_[n] = true;
+  if (spec_.repair.spare > 0 && !device_spare_[n]) {
+    // Out for good: its pieces are rebuilt on the others' spare room.
+    Event(n, "rebuild starts on the other nodes' spare room");
+    const std::uint64_t stranded = cluster_.RetireNode(n);
+    if (stranded > 0) {
+      Event(n, std::to_string(stranded) + " pieces find no spare room: degraded");
+    }
+    return;
+  }
   Event(n, "rebuild starts");
   cluster_.ReplaceNode(n);
 }
@@ -132,7 +142,8 @@ std::string FailureSchedule::ClusterPhase() const {
       case NodeState::kDown: return "degraded";
       case NodeState::kRebuilding: rebuilding = true; break;
       case NodeState::kResyncing: resyncing = true; break;
-      case NodeState::kHealthy: break;
+      case NodeState::kHealthy:
+      case NodeState::kGone: break;  // out of the cluster, its pieces elsewhere
     }
   }
   return rebuilding ? "rebuilding" : resyncing ? "resyncing" : "healthy";

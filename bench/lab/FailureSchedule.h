@@ -16,7 +16,10 @@
 // A rebuild needs a node to rebuild onto that holds none of a unit's other
 // pieces: with no more nodes than pieces (vSAN RAID-5 3 + 1 on 4 hosts, a
 // 2-node mirror) there is none, and the node stays down, degraded, until
-// it is back. The rebuild itself is ClusterTarget::ReplaceNode's.
+// it is back. The rebuild itself is ClusterTarget::ReplaceNode's, or with
+// `repair.spare` RetireNode's: the node leaves the cluster and the others
+// rebuild its pieces in their spare room, each node its share ("rebuilt"
+// as each finishes).
 //
 // The cluster is in one phase at a time, the worst of its nodes': degraded
 // (a node down), rebuilding, resyncing, healthy. Each phase reports the

@@ -3,8 +3,9 @@
 # (the layout's paths with {node}), the network is the simulated link's
 # model on timers, and a writing job that reads its writes back (fio's
 # verify with verify_backlog) finds every byte across a node's absence and
-# resync, across a node's failure and rebuild, and across a write-back
-# cache device's failure and the rebuild onto its spare. What each repair
+# resync, across a node's failure and rebuild (onto a node in its place,
+# or spread over the others' spare room), and across a write-back cache
+# device's failure and the rebuild onto its spare device. What each repair
 # copied is what was written while the node was away (resync) or at all
 # (rebuild).
 set -euo pipefail
@@ -17,14 +18,14 @@ cd "$tmp"
 # Three nodes of a 64 MiB write-back NVMe cache over a 256 MiB SSD, two
 # copies of 1 MiB extents; the job writes half of 4k random I/Os over
 # 64 MiB, so every extent is written within half a second.
-layout() {  # $1: the failures
+layout() {  # $1: the failures, $2: more keys of the cluster section
   cat <<JSON
 {"tiers": [{"name": "cache", "preset": "nvme-pm1725", "capacity": "64m",
             "paths": ["n{node}-cache.img"]},
            {"name": "ssd", "preset": "ssd-hk4e", "capacity": "256m", "paths": ["n{node}-ssd.img"]}],
  "cache": {"write": "writeback"},
  "cluster": {"nodes": 3, "network": {"preset": "10gbe-tcp"}, "protection": {"copies": 2},
-             "failures": [$1]}}
+             "failures": [$1]${2:+, $2}}}
 JSON
 }
 cat >job.json <<'JSON'
@@ -34,9 +35,10 @@ cat >job.json <<'JSON'
 JSON
 
 # $1: name, $2: failures, $3: the events expected in order, $4: MiB each
-# repair copies at most (the written extents with a copy on the node).
+# repair copies at most (the written extents with a copy on the node), $5:
+# more keys of the cluster section.
 check() {
-  layout "$2" >"$1.json"
+  layout "$2" "${5:-}" >"$1.json"
   "$bin" run --real -l "$1.json" -p job.json -f json -o "$1.out" ||
     fail "$1: run exited $?: $(head -c 600 "$1.out")"
   for n in 0 1 2; do
@@ -75,4 +77,6 @@ check failed '{"node": 2, "at": "500ms", "kind": "failed"}' \
   "failed,rebuild starts,rebuilt" 44
 check device '{"node": 0, "device": "cache0", "at": "500ms", "kind": "failed"}' \
   "device cache0 failed,rebuild starts,rebuilt" 44
+check spare '{"node": 2, "at": "500ms", "kind": "failed"}' \
+  "failed,rebuild starts on the other nodes' spare room,rebuilt,rebuilt" 44 '"repair": {"spare": 25}'
 echo "cluster_real: ok"

@@ -137,6 +137,7 @@ TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
   EXPECT_EQ(ErrorOf({{"repair", {{"absent_delay", -1}}}})
                 .rfind("x.json: cluster.repair.absent_delay: ", 0),
             0u);
+  EXPECT_EQ(ErrorOf({{"repair", {{"spare", 95}}}}).rfind("x.json: cluster.repair.spare: ", 0), 0u);
 }
 
 TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
@@ -148,7 +149,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
             json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
                          {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
                          {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}, {"device", "ssd1"}}})},
-           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}}}}),
+           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const ClusterSpec& c = *l->cluster;
@@ -164,6 +165,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.failures[2].device, "ssd1");
   EXPECT_EQ(c.failures[0].device, "");
   EXPECT_EQ(c.repair.rate, 100u << 20);
+  EXPECT_EQ(c.repair.spare, 25u);
   const json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
   EXPECT_EQ(eff["cluster"]["failures"][0]["back"], "3m");
@@ -175,6 +177,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_FALSE(eff["cluster"]["failures"][0].contains("device"));
   EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
+  EXPECT_EQ(eff["cluster"]["repair"]["spare"], 25);
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(LayoutToJson(*again), eff);
@@ -251,6 +254,12 @@ TEST(ClusterLayoutTest, BuildsOneStackPerNodeAndKeepsData) {
   // Whole 1 MiB groups: 3 nodes x the node's size / 2 copies.
   const std::uint64_t node = single->top().Size();
   EXPECT_EQ(v->top().Size(), node / (2 << 20) * 3 * (1 << 20));
+  // With a fifth of every node kept spare, whole groups of the rest.
+  auto spare = *l;
+  spare.cluster->repair.spare = 20;
+  auto smaller = BuildVolume(e, spare, o);
+  ASSERT_TRUE(smaller.ok()) << smaller.error().message;
+  EXPECT_EQ(smaller->top().Size(), (node - node / 100 * 20) / (2 << 20) * 3 * (1 << 20));
   ASSERT_EQ(v->tiers().size(), 3 * single->tiers().size());
   EXPECT_EQ(v->tiers()[0].name, "node0.cache");
   EXPECT_EQ(v->tiers().back().name, "node2.ssd");

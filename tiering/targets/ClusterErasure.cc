@@ -134,7 +134,7 @@ void ClusterTarget::StartStripeWrite(StripeWrite* w) {
   for (std::uint64_t a = w->begin; a < w->end;) {
     const std::uint64_t d = a / chunk;
     const std::uint64_t b = std::min(w->end, (d + 1) * chunk);
-    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, static_cast<std::uint32_t>(d));
+    const ClusterPlacement::Copy c = PieceAt(w->stripe, static_cast<std::uint32_t>(d));
     std::byte* into = w->data == nullptr ? nullptr : w->old.data() + (a - w->begin);
     ++w->remaining;
     SendTo(w->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + a - d * chunk, b - a, into},
@@ -142,7 +142,7 @@ void ClusterTarget::StartStripeWrite(StripeWrite* w) {
     a = b;
   }
   for (std::uint32_t j = 0; j < m; ++j) {
-    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, k + j);
+    const ClusterPlacement::Copy c = PieceAt(w->stripe, k + j);
     ++w->remaining;
     SendTo(w->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + lo, columns, parity[j]},
            [w](Status st) { w->self->StripeReadDone(w, st); });
@@ -200,7 +200,7 @@ void ClusterTarget::WriteStripe(StripeWrite* w) {
   for (std::uint64_t a = w->begin; a < w->end;) {
     const std::uint64_t d = a / chunk;
     const std::uint64_t b = std::min(w->end, (d + 1) * chunk);
-    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, static_cast<std::uint32_t>(d));
+    const ClusterPlacement::Copy c = PieceAt(w->stripe, static_cast<std::uint32_t>(d));
     std::byte* from = w->data == nullptr ? nullptr : w->data + (a - w->begin);
     const IoRequest q{IoOp::kWrite, w->flags, c.offset + a - d * chunk, b - a, from};
     a = b;
@@ -213,7 +213,7 @@ void ClusterTarget::WriteStripe(StripeWrite* w) {
     SendTo(w->client, c.node, q, [w, node](Status st) { w->self->StripeWriteDone(w, node, st); });
   }
   for (std::uint32_t j = 0; j < m; ++j) {
-    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, k + j);
+    const ClusterPlacement::Copy c = PieceAt(w->stripe, k + j);
     if (down_[c.node] != 0) {
       MarkStale(c.node, w->stripe);
       continue;
@@ -260,14 +260,14 @@ std::uint64_t ClusterTarget::WarmErasure(const IoRequest& req) {
     const std::uint64_t d = at / chunk;
     const std::uint64_t within = at % chunk;
     const std::uint64_t len = std::min(req.end() - off, chunk - within);
-    const ClusterPlacement::Copy c = placement_.Locate(stripe, static_cast<std::uint32_t>(d));
+    const ClusterPlacement::Copy c = PieceAt(stripe, static_cast<std::uint32_t>(d));
     placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
     if (req.op != IoOp::kRead) {
       MarkWritten(stripe);
       // Its parity columns too. (The read-modify-write's reads are not
       // warmed: they would read what this writes.)
       for (std::uint32_t j = data_chunks_; j < pieces; ++j) {
-        const ClusterPlacement::Copy p = placement_.Locate(stripe, j);
+        const ClusterPlacement::Copy p = PieceAt(stripe, j);
         placed += children_[p.node]->Warm(IoRequest{req.op, req.flags, p.offset + within, len});
       }
     }

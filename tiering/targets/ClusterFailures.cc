@@ -16,7 +16,7 @@ constexpr std::uint64_t kResyncWindow = 1 << 20;
 }  // namespace
 
 void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
-  if ((down_[n] != 0) == down) return;
+  if ((down_[n] != 0) == down || retired_[n] != 0) return;  // a retired node stays out
   down_[n] = down ? 1 : 0;
   if (down) {
     ++unavailable_;
@@ -36,6 +36,7 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
 }
 
 void ClusterTarget::ReplaceNode(std::uint32_t n) {
+  if (retired_[n] != 0) return;  // its pieces live on the others
   SetNodeDown(n, true);
   // What it missed is part of what it rebuilds.
   stale_count_ -= stale_[n].size();
@@ -47,9 +48,65 @@ void ClusterTarget::ReplaceNode(std::uint32_t n) {
   SetNodeDown(n, false);
 }
 
+std::uint64_t ClusterTarget::RetireNode(std::uint32_t n) {
+  SetNodeDown(n, true);
+  if (retired_[n] != 0) return stranded_[n];
+  retired_[n] = 1;
+  ++retired_count_;
+  ++epoch_[n];  // a resync in flight on it stops
+  if (rebuild_at_[n] != SparseBitmap::kNone) {
+    rebuild_at_[n] = SparseBitmap::kNone;  // a replacement's rebuild: its pieces move instead
+    --unavailable_;
+  }
+  moving_[n].clear();  // pieces moved to it and not yet copied move on, below
+  for (std::uint64_t u = written_.NextSet(0); u < units_; u = written_.NextSet(u + 1)) {
+    const std::uint32_t i = PieceOn(n, u);
+    if (i != kNoNode && !MovePiece(u, i, n, true)) ++stranded_[n];
+  }
+  // The nodes that took pieces are rebuilding now.
+  for (std::uint32_t t = 0; t < placement_.nodes(); ++t) NotifyState(t);
+  return stranded_[n];
+}
+
+void ClusterTarget::MoveOffRetired(std::uint64_t unit) {
+  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+    const std::uint32_t node = PieceAt(unit, i).node;
+    if (retired_[node] != 0 && !MovePiece(unit, i, node, false)) {
+      ++stranded_[node];
+      NotifyState(node);  // down again: the unit is degraded
+    }
+  }
+}
+
+bool ClusterTarget::MovePiece(std::uint64_t unit, std::uint32_t i, std::uint32_t from, bool copy) {
+  // The least filled node that is up, has room and holds none of the
+  // unit's other pieces; ties go round the nodes, unit by unit.
+  const std::uint32_t nodes = placement_.nodes();
+  std::uint32_t best = kNoNode;
+  for (std::uint32_t j = 0; j < nodes; ++j) {
+    const auto t = static_cast<std::uint32_t>((unit + j) % nodes);
+    if (t == from || down_[t] != 0 || spare_used_[t] >= spare_slots_[t]) continue;
+    if (PieceOn(t, unit) != kNoNode) continue;
+    if (best == kNoNode || spare_used_[t] < spare_used_[best]) best = t;
+  }
+  if (best == kNoNode) return false;
+  if (stale_[from].erase(unit) != 0) {
+    --stale_count_;
+    --unavailable_;
+  }
+  const std::uint64_t offset = used_per_node_ + spare_used_[best]++ * placement_.extent_bytes();
+  moved_[unit * kMaxPieces + i] = ClusterPlacement::Copy{best, offset};
+  if (copy) {
+    moving_[best].insert(unit);
+    MarkStale(best, unit);  // its resync copies it from the unit's other pieces
+  }
+  return true;
+}
+
 ClusterTarget::NodeState ClusterTarget::node_state(std::uint32_t n) const {
+  if (retired_[n] != 0) return stranded_[n] != 0 ? NodeState::kDown : NodeState::kGone;
   if (down_[n] != 0) return NodeState::kDown;
-  if (rebuild_at_[n] != SparseBitmap::kNone) return NodeState::kRebuilding;
+  if (rebuild_at_[n] != SparseBitmap::kNone || !moving_[n].empty()) return NodeState::kRebuilding;
   if (!stale_[n].empty()) return NodeState::kResyncing;
   return NodeState::kHealthy;
 }
@@ -61,12 +118,16 @@ bool ClusterTarget::IsStale(std::uint32_t node, std::uint64_t unit) const {
 
 std::uint32_t ClusterTarget::PieceOn(std::uint32_t node, std::uint64_t unit) const {
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (placement_.Locate(unit, i).node == node) return i;
+    if (PieceAt(unit, i).node == node) return i;
   }
   return kNoNode;
 }
 
 void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
+  // A write that a retired node refused, of a piece that has moved since:
+  // the piece's new home is stale until its resync, which waits for that
+  // write's lock, so it gets the write too.
+  if (retired_[node] != 0 && PieceOn(node, unit) == kNoNode) return;
   if (!stale_[node].insert(unit).second) return;
   ++stale_count_;
   ++unavailable_;
@@ -99,7 +160,7 @@ void ClusterTarget::FailLater(Read* r) {
 std::uint32_t ClusterTarget::UnreadablePieces(std::uint64_t stripe) const {
   std::uint32_t mask = 0;
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (!Readable(placement_.Locate(stripe, i).node, stripe)) mask |= 1u << i;
+    if (!Readable(PieceAt(stripe, i).node, stripe)) mask |= 1u << i;
   }
   return mask;
 }
@@ -145,7 +206,7 @@ void ClusterTarget::IssueDegradedRead(DegradedRead* g) {
   }
   // Nothing below completes inside Submit, so counting as we go is safe.
   for (std::uint32_t i = 0; i < data_chunks_; ++i) {
-    const ClusterPlacement::Copy c = placement_.Locate(r->extent, g->sources[i]);
+    const ClusterPlacement::Copy c = PieceAt(r->extent, g->sources[i]);
     std::byte* into = r->req.data == nullptr ? nullptr : g->buffers.data() + i * len;
     ++g->remaining;
     SendTo(r->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + r->req.offset, len, into},
@@ -213,7 +274,7 @@ void ClusterTarget::StartDegradedStripeWrite(StripeWrite* w) {
   // Nothing below completes inside Submit, so counting as we go is safe.
   for (std::uint32_t i = 0; i < pieces; ++i) {
     if ((unreadable & (1u << i)) != 0) continue;
-    const ClusterPlacement::Copy c = placement_.Locate(w->stripe, i);
+    const ClusterPlacement::Copy c = PieceAt(w->stripe, i);
     std::byte* into = w->data == nullptr ? nullptr : w->old.data() + i * columns;
     ++w->remaining;
     SendTo(w->client, c.node, IoRequest{IoOp::kRead, 0, c.offset + lo, columns, into},
@@ -286,6 +347,7 @@ void ClusterTarget::ResyncNext(Resync* r) {
     r->running = true;
     r->unit = unit;
     r->rebuild = rebuild;
+    r->moved = !rebuild && moving_[r->node].contains(unit);
     r->at = 0;
     ResyncWindow(r);
   };
@@ -327,7 +389,7 @@ bool ClusterTarget::NextRebuildUnit(Resync* r) {
 bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) const {
   std::uint32_t readable = 0;
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    const std::uint32_t n = placement_.Locate(unit, i).node;
+    const std::uint32_t n = PieceAt(unit, i).node;
     readable += n != node && Readable(n, unit) ? 1 : 0;
   }
   return readable >= (data_chunks_ > 0 ? data_chunks_ : 1);
@@ -362,7 +424,7 @@ void ClusterTarget::ResyncRead(Resync* r) {
   } else if (found) {
     found = false;
     for (std::uint32_t i = 0; i < placement_.copies() && !found; ++i) {
-      const std::uint32_t node = placement_.Locate(r->unit, i).node;
+      const std::uint32_t node = PieceAt(r->unit, i).node;
       if (node != r->node && Readable(node, r->unit)) {
         r->sources[0] = i;
         found = true;
@@ -384,7 +446,7 @@ void ClusterTarget::ResyncRead(Resync* r) {
   const std::uint32_t buffers = data_chunks_ > 0 ? placement_.copies() + data_chunks_ : 1;
   if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * kResyncWindow);
   for (std::uint32_t i = 0; i < need; ++i) {
-    const ClusterPlacement::Copy c = placement_.Locate(r->unit, r->sources[i]);
+    const ClusterPlacement::Copy c = PieceAt(r->unit, r->sources[i]);
     std::byte* into = r->buffers.data() + i * r->window;
     ++r->remaining;
     SendFromNode(r->node, c.node, IoRequest{IoOp::kRead, 0, c.offset + r->at, r->window, into},
@@ -433,7 +495,7 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
       out = piece[own];
     }
   }
-  const ClusterPlacement::Copy c = placement_.Locate(r->unit, own);
+  const ClusterPlacement::Copy c = PieceAt(r->unit, own);
   SendFromNode(r->node, r->node, IoRequest{IoOp::kWrite, 0, c.offset + r->at, r->window, out},
                [r](Status st) { r->self->ResyncWritten(r, st); });
 }
@@ -447,7 +509,7 @@ void ClusterTarget::ResyncWritten(Resync* r, Status st) {
     return;
   }
   resync_stats_.bytes += r->window;
-  if (r->rebuild) resync_stats_.rebuilt_bytes += r->window;
+  if (r->rebuild || r->moved) resync_stats_.rebuilt_bytes += r->window;
   r->at += r->window;
   const bool unit_done = r->at >= placement_.extent_bytes();
   if (unit_done) {
@@ -459,6 +521,7 @@ void ClusterTarget::ResyncWritten(Resync* r, Status st) {
       rebuild_at_[r->node] = r->unit + 1;
       ++resync_stats_.rebuilt_pieces;
     }
+    if (r->moved && moving_[r->node].erase(r->unit) != 0) ++resync_stats_.rebuilt_pieces;
     ++resync_stats_.pieces;
   }
   if (unit_done) return ResyncNext(r);

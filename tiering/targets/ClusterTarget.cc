@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace tierlab {
 
@@ -44,16 +45,20 @@ class ClusterTarget::View final : public BlockDevice {
 ClusterTarget::ClusterTarget(Engine& engine, std::string name,
                              std::vector<std::unique_ptr<BlockDevice>> stacks,
                              std::vector<Ports> node_ports, std::vector<Client> clients,
-                             ClusterPlacement placement, ReadCopy reads, std::uint32_t data_chunks)
+                             ClusterPlacement placement, ReadCopy reads, std::uint32_t data_chunks,
+                             std::uint32_t spare_percent)
     : FanOutTarget(engine, std::move(name), std::move(stacks)),
       node_ports_(std::move(node_ports)),
       clients_(std::move(clients)),
-      placement_(placement),
+      placement_(std::move(placement)),
       reads_(reads),
       data_chunks_(data_chunks) {
   std::uint64_t smallest = children_.empty() ? 0 : std::numeric_limits<std::uint64_t>::max();
   for (const auto& n : children_) smallest = std::min(smallest, n->Size());
-  size_ = placement_.VolumeBytes(smallest);
+  // The spare room stays out of the volume: whole groups of what is left.
+  spare_percent = std::min(spare_percent, 100u);
+  size_ = placement_.VolumeBytes(smallest - smallest / 100 * spare_percent);
+  used_per_node_ = size_ / placement_.nodes() * placement_.copies();
   if (data_chunks_ > 0) {
     // Each placement extent is a stripe holding k chunks of data.
     size_ *= data_chunks_;
@@ -74,6 +79,14 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   units_ = (size_ + unit_bytes - 1) / unit_bytes;
   rebuild_at_.assign(children_.size(), SparseBitmap::kNone);
   epoch_.assign(children_.size(), 0);
+  retired_.assign(children_.size(), 0);
+  spare_used_.assign(children_.size(), 0);
+  moving_.resize(children_.size());
+  stranded_.assign(children_.size(), 0);
+  for (const auto& n : children_) {
+    spare_slots_.push_back(
+        spare_percent == 0 ? 0 : (n->Size() - used_per_node_) / placement_.extent_bytes());
+  }
   for (std::uint32_t n = 0; n < children_.size(); ++n) {
     resyncs_.push_back(std::make_unique<Resync>());
     resyncs_.back()->self = this;
@@ -114,14 +127,14 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
   const int home = clients_[client].node;
   if (reads_ == ReadCopy::kLocal && home >= 0) {
     for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-      const std::uint32_t node = placement_.Locate(extent, i).node;
+      const std::uint32_t node = PieceAt(extent, i).node;
       if (node == static_cast<std::uint32_t>(home) && Readable(node, extent)) return i;
     }
   }
   // The primary, or the first copy after it that can be read.
   if (unavailable_ == 0) return 0;
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (Readable(placement_.Locate(extent, i).node, extent)) return i;
+    if (Readable(PieceAt(extent, i).node, extent)) return i;
   }
   return 0;
 }
@@ -192,7 +205,7 @@ void ClusterTarget::DispatchWrite(WritePiece* w) {
   w->refused = 0;
   w->landed = false;
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (Readable(placement_.Locate(w->extent, i).node, w->extent)) w->current |= 1u << i;
+    if (Readable(PieceAt(w->extent, i).node, w->extent)) w->current |= 1u << i;
   }
   if (w->current == 0) {
     // No current copy up (every one down or stale): nothing could hold it,
@@ -204,7 +217,7 @@ void ClusterTarget::DispatchWrite(WritePiece* w) {
   }
   // Nothing below completes inside Submit, so counting as we go is safe.
   for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    const ClusterPlacement::Copy c = placement_.Locate(w->extent, i);
+    const ClusterPlacement::Copy c = PieceAt(w->extent, i);
     if (down_[c.node] != 0) {
       MarkStale(c.node, w->extent);  // resynced when the node is back
       continue;
@@ -228,7 +241,7 @@ void ClusterTarget::WriteCopyDone(WritePiece* w, std::uint32_t copy, Status st) 
   if (w->landed) {
     // Those that missed it are stale.
     for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-      if ((w->refused & (1u << i)) != 0) MarkStale(placement_.Locate(w->extent, i).node, w->extent);
+      if ((w->refused & (1u << i)) != 0) MarkStale(PieceAt(w->extent, i).node, w->extent);
     }
   } else if (w->status == Status::kOk) {
     // Only stale copies took it: it failed, and the current copies that
@@ -243,14 +256,14 @@ void ClusterTarget::WriteCopyDone(WritePiece* w, std::uint32_t copy, Status st) 
 }
 
 void ClusterTarget::SubmitRead(Read* r) {
-  ClusterPlacement::Copy c = placement_.Locate(r->extent, r->copy);
+  ClusterPlacement::Copy c = PieceAt(r->extent, r->copy);
   if (!Readable(c.node, r->extent)) {
     if (data_chunks_ > 0) return StartDegradedRead(r);
     // Another copy, if one is readable and not yet tried.
     while (r->tries < placement_.copies() && !Readable(c.node, r->extent)) {
       ++r->tries;
       r->copy = (r->copy + 1) % placement_.copies();
-      c = placement_.Locate(r->extent, r->copy);
+      c = PieceAt(r->extent, r->copy);
     }
     if (r->tries == placement_.copies()) return FailLater(r);
   }
@@ -385,12 +398,12 @@ std::uint64_t ClusterTarget::WarmImpl(const IoRequest& req) {
     const std::uint64_t within = off % extent_bytes;
     const std::uint64_t len = std::min(req.end() - off, extent_bytes - within);
     if (req.op == IoOp::kRead) {
-      const ClusterPlacement::Copy c = placement_.Locate(extent, ReadCopyOf(client, extent));
+      const ClusterPlacement::Copy c = PieceAt(extent, ReadCopyOf(client, extent));
       placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
     } else {
       MarkWritten(extent);
       for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-        const ClusterPlacement::Copy c = placement_.Locate(extent, i);
+        const ClusterPlacement::Copy c = PieceAt(extent, i);
         placed += children_[c.node]->Warm(IoRequest{req.op, req.flags, c.offset + within, len});
       }
     }

@@ -82,18 +82,28 @@
 // its repair delay) is replaced by an empty one in its place, which takes
 // writes at once and rebuilds every piece it holds of the units the volume
 // has written (thin, as vSAN and ScaleIO rebuild what is allocated), in
-// unit order, the same way a resync copies a piece. A replacement in the
-// same place stands in for rebuilding onto the other nodes' spare
-// capacity: the bytes read and sent are the same, but they land on one
-// node rather than spread over all (docs/CLUSTERS.md). A repair copies at
+// unit order, the same way a resync copies a piece. A repair copies at
 // most SetRepairRate's bytes per second per node, as vSAN's resync
 // throttle and ScaleIO's rebuild throttle do.
+//
+// Rebuild onto the others' spare room (RetireNode; with `spare_percent`
+// of every node kept out of the volume: ScaleIO's spare capacity, vSAN's
+// host rebuild reserve). A node whose data is gone leaves the cluster for
+// good, and each piece it held of a written unit moves to a node that is
+// up, holds none of the unit's other pieces and has spare room (the least
+// filled), where it is stale until that node's resync has copied it: every
+// node rebuilds its share at once, ScaleIO's many-to-many forward rebuild.
+// A unit first written later moves its piece then, with nothing to copy.
+// A piece that finds no room stays on the node that left: its unit is
+// degraded for good. Where a piece lives is then a table of the moved
+// pieces over the placement (PieceAt).
 //
 // Ownership: owns the node stacks (children) and its client views; shares
 // the ports. Threading: the engine's thread.
 
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -124,7 +134,8 @@ class ClusterTarget final : public FanOutTarget {
   // one. Size: whole placement groups of the smallest node.
   ClusterTarget(Engine& engine, std::string name, std::vector<std::unique_ptr<BlockDevice>> stacks,
                 std::vector<Ports> node_ports, std::vector<Client> clients,
-                ClusterPlacement placement, ReadCopy reads, std::uint32_t data_chunks = 0);
+                ClusterPlacement placement, ReadCopy reads, std::uint32_t data_chunks = 0,
+                std::uint32_t spare_percent = 0);
   ~ClusterTarget() override;
 
   std::uint64_t Size() const override { return size_; }
@@ -139,6 +150,13 @@ class ClusterTarget final : public FanOutTarget {
   const Client& client(std::size_t i) const { return clients_[i]; }
   const Ports& node_ports(std::size_t n) const { return node_ports_[n]; }
   const ClusterPlacement& placement() const { return placement_; }
+  // Where piece `i` of `unit` (extent or stripe) lives now: the
+  // placement's, or where a rebuild onto spare room moved it.
+  ClusterPlacement::Copy PieceAt(std::uint64_t unit, std::uint32_t i) const {
+    if (moved_.empty()) return placement_.Locate(unit, i);
+    const auto it = moved_.find(unit * kMaxPieces + i);
+    return it == moved_.end() ? placement_.Locate(unit, i) : it->second;
+  }
   // Erasure coding's data chunks per stripe, or 0: every piece is a copy.
   std::uint32_t data_chunks() const { return data_chunks_; }
   // Erasure coding: the writes that went each way, to explain the devices'
@@ -166,8 +184,19 @@ class ClusterTarget final : public FanOutTarget {
   // Node n, which is down, is replaced by an empty node that comes up and
   // rebuilds every written piece it holds (see the header).
   void ReplaceNode(std::uint32_t n);
-  enum class NodeState : std::uint8_t { kHealthy, kDown, kResyncing, kRebuilding };
+  // Node n, which is down, leaves the cluster for good and its pieces are
+  // rebuilt on the others' spare room (see the header). Returns the pieces
+  // of written units that found no room.
+  std::uint64_t RetireNode(std::uint32_t n);
+  bool node_retired(std::uint32_t n) const { return retired_[n] != 0; }
+  // Node n's spare room, in pieces, and how much of it moved pieces took.
+  std::uint64_t spare_pieces(std::uint32_t n) const { return spare_slots_[n]; }
+  std::uint64_t spare_used(std::uint32_t n) const { return spare_used_[n]; }
+  enum class NodeState : std::uint8_t { kHealthy, kDown, kResyncing, kRebuilding, kGone };
   // kResyncing: up with stale pieces (some may wait for a source).
+  // kRebuilding: rebuilding its pieces, or the pieces moved to it.
+  // kGone: retired, every written piece it held moved (one that could not
+  // move leaves it kDown: its units stay degraded).
   NodeState node_state(std::uint32_t n) const;
   // Called with a node's number whenever its state may have changed.
   void SetStateListener(std::function<void(std::uint32_t)> listener) {
@@ -190,7 +219,8 @@ class ClusterTarget final : public FanOutTarget {
 
  private:
   class View;
-  static constexpr std::uint32_t kNoNode = ~0u;  // a completion not from a node
+  static constexpr std::uint32_t kNoNode = ~0u;    // a completion not from a node
+  static constexpr std::uint64_t kMaxPieces = 16;  // a unit's, for the moved pieces' keys
   // A request to one node's stack from a client, over the network unless
   // the client runs on that node; `done` runs when the answer is back.
   struct Hop {
@@ -265,6 +295,7 @@ class ClusterTarget final : public FanOutTarget {
     std::uint32_t remaining = 0;
     Status status = Status::kOk;
     bool rebuild = false;         // the unit is the rebuild's, not a stale one
+    bool moved = false;           // the piece moved here from a retired node
     bool restart_posted = false;  // MarkStale has posted a ResyncNext
     std::uint64_t epoch = 0;      // the node's epoch its piece began in
     Nanos next_start = 0;         // the repair rate's: when the next window may start
@@ -300,7 +331,16 @@ class ClusterTarget final : public FanOutTarget {
     return unavailable_ == 0 || (down_[node] == 0 && !IsStale(node, unit));
   }
   bool IsStale(std::uint32_t node, std::uint64_t unit) const;
-  void MarkWritten(std::uint64_t unit) { written_.Set(unit); }
+  void MarkWritten(std::uint64_t unit) {
+    if (retired_count_ != 0 && !written_.Test(unit)) MoveOffRetired(unit);
+    written_.Set(unit);
+  }
+  // A unit's first write: its pieces on retired nodes move, with nothing to copy.
+  void MoveOffRetired(std::uint64_t unit);
+  // Moves piece `i` of `unit` off node `from` to the spare room of the
+  // best node; false if none has room. With `copy`, it is stale there
+  // until that node's resync has copied it.
+  bool MovePiece(std::uint64_t unit, std::uint32_t i, std::uint32_t from, bool copy);
   // The piece of `unit` on `node`, or kNoNode.
   std::uint32_t PieceOn(std::uint32_t node, std::uint64_t unit) const;
   // The node's next unit to rebuild, or false when its rebuild is done.
@@ -377,6 +417,18 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::uint64_t> rebuild_at_;
   std::vector<std::uint64_t> epoch_;
   std::uint64_t repair_rate_ = 0;
+  // Rebuild onto spare room: per node, retired or not, its spare room and
+  // how much is taken (in pieces), the units whose moved piece it has not
+  // copied yet, and the written pieces left on it when retired with no room
+  // to move to; where the moved pieces live, by unit * kMaxPieces + piece.
+  std::vector<std::uint8_t> retired_;
+  std::uint32_t retired_count_ = 0;
+  std::uint64_t used_per_node_ = 0;  // the placement's slots, from byte 0
+  std::vector<std::uint64_t> spare_slots_;
+  std::vector<std::uint64_t> spare_used_;
+  std::vector<std::unordered_set<std::uint64_t>> moving_;
+  std::vector<std::uint64_t> stranded_;
+  std::unordered_map<std::uint64_t, ClusterPlacement::Copy> moved_;
   std::function<void(std::uint32_t)> state_listener_;
   ObjectPool<DegradedRead> degraded_reads_;
 };

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "bench/lab/RunCell.h"
@@ -20,7 +21,7 @@ using nlohmann::json;
 
 // Four hyper-converged nodes of one SATA SSD over 25 GbE RDMA, with
 // `protection` and `failures`; each node repairs at most 64 MiB/s.
-json Cluster(json protection, json failures) {
+json Cluster(json protection, json failures, json repair = {{"rate", "64m"}}) {
   return {{"name", "c4"},
           {"tiers", {{{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"count", 1}, {"capacity", "16g"}}}},
           {"cluster",
@@ -28,7 +29,7 @@ json Cluster(json protection, json failures) {
             {"network", {{"preset", "25gbe-rdma"}}},
             {"protection", std::move(protection)},
             {"failures", std::move(failures)},
-            {"repair", {{"rate", "64m"}}}}}};
+            {"repair", std::move(repair)}}}};
 }
 
 // 4k 70/30 over 4 jobs x 64 MiB, 6 s with no ramp: after a second every
@@ -149,6 +150,33 @@ TEST(FailureScheduleTest, AFailedNodeIsRebuiltAtOnce) {
   EXPECT_EQ(Names(f["phases"], "phase"),
             (std::vector<std::string>{"healthy", "rebuilding", "healthy"}));
   EXPECT_EQ(f["phases"][1]["repaired_mib"].get<double>(), 128.0);
+  ExpectPhasesAddUp(run);
+}
+
+// The same failure with a quarter of every node kept spare: node 2 leaves
+// the cluster and the other three rebuild its 128 MiB in their spare room,
+// each its share at 64 MiB/s, in a third of the time one node takes.
+TEST(FailureScheduleTest, AFailedNodeIsRebuiltOnTheOthersSpareRoom) {
+  const json run = RunFor6s(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                                    {{{"node", 2}, {"at", "1s"}, {"kind", "failed"}}},
+                                    {{"rate", "64m"}, {"spare", 25}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"failed", "rebuild starts on the other nodes' spare room",
+                                      "rebuilt", "rebuilt", "rebuilt"}));
+  std::vector<std::uint32_t> rebuilt_on;
+  for (std::size_t i = 2; i < f["events"].size(); ++i) rebuilt_on.push_back(f["events"][i]["node"]);
+  std::sort(rebuilt_on.begin(), rebuilt_on.end());
+  EXPECT_EQ(rebuilt_on, (std::vector<std::uint32_t>{0, 1, 3}));
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "rebuilding", "healthy"}));
+  const json& rebuilding = f["phases"][1];
+  EXPECT_EQ(rebuilding["repaired_mib"].get<double>(), 128.0);
+  // 128 MiB / 3 nodes at 64 MiB/s each: 0.67 s, where one node takes 2 s.
+  const double took = rebuilding["end_s"].get<double>() - rebuilding["start_s"].get<double>();
+  EXPECT_GT(took, 0.6);
+  EXPECT_LT(took, 0.8);
   ExpectPhasesAddUp(run);
 }
 

@@ -31,11 +31,13 @@ struct Cluster {
 
 // `nodes` nodes of one 16 MiB RAM disk each, clients on the nodes, 64 KiB
 // extents (or `extent`) with `pieces` pieces on distinct nodes: copies, or with
-// `data_chunks` k > 0 stripes of k data and pieces - k parity chunks.
+// `data_chunks` k > 0 stripes of k data and pieces - k parity chunks; `spare`
+// percent of each node kept for rebuilds.
 inline std::unique_ptr<Cluster> MakeSmallCluster(std::uint32_t nodes, std::uint32_t pieces,
                                                  std::uint32_t data_chunks,
                                                  const char* nic = "25gbe-rdma",
-                                                 std::uint64_t extent = kChunk) {
+                                                 std::uint64_t extent = kChunk,
+                                                 std::uint32_t spare = 0) {
   auto c = std::make_unique<Cluster>();
   c->k = data_chunks;
   c->m = data_chunks == 0 ? 0 : pieces - data_chunks;
@@ -54,14 +56,15 @@ inline std::unique_ptr<Cluster> MakeSmallCluster(std::uint32_t nodes, std::uint3
   c->target = std::make_unique<ClusterTarget>(
       c->e, "cluster", std::move(stacks), std::move(ports), std::move(clients),
       ClusterPlacement(nodes, pieces, extent, ClusterPlacement::Scheme::kMesh, 5),
-      ClusterTarget::ReadCopy::kLocal, data_chunks);
+      ClusterTarget::ReadCopy::kLocal, data_chunks, spare);
   return c;
 }
 
 // Stripes of k data + m parity chunks of 64 KiB.
 inline std::unique_ptr<Cluster> MakeEcCluster(std::uint32_t nodes, std::uint32_t k, std::uint32_t m,
-                                              const char* nic = "25gbe-rdma") {
-  return MakeSmallCluster(nodes, k + m, k, nic);
+                                              const char* nic = "25gbe-rdma",
+                                              std::uint32_t spare = 0) {
+  return MakeSmallCluster(nodes, k + m, k, nic, kChunk, spare);
 }
 
 // TIERLAB_SOAK_SEED=n shifts the failure tests' seeds, for a manual soak:
@@ -92,15 +95,16 @@ inline std::vector<std::byte> ReadDisk(Cluster& c, std::uint32_t node, std::uint
 }
 
 // Every parity chunk of stripes [0, stripes) is the code of its data chunks,
-// as read from the nodes' disks; returns the stripes that disagree.
+// as read from the nodes' disks where the pieces live now; returns the
+// stripes that disagree.
 inline int StripesWithWrongParity(Cluster& c, std::uint64_t stripes) {
   const ParityCode code(static_cast<int>(c.k), static_cast<int>(c.m));
-  const ClusterPlacement& p = c.target->placement();
+  const ClusterTarget& p = *c.target;
   int wrong = 0;
   for (std::uint64_t s = 0; s < stripes; ++s) {
     std::vector<std::vector<std::byte>> chunks;
     for (std::uint32_t i = 0; i < c.k + c.m; ++i) {
-      const auto at = p.Locate(s, i);
+      const auto at = p.PieceAt(s, i);
       chunks.push_back(ReadDisk(c, at.node, at.offset, kChunk));
     }
     std::vector<std::byte*> data, parity;
@@ -113,21 +117,33 @@ inline int StripesWithWrongParity(Cluster& c, std::uint64_t stripes) {
   return wrong;
 }
 
+// The pieces node `node` holds of units [0, units), where they live now.
+inline std::uint64_t PiecesOn(const Cluster& c, std::uint32_t node, std::uint64_t units) {
+  std::uint64_t held = 0;
+  for (std::uint64_t u = 0; u < units; ++u) {
+    for (std::uint32_t i = 0; i < c.target->placement().copies(); ++i) {
+      held += c.target->PieceAt(u, i).node == node ? 1 : 0;
+    }
+  }
+  return held;
+}
+
 inline std::uint64_t Sum(const Cluster& c, std::uint64_t DeviceStats::*field) {
   std::uint64_t sum = 0;
   for (const BlockDevice* d : c.disks) sum += d->stats().*field;
   return sum;
 }
 
-// Mirrored extents [0, extents) whose copies differ on the disks.
+// Mirrored extents [0, extents) whose copies differ on the disks, where
+// they live now.
 inline int ExtentsWithDifferentCopies(Cluster& c, std::uint64_t extents) {
-  const ClusterPlacement& p = c.target->placement();
+  const ClusterTarget& p = *c.target;
   int wrong = 0;
   for (std::uint64_t e = 0; e < extents; ++e) {
-    const auto first = p.Locate(e, 0);
+    const auto first = p.PieceAt(e, 0);
     const std::vector<std::byte> want = ReadDisk(c, first.node, first.offset, kChunk);
-    for (std::uint32_t i = 1; i < p.copies(); ++i) {
-      const auto at = p.Locate(e, i);
+    for (std::uint32_t i = 1; i < p.placement().copies(); ++i) {
+      const auto at = p.PieceAt(e, i);
       wrong += ReadDisk(c, at.node, at.offset, kChunk) != want ? 1 : 0;
     }
   }
