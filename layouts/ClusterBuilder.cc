@@ -84,6 +84,7 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     cluster->SetNodeCpus(std::move(cpus));
   }
   cluster->SetRepairRate(c.repair.rate);
+  cluster->SetFailureDetection(c.repair.detect);
   v.cluster_ = cluster.get();
   for (std::size_t i = 0; i < cluster->client_count(); ++i) {
     v.clients_.push_back(&cluster->ClientView(i));

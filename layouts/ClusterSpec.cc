@@ -295,6 +295,13 @@ const F kRepairFields[] = {
        c.repair.spare = static_cast<std::uint32_t>(f.Int(k, c.repair.spare, 0, 90));
      },
      [](const ClusterSpec& c) -> json { return c.repair.spare; }},
+    {"detect", "time", "",
+     "how long the cluster takes to notice a node gone down: until then I/O touching its pieces "
+     "waits (a client's timeout; vSAN pauses a host's objects 5-7 s on isolation); 0: at once",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.detect = ReadTime(f, k, c.repair.detect);
+     },
+     [](const ClusterSpec& c) -> json { return TimeJson(c.repair.detect); }},
 };
 
 const F kClusterFields[] = {

@@ -11,7 +11,8 @@
 //     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
 //     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0},
 //     "failures": [{"node": 2, "at": "60s", "kind": "absent", "back": "5m"}],
-//     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0", "spare": 0}
+//     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0", "spare": 0,
+//                "detect": "0s"}
 //   }
 //
 // Every key, its default and unit: ClusterFields() and its sub-tables, and
@@ -65,6 +66,9 @@ struct ClusterRepair {
   // (ScaleIO's spare capacity, vSAN's host rebuild reserve); 0: onto an
   // empty node in its place (ClusterTarget.h).
   std::uint32_t spare = 0;
+  // How long the cluster takes to notice a node down: I/O touching it
+  // waits that long (a client's timeout; vSAN pauses 5-7 s); 0: at once.
+  Nanos detect = 0;
 };
 
 struct ClusterSpec {

@@ -1,5 +1,6 @@
 #include "bench/lab/FailureSchedule.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace tierlab {
@@ -20,6 +21,7 @@ FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const C
       rebuilt_(cluster.placement().nodes(), false),
       generation_(cluster.placement().nodes(), 0),
       device_spare_(cluster.placement().nodes(), false),
+      unnoticed_(cluster.placement().nodes(), false),
       states_(cluster.placement().nodes(), NodeState::kHealthy) {}
 
 FailureSchedule::~FailureSchedule() {
@@ -66,19 +68,32 @@ void FailureSchedule::Down(const ClusterFailure& f) {
   // What an earlier failure of this node left scheduled no longer applies.
   const std::uint64_t gen = ++generation_[n];
   rebuilt_[n] = false;
+  // Nothing is repaired before the cluster has noticed (set before the
+  // cluster reports the node down, for the phase it starts).
+  const Nanos detect = spec_.repair.detect;
+  const bool unnoticed = detect > 0 && !cluster_.node_down(n);
+  if (unnoticed) unnoticed_[n] = true;
   cluster_.SetNodeDown(n, true);
   // A failed device is replaced at once by an empty one (a hot spare), so
   // the node rebuilds onto itself even where no other node could.
   device_spare_[n] = failed && !f.device.empty();
+  if (unnoticed) {
+    At(f.at + detect, [this, n, gen] {
+      if (generation_[n] != gen || !unnoticed_[n]) return;
+      unnoticed_[n] = false;
+      Event(n, "noticed");
+      StateChanged(n);
+    });
+  }
   if (failed) {
     Event(n, f.device.empty() ? "failed" : "device " + f.device + " failed");
-    At(f.at + spec_.repair.failed_delay, [this, n, gen] {
+    At(f.at + std::max(spec_.repair.failed_delay, detect), [this, n, gen] {
       if (generation_[n] == gen) Rebuild(n);
     });
     return;
   }
   Event(n, "absent");
-  const Nanos repair_at = f.at + spec_.repair.absent_delay;
+  const Nanos repair_at = f.at + std::max(spec_.repair.absent_delay, detect);
   if (!f.back || *f.back > repair_at) {
     At(repair_at, [this, n, gen] {
       if (generation_[n] == gen) Rebuild(n);
@@ -88,6 +103,7 @@ void FailureSchedule::Down(const ClusterFailure& f) {
     At(*f.back, [this, n, gen] {
       if (generation_[n] != gen) return;
       if (rebuilt_[n]) return Event(n, "back after its rebuild: what it held is discarded");
+      unnoticed_[n] = false;
       cluster_.SetNodeDown(n, false);
       Event(n, "back: resyncs what it missed");
     });
@@ -136,16 +152,20 @@ void FailureSchedule::StateChanged(std::uint32_t n) {
 }
 
 std::string FailureSchedule::ClusterPhase() const {
-  bool rebuilding = false, resyncing = false;
+  bool rebuilding = false, resyncing = false, down = false;
   for (std::uint32_t n = 0; n < states_.size(); ++n) {
     switch (cluster_.node_state(n)) {
-      case NodeState::kDown: return "degraded";
+      case NodeState::kDown:
+        if (unnoticed_[n]) return "undetected";
+        down = true;
+        break;
       case NodeState::kRebuilding: rebuilding = true; break;
       case NodeState::kResyncing: resyncing = true; break;
       case NodeState::kHealthy:
       case NodeState::kGone: break;  // out of the cluster, its pieces elsewhere
     }
   }
+  if (down) return "degraded";
   return rebuilding ? "rebuilding" : resyncing ? "resyncing" : "healthy";
 }
 

@@ -21,8 +21,12 @@
 // rebuild its pieces in their spare room, each node its share ("rebuilt"
 // as each finishes).
 //
-// The cluster is in one phase at a time, the worst of its nodes': degraded
-// (a node down), rebuilding, resyncing, healthy. Each phase reports the
+// With `repair.detect`, a node down is "noticed" that long after: until
+// then I/O touching it waits (ClusterTarget::SetFailureDetection).
+//
+// The cluster is in one phase at a time, the worst of its nodes':
+// undetected (a node down, not noticed yet), degraded (a node down),
+// rebuilding, resyncing, healthy. Each phase reports the
 // guest's IOPS, bandwidth, mean latency (Little's law over the cluster's
 // requests in flight) and errors within it, and the bytes repaired.
 //
@@ -83,6 +87,7 @@ class FailureSchedule {
   std::vector<bool> rebuilt_;                     // per node: replaced since it went down
   std::vector<std::uint64_t> generation_;         // per node: its failures so far
   std::vector<bool> device_spare_;                // per node: a device failed, with a spare
+  std::vector<bool> unnoticed_;                   // per node: down, not noticed yet
   std::vector<ClusterTarget::NodeState> states_;  // per node, as last seen
   nlohmann::json events_ = nlohmann::json::array();
   std::vector<Phase> phases_;

@@ -149,7 +149,8 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
             json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
                          {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
                          {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}, {"device", "ssd1"}}})},
-           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}}}}),
+           {"repair",
+            {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}, {"detect", "6s"}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const ClusterSpec& c = *l->cluster;
@@ -166,6 +167,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.failures[0].device, "");
   EXPECT_EQ(c.repair.rate, 100u << 20);
   EXPECT_EQ(c.repair.spare, 25u);
+  EXPECT_EQ(c.repair.detect, 6 * kSecond);
   const json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
   EXPECT_EQ(eff["cluster"]["failures"][0]["back"], "3m");
@@ -178,6 +180,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
   EXPECT_EQ(eff["cluster"]["repair"]["spare"], 25);
+  EXPECT_EQ(eff["cluster"]["repair"]["detect"], "6s");
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(LayoutToJson(*again), eff);

@@ -20,6 +20,8 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
   down_[n] = down ? 1 : 0;
   if (down) {
     ++unavailable_;
+    down_since_[n] = engine().Now();
+    noticed_by_ = std::max(noticed_by_, Noticed(n));
     // A piece its resync is copying may miss writes while it is down: the
     // resync starts that piece over when it is back (ResyncWindow).
     ++epoch_[n];

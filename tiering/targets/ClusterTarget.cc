@@ -70,6 +70,7 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
     views_.push_back(std::make_unique<View>(*this, i));
   }
   down_.assign(children_.size(), 0);
+  down_since_.assign(children_.size(), 0);
   node_client_.assign(children_.size(), kNoNode);
   for (std::uint32_t i = clients_.size(); i-- > 0;) {
     if (clients_[i].node >= 0) node_client_[clients_[i].node] = i;
@@ -139,7 +140,45 @@ std::uint32_t ClusterTarget::ReadCopyOf(std::uint32_t client, std::uint64_t exte
   return 0;
 }
 
+Nanos ClusterTarget::NoticedAt(const IoRequest& req) const {
+  Nanos at = 0;
+  const auto nodes = static_cast<std::uint32_t>(down_.size());
+  if (req.op == IoOp::kFlush) {
+    for (std::uint32_t n = 0; n < nodes; ++n) {
+      if (down_[n] != 0) at = std::max(at, Noticed(n));
+    }
+    return at;
+  }
+  const std::uint64_t unit_bytes = placement_.extent_bytes() * std::max(data_chunks_, 1u);
+  for (std::uint64_t u = req.offset / unit_bytes; u * unit_bytes < req.end(); ++u) {
+    for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
+      const std::uint32_t n = PieceAt(u, i).node;
+      if (down_[n] != 0) at = std::max(at, Noticed(n));
+    }
+  }
+  return at;
+}
+
 void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  if (engine().Now() < noticed_by_) {
+    // A node has gone down and the cluster has not noticed yet: what
+    // touches it waits until it has (nothing below completes inside Submit).
+    const Nanos at = NoticedAt(req);
+    if (at > engine().Now()) {
+      Held* h = held_.Acquire();
+      *h = Held{this, req, std::move(done), origin_};
+      engine().ScheduleAt(at, [h] {
+        ClusterTarget* self = h->self;
+        IoCallback resume = std::move(h->done);
+        const IoRequest r = h->req;
+        self->origin_ = h->client;
+        self->held_.Release(h);
+        self->SubmitImpl(r, std::move(resume));
+        self->origin_ = 0;
+      });
+      return;
+    }
+  }
   const std::uint32_t client = unavailable_ == 0 ? origin_ : Running(origin_);
   if (data_chunks_ > 0 && req.op == IoOp::kDiscard) {
     FinishAsync(std::move(done), Status::kNotSupported);  // see the header
@@ -302,8 +341,14 @@ void ClusterTarget::SendFromNode(std::uint32_t from, std::uint32_t node, const I
 void ClusterTarget::Send(const Ports& client_ports, bool local, std::uint32_t node,
                          const IoRequest& req, IoCallback done) {
   if (down_[node] != 0) {
-    // Nothing answers: fail on the next turn (nothing completes inside Submit).
-    engine().Post([done = std::move(done)]() mutable { done(Status::kShutdown); });
+    // Nothing answers: fail once the cluster notices, or on the next turn
+    // (nothing completes inside Submit).
+    if (Noticed(node) > engine().Now()) {
+      engine().ScheduleAt(Noticed(node),
+                          [done = std::move(done)]() mutable { done(Status::kShutdown); });
+    } else {
+      engine().Post([done = std::move(done)]() mutable { done(Status::kShutdown); });
+    }
     return;
   }
   if (local && cpus_.empty()) {
@@ -358,7 +403,11 @@ void ClusterTarget::Arrived(Hop* h) {
 void ClusterTarget::Serve(Hop* h) {
   if (down_[h->node] != 0) {  // it went down while the request was on its way
     h->status = Status::kShutdown;
-    Answered(h);
+    if (Noticed(h->node) > engine().Now()) {
+      engine().ScheduleAt(Noticed(h->node), [h] { h->self->Answered(h); });
+    } else {
+      Answered(h);
+    }
     return;
   }
   children_[h->node]->Submit(h->req, [h](Status st) {

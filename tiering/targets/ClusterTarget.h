@@ -55,9 +55,12 @@
 //     with failures.
 //
 // Nodes down (SetNodeDown; ClusterFailures.cc). A node that is down takes
-// nothing: a request sent to it fails at once (a real client would first
-// wait out its timeout, not modelled), and one in flight when it went
-// down fails when it arrives. The volume goes on degraded:
+// nothing: a request sent to it fails, and one in flight when it went down
+// fails when it arrives. Not at once when SetFailureDetection gives the
+// time the cluster takes to notice (a client's timeout, vSAN's pause of a
+// host's objects while they are re-evaluated): until then a guest request
+// touching a unit with a piece on the node waits, and one sent to it fails
+// only then. The volume goes on degraded:
 //   - a mirror reads another copy; a write goes to the copies that are up
 //     and succeeds if one did; the down node's copies it missed are stale;
 //   - erasure coding reads a chunk on a down node by reading its columns
@@ -205,6 +208,9 @@ class ClusterTarget final : public FanOutTarget {
   // The most each node copies per second in its resync or rebuild; 0: as
   // fast as its devices and links allow.
   void SetRepairRate(std::uint64_t bytes_per_second) { repair_rate_ = bytes_per_second; }
+  // How long after a node goes down the cluster notices (see the header);
+  // 0, the default: at once.
+  void SetFailureDetection(Nanos delay) { detect_ = delay; }
   // One CPU per node (cpus.size() == nodes), before the first request; none
   // (the default): a node's stack takes a request as it arrives.
   void SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus);
@@ -274,6 +280,13 @@ class ClusterTarget final : public FanOutTarget {
                              // degraded: every piece over the columns
     AlignedBuffer parity;    // with data: the m parities over the columns
   };
+  // A guest request waiting for a node's failure to be noticed.
+  struct Held {
+    ClusterTarget* self;
+    IoRequest req;
+    IoCallback done;
+    std::uint32_t client;
+  };
   // A read of a chunk its node cannot serve, from k others.
   struct DegradedRead {
     ClusterTarget* self;
@@ -304,6 +317,12 @@ class ClusterTarget final : public FanOutTarget {
   };
 
   void SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done);
+  // When the cluster will have noticed every node down that `req` touches
+  // (a piece of one of its units, or any node for a flush); a past time if
+  // it has.
+  Nanos NoticedAt(const IoRequest& req) const;
+  // When the cluster notices that node n, down, is down.
+  Nanos Noticed(std::uint32_t n) const { return down_since_[n] + detect_; }
   void SubmitErasure(std::uint32_t client, SplitIo* s, const IoRequest& req);
   void AddStripeWrite(std::uint32_t client, SplitIo* s, std::uint32_t flags, std::uint64_t stripe,
                       std::uint64_t begin, std::uint64_t end, std::byte* data);
@@ -417,6 +436,12 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::uint64_t> rebuild_at_;
   std::vector<std::uint64_t> epoch_;
   std::uint64_t repair_rate_ = 0;
+  // Failure detection: the delay, per node when it last went down, and the
+  // latest time any node down is noticed (the fast path checks only this).
+  Nanos detect_ = 0;
+  std::vector<Nanos> down_since_;
+  Nanos noticed_by_ = 0;
+  ObjectPool<Held> held_;
   // Rebuild onto spare room: per node, retired or not, its spare room and
   // how much is taken (in pieces), the units whose moved piece it has not
   // copied yet, and the written pieces left on it when retired with no room

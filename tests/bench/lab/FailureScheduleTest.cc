@@ -107,6 +107,31 @@ TEST(FailureScheduleTest, AnAbsentNodeIsDegradedThenResyncs) {
   ExpectPhasesAddUp(run);
 }
 
+// The same absence noticed a second late (repair.detect): from 1 s to 2 s
+// every job soon waits on an I/O touching node 1 (it holds a copy of half
+// the extents), so the cluster all but stops; noticed, it goes on degraded.
+TEST(FailureScheduleTest, UntilAFailureIsNoticedIoTouchingTheNodeWaits) {
+  const json run =
+      RunFor6s(Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                       {{{"node", 1}, {"at", "1s"}, {"kind", "absent"}, {"back", "3s"}}},
+                       {{"rate", "64m"}, {"detect", "1s"}}));
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(
+      Names(f["events"], "event"),
+      (std::vector<std::string>{"absent", "noticed", "back: resyncs what it missed", "resynced"}));
+  EXPECT_EQ(f["events"][1]["at_s"], 2.0);
+  EXPECT_EQ(
+      Names(f["phases"], "phase"),
+      (std::vector<std::string>{"healthy", "undetected", "degraded", "resyncing", "healthy"}));
+  const json& healthy = f["phases"][0];
+  const json& undetected = f["phases"][1];
+  const json& degraded = f["phases"][2];
+  EXPECT_LT(undetected["iops"].get<double>(), 0.05 * healthy["iops"].get<double>());
+  EXPECT_GT(degraded["iops"].get<double>(), 0.5 * healthy["iops"].get<double>());
+  ExpectPhasesAddUp(run);
+}
+
 // A trace replayed at its own pace (the MSR Cambridge sample: 1,000
 // records over 127 s, half of them writes) meets the failure at the time
 // the layout says from the replay's start, and the node resyncs the
