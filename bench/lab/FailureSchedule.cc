@@ -21,7 +21,6 @@ FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const C
       rebuilt_(cluster.placement().nodes(), false),
       generation_(cluster.placement().nodes(), 0),
       device_spare_(cluster.placement().nodes(), false),
-      unnoticed_(cluster.placement().nodes(), false),
       states_(cluster.placement().nodes(), NodeState::kHealthy) {}
 
 FailureSchedule::~FailureSchedule() {
@@ -68,19 +67,15 @@ void FailureSchedule::Down(const ClusterFailure& f) {
   // What an earlier failure of this node left scheduled no longer applies.
   const std::uint64_t gen = ++generation_[n];
   rebuilt_[n] = false;
-  // Nothing is repaired before the cluster has noticed (set before the
-  // cluster reports the node down, for the phase it starts).
+  // Nothing is repaired before the cluster has noticed.
   const Nanos detect = spec_.repair.detect;
-  const bool unnoticed = detect > 0 && !cluster_.node_down(n);
-  if (unnoticed) unnoticed_[n] = true;
   cluster_.SetNodeDown(n, true);
   // A failed device is replaced at once by an empty one (a hot spare), so
   // the node rebuilds onto itself even where no other node could.
   device_spare_[n] = failed && !f.device.empty();
-  if (unnoticed) {
+  if (cluster_.node_unnoticed(n)) {
     At(f.at + detect, [this, n, gen] {
-      if (generation_[n] != gen || !unnoticed_[n]) return;
-      unnoticed_[n] = false;
+      if (generation_[n] != gen || !cluster_.node_down(n)) return;
       Event(n, "noticed");
       StateChanged(n);
     });
@@ -103,7 +98,6 @@ void FailureSchedule::Down(const ClusterFailure& f) {
     At(*f.back, [this, n, gen] {
       if (generation_[n] != gen) return;
       if (rebuilt_[n]) return Event(n, "back after its rebuild: what it held is discarded");
-      unnoticed_[n] = false;
       cluster_.SetNodeDown(n, false);
       Event(n, "back: resyncs what it missed");
     });
@@ -156,7 +150,7 @@ std::string FailureSchedule::ClusterPhase() const {
   for (std::uint32_t n = 0; n < states_.size(); ++n) {
     switch (cluster_.node_state(n)) {
       case NodeState::kDown:
-        if (unnoticed_[n]) return "undetected";
+        if (cluster_.node_unnoticed(n)) return "undetected";
         down = true;
         break;
       case NodeState::kRebuilding: rebuilding = true; break;

@@ -87,7 +87,6 @@ class FailureSchedule {
   std::vector<bool> rebuilt_;                     // per node: replaced since it went down
   std::vector<std::uint64_t> generation_;         // per node: its failures so far
   std::vector<bool> device_spare_;                // per node: a device failed, with a spare
-  std::vector<bool> unnoticed_;                   // per node: down, not noticed yet
   std::vector<ClusterTarget::NodeState> states_;  // per node, as last seen
   nlohmann::json events_ = nlohmann::json::array();
   std::vector<Phase> phases_;

@@ -1,6 +1,7 @@
 #include "tiering/targets/ClusterTarget.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 
@@ -243,8 +244,11 @@ void ClusterTarget::DispatchWrite(WritePiece* w) {
   w->current = 0;
   w->refused = 0;
   w->landed = false;
-  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    if (Readable(PieceAt(w->extent, i).node, w->extent)) w->current |= 1u << i;
+  const std::uint32_t copies = placement_.copies();
+  std::array<ClusterPlacement::Copy, kMaxPieces> at;
+  for (std::uint32_t i = 0; i < copies; ++i) {
+    at[i] = PieceAt(w->extent, i);
+    if (Readable(at[i].node, w->extent)) w->current |= 1u << i;
   }
   if (w->current == 0) {
     // No current copy up (every one down or stale): nothing could hold it,
@@ -255,8 +259,8 @@ void ClusterTarget::DispatchWrite(WritePiece* w) {
     return;
   }
   // Nothing below completes inside Submit, so counting as we go is safe.
-  for (std::uint32_t i = 0; i < placement_.copies(); ++i) {
-    const ClusterPlacement::Copy c = PieceAt(w->extent, i);
+  for (std::uint32_t i = 0; i < copies; ++i) {
+    const ClusterPlacement::Copy c = at[i];
     if (down_[c.node] != 0) {
       MarkStale(c.node, w->extent);  // resynced when the node is back
       continue;

@@ -211,6 +211,10 @@ class ClusterTarget final : public FanOutTarget {
   // How long after a node goes down the cluster notices (see the header);
   // 0, the default: at once.
   void SetFailureDetection(Nanos delay) { detect_ = delay; }
+  // Node n is down and the cluster has not noticed yet.
+  bool node_unnoticed(std::uint32_t n) const {
+    return down_[n] != 0 && engine().Now() < Noticed(n);
+  }
   // One CPU per node (cpus.size() == nodes), before the first request; none
   // (the default): a node's stack takes a request as it arrives.
   void SetNodeCpus(std::vector<std::unique_ptr<NodeCpu>> cpus);
