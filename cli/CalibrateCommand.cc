@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bench/lab/DeviceCalibration.h"
@@ -43,6 +44,8 @@ struct CalibrateArgs {
   bool quiet = false;
   double runtime_s = 0;  // 0: the plan's
   double tolerance_pct = 0;
+  std::string write_cliff;  // bytes of the write saturation probe; empty: none
+  double cliff_idle_s = 0;
 };
 
 constexpr long kTmpfsMagic = 0x01021994;
@@ -104,9 +107,18 @@ json FiguresJson(const PointFigures& f) {
           {"lat_p1_us", r(f.lat_p1_ns, 1e3)}};
 }
 
+json CliffSamplesJson(const std::vector<CliffSample>& runs) {
+  json out = json::array();
+  for (const CliffSample& s : runs) {
+    out.push_back({{"written", s.written}, {"bytes", s.bytes}, {"iops", std::round(s.iops)}});
+  }
+  return out;
+}
+
 json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
                      const std::vector<ProbeResult>& probe, const CalibrationFit& fit,
-                     const std::string& engine, double seconds) {
+                     const std::optional<CliffProbe>& cliff, const std::string& engine,
+                     double seconds) {
   json points = json::array();
   for (std::size_t i = 0; i < probe.size(); ++i) {
     const ProbeResult& r = probe[i];
@@ -121,20 +133,27 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
                       {"iops_error", std::round(fp.iops_error * 1000) / 1000},
                       {"lat_mean_error", std::round(fp.lat_mean_error * 1000) / 1000}});
   }
-  return {{"path", a.path},
-          {"date", Today()},
-          {"engine", engine},
-          {"plan", a.quick ? "quick" : "full"},
-          {"region", FormatBytes(plan.region)},
-          {"ramp_ms", plan.ramp / kMilli},
-          {"runtime_ms", plan.runtime / kMilli},
-          {"repeats", plan.repeats},
-          {"tolerance", plan.tolerance},
-          {"seconds", std::round(seconds)},
-          {"max_iops_error", std::round(fit.max_iops_error * 1000) / 1000},
-          {"max_lat_mean_error", std::round(fit.max_lat_error * 1000) / 1000},
-          {"notes", fit.notes},
-          {"points", std::move(points)}};
+  json j = {{"path", a.path},
+            {"date", Today()},
+            {"engine", engine},
+            {"plan", a.quick ? "quick" : "full"},
+            {"region", FormatBytes(plan.region)},
+            {"ramp_ms", plan.ramp / kMilli},
+            {"runtime_ms", plan.runtime / kMilli},
+            {"repeats", plan.repeats},
+            {"tolerance", plan.tolerance},
+            {"seconds", std::round(seconds)},
+            {"max_iops_error", std::round(fit.max_iops_error * 1000) / 1000},
+            {"max_lat_mean_error", std::round(fit.max_lat_error * 1000) / 1000},
+            {"notes", fit.notes},
+            {"points", std::move(points)}};
+  if (cliff) {
+    j["write_cliff"] = {{"samples", CliffSamplesJson(cliff->samples)},
+                        {"sequential", FiguresJson(cliff->steady_seq)},
+                        {"idle_s", static_cast<double>(cliff->idle) / 1e9},
+                        {"after_idle", CliffSamplesJson(cliff->after_idle)}};
+  }
+  return j;
 }
 
 void PrintTable(const CalibrationFit& fit, const std::vector<ProbeResult>& probe) {
@@ -165,6 +184,12 @@ void PrintTable(const CalibrationFit& fit, const std::vector<ProbeResult>& probe
         std::string(ToString(p.type)).c_str(), p.read_iops_4k,
         static_cast<double>(p.read_latency) / 1e3, p.seq_read_mbps, p.write_iops_4k,
         static_cast<double>(p.write_latency) / 1e3, p.seq_write_mbps, p.service_units);
+    if (p.has_write_cliff()) {
+      std::printf(
+          "write cliff after %.0f MiB: then %.0f IOPS, %.0f MB/s; regains %.1f MB/s when idle\n",
+          static_cast<double>(p.write_cliff_bytes) / (1 << 20), p.steady_write_iops_4k,
+          p.steady_seq_write_mbps, p.cliff_recovery_mbps);
+    }
   }
   for (const std::string& n : fit.notes) std::printf("note: %s\n", n.c_str());
   std::printf("largest fit error: IOPS %.1f%%, mean latency %.1f%%\n", fit.max_iops_error * 100,
@@ -207,6 +232,13 @@ Expected<double> Qd1ReadLatencyNs(Engine& engine, BlockDevice& device, std::uint
   return r->front().median.lat_mean_ns;
 }
 
+int NoCliffOnDisk(const std::string& path) {
+  return Fail(path +
+                  ": --write-cliff probes flash; a disk writes at one rate however much it "
+                  "is written",
+              kExitUsage);
+}
+
 int RunCalibrate(const CalibrateArgs& a) {
   std::uint64_t size_override = 0;
   if (!a.size.empty()) {
@@ -222,6 +254,17 @@ int RunCalibrate(const CalibrateArgs& a) {
   const FileEngine engine_kind = a.engine == "io_uring" ? FileEngine::kIoUring
                                  : a.engine == "libaio" ? FileEngine::kLibaio
                                                         : FileEngine::kAuto;
+  CliffPlan cliff_plan;
+  if (!a.write_cliff.empty()) {
+    auto b = ParseBytesText(a.write_cliff);
+    if (!b.ok() || *b < (64u << 20)) {
+      return Fail("--write-cliff: bytes, at least 64m, got \"" + a.write_cliff + "\"", kExitUsage);
+    }
+    cliff_plan.bytes = *b;
+    cliff_plan.idle = static_cast<Nanos>(a.cliff_idle_s * 1e9);
+  } else if (a.cliff_idle_s > 0) {
+    return Fail("--cliff-idle: needs --write-cliff", kExitUsage);
+  }
   if (a.format != "table" && a.format != "json") {
     return Fail("--format: unknown \"" + a.format + "\"; known: table, json", kExitUsage);
   }
@@ -235,6 +278,7 @@ int RunCalibrate(const CalibrateArgs& a) {
   // whatever backs them. A short QD1 read probe decides (below).
   const bool kernel_rotational = *type == DeviceType::kHdd && a.type == "auto";
   bool disk = *type == DeviceType::kHdd && !kernel_rotational;
+  if (disk && cliff_plan.bytes != 0) return NoCliffOnDisk(a.path);
 
   struct stat st {};
   const bool exists = ::stat(a.path.c_str(), &st) == 0;
@@ -299,6 +343,7 @@ int RunCalibrate(const CalibrateArgs& a) {
     }
   }
   if (*type == DeviceType::kHdd && !disk) type = DeviceType::kSsd;
+  if (disk && cliff_plan.bytes != 0) return NoCliffOnDisk(a.path);
 
   CalibrationPlan plan = disk ? HddPlan(a.quick, disk_region) : a.quick ? QuickPlan() : FullPlan();
   if (!disk) plan.region = std::min(flash_region, whole);
@@ -332,6 +377,17 @@ int RunCalibrate(const CalibrateArgs& a) {
     }
     return Fail(m, ExitCodeFor(probe.error().kind));
   }
+  std::optional<CliffProbe> cliff;
+  if (cliff_plan.bytes != 0) {
+    if (!a.quiet) {
+      std::fprintf(stderr, "calibrate: write cliff: %s of 4k random writes at QD32 in %u runs%s\n",
+                   FormatBytes(cliff_plan.bytes).c_str(), cliff_plan.samples,
+                   cliff_plan.idle > 0 ? ", then idle and again" : "");
+    }
+    auto c = RunCliffProbe(engine, **dev, plan, cliff_plan);
+    if (!c.ok()) return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));
+    cliff = std::move(*c);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -359,8 +415,14 @@ int RunCalibrate(const CalibrateArgs& a) {
   base.capacity_bytes = (*dev)->Size();
   auto fit = disk ? FitHddModel(*probe, plan, base) : FitFlashModel(*probe, plan, base);
   if (!fit.ok()) return Fail(a.path + ": " + fit.error().message, ExitCodeFor(fit.error().kind));
+  if (cliff) {
+    if (auto c = FitWriteCliff(*cliff, *fit); !c.ok()) {
+      return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));
+    }
+  }
   const json doc = PresetFileJson(
-      fit->preset, CalibrationJson(a, plan, *probe, *fit, ToString((*dev)->engine()), seconds));
+      fit->preset,
+      CalibrationJson(a, plan, *probe, *fit, cliff, ToString((*dev)->engine()), seconds));
   if (!a.output.empty() && a.output != "-") {
     const int rc = WriteOutput(a.output, doc.dump(2) + "\n");
     if (rc != kExitOk) return rc;
@@ -403,6 +465,12 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
                   "A point has settled when its runs' IOPS range within this % of their median "
                   "(default 20, SNIA PTS's)")
       ->check(CLI::Range(1.0, 1000.0));
+  cmd->add_option("--write-cliff", a->write_cliff,
+                  "Also write this many bytes of 4k random writes at QD32 and fit the flash write "
+                  "cliff (at least 64m; write twice the cliff expected)");
+  cmd->add_option("--cliff-idle", a->cliff_idle_s,
+                  "Seconds idle after the cliff, then write again: the cliff's recovery rate")
+      ->check(CLI::Range(0.1, 86400.0));
   cmd->add_flag("--force", a->force, "Write over an existing file or block device");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   cmd->callback([a, &result] { result.exit_code = RunCalibrate(*a); });

@@ -86,6 +86,31 @@ const Field<DevicePreset> kModelFields[] = {
        p.service_units = static_cast<std::uint32_t>(f.Int(k, p.service_units, 1, 65536));
      },
      nullptr, false, "the preset's"},
+    {"write_cliff", "bytes", "bytes",
+     "written at the write figures above before they fall to the steady ones (an SLC cache, a "
+     "fresh drive's free blocks); 0 = no cliff",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.write_cliff_bytes = f.Bytes(k, p.write_cliff_bytes);
+     },
+     nullptr, false, "the preset's"},
+    {"steady_write_iops_4k", "number 1..1e9", "IOPS",
+     "random 4k write IOPS past the write cliff (needs write_cliff)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.steady_write_iops_4k = f.Number(k, p.steady_write_iops_4k, 1, 1e9);
+     },
+     nullptr, false, "the preset's"},
+    {"steady_seq_write_mbps", "number 1..1e6", "MB/s",
+     "sequential write bandwidth past the write cliff (needs write_cliff)",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.steady_seq_write_mbps = f.Number(k, p.steady_seq_write_mbps, 1, 1e6);
+     },
+     nullptr, false, "the preset's"},
+    {"cliff_recovery_mbps", "number 0..1e6", "MB/s",
+     "write cliff burst regained a second while the device is idle; 0 = never",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       p.cliff_recovery_mbps = f.Number(k, p.cliff_recovery_mbps, 0, 1e6);
+     },
+     nullptr, false, "the preset's"},
     {"endurance_dwpd", "number 0..1e4", "drive writes/day", "rated endurance",
      [](JsonFields& f, std::string_view k, DevicePreset& p) {
        p.endurance_dwpd = f.Number(k, p.endurance_dwpd, 0, 1e4);
@@ -382,6 +407,7 @@ const Field<TierSpec> kTierFields[] = {
        t.model = *m;
        JsonFields mf = f.Child(t.model, std::string(k));
        ReadFields(ModelFields(), mf, t.preset);
+       if (mf.ok()) CheckWriteCliff(t.preset, mf);
        f.Adopt(mf);
      },
      [](const TierSpec& t) -> json { return t.model; }},
@@ -563,6 +589,32 @@ std::span<const Field<TierSpec>> TierFields() {
 }
 std::span<const Field<DevicePreset>> ModelFields() {
   return kModelFields;
+}
+
+void CheckWriteCliff(const DevicePreset& p, JsonFields& f) {
+  if (!p.has_write_cliff()) {
+    for (const char* k : {"steady_write_iops_4k", "steady_seq_write_mbps", "cliff_recovery_mbps"}) {
+      if (f.Has(k)) return f.Fail(k, "needs write_cliff, the bytes written before the cliff");
+    }
+    return;
+  }
+  if (p.is_hdd()) return f.Fail("write_cliff", "is a flash figure; an hdd model has none");
+  if (p.steady_write_iops_4k <= 0) {
+    return f.Fail("steady_write_iops_4k", "missing; a write_cliff needs the IOPS past it");
+  }
+  if (p.steady_seq_write_mbps <= 0) {
+    return f.Fail("steady_seq_write_mbps", "missing; a write_cliff needs the bandwidth past it");
+  }
+  if (p.steady_write_iops_4k > p.write_iops_4k) {
+    return f.Fail("steady_write_iops_4k", "is above write_iops_4k (" +
+                                              std::to_string(std::llround(p.write_iops_4k)) +
+                                              "): a cliff falls, it does not rise");
+  }
+  if (p.steady_seq_write_mbps > p.seq_write_mbps) {
+    return f.Fail("steady_seq_write_mbps", "is above seq_write_mbps (" +
+                                               std::to_string(std::llround(p.seq_write_mbps)) +
+                                               "): a cliff falls, it does not rise");
+  }
 }
 std::span<const Field<TierLogSpec>> TierLogFields() {
   return kTierLogFields;

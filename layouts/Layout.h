@@ -122,6 +122,10 @@ struct LayoutSpec {
 std::span<const Field<LayoutSpec>> LayoutFields();
 std::span<const Field<TierSpec>> TierFields();
 std::span<const Field<DevicePreset>> ModelFields();
+// The write cliff's figures hang together: steady figures only with a
+// cliff, both of them with one, neither above the rated figure, none on a
+// disk. Fails `f` (a "model" object) naming the field.
+void CheckWriteCliff(const DevicePreset& p, JsonFields& f);
 // A tier's "log" section and its "nvram" object.
 std::span<const Field<TierLogSpec>> TierLogFields();
 std::span<const Field<TierLogSpec>> TierLogNvramFields();

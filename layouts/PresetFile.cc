@@ -60,6 +60,7 @@ Expected<DevicePreset> ReadPresetFile(std::string_view path, std::string name) {
   JsonFields mf = f.Child(*model, "model");
   if (!mf.Has("type")) mf.Fail("type", "missing; one of ram, optane, nvme, ssd, hdd");
   if (mf.ok()) ReadFields(ModelFields(), mf, p);
+  if (mf.ok()) CheckWriteCliff(p, mf);
   if (!mf.ok()) return mf.error();
   if (p.is_hdd() && !mf.Has("ncq_depth")) p.ncq_depth = 32;  // SATA NCQ's tags
   auto complete = CheckComplete(p, f);
@@ -91,6 +92,12 @@ json PresetFileJson(const DevicePreset& p, const json& calibration) {
     model["read_latency_us"] = static_cast<double>(p.read_latency) / 1e3;
     model["write_latency_us"] = static_cast<double>(p.write_latency) / 1e3;
     model["service_units"] = p.service_units;
+    if (p.has_write_cliff()) {
+      model["write_cliff"] = FormatBytes(p.write_cliff_bytes);
+      model["steady_write_iops_4k"] = p.steady_write_iops_4k;
+      model["steady_seq_write_mbps"] = p.steady_seq_write_mbps;
+      model["cliff_recovery_mbps"] = p.cliff_recovery_mbps;
+    }
   }
   if (p.endurance_dwpd > 0) model["endurance_dwpd"] = p.endurance_dwpd;
   json j{{"preset_file", 1},

@@ -122,7 +122,7 @@ struct CalibrationFit {
 };
 
 // Fits the flash model to `probe` (which must hold a 4k QD1 point and a
-// sequential point per direction: kBadInput otherwise) and predicts each
+// sequential point per direction: kInput otherwise) and predicts each
 // point with it. `base` gives the type, name, product and capacity.
 Expected<CalibrationFit> FitFlashModel(const std::vector<ProbeResult>& probe,
                                        const CalibrationPlan& plan, const DevicePreset& base);
@@ -167,10 +167,67 @@ CalibrationPlan HddPlan(bool quick, std::uint64_t device_bytes);
 //               (0, no queueing, when depth gains nothing)
 // `base` (a catalog HDD preset, renamed) gives what is not probed: the
 // buffer size and the host link rate. Errors: a probe without those points
-// (kBadInput); a disk that does not look rotational (near reads faster than
+// (kInput); a disk that does not look rotational (near reads faster than
 // kHddMinRevolution: it has no platter to wait for), kInconsistent.
 inline constexpr Nanos kHddMinRevolution = 2 * kMilli;  // 30,000 rpm
 Expected<CalibrationFit> FitHddModel(const std::vector<ProbeResult>& probe,
                                      const CalibrationPlan& plan, const DevicePreset& base);
+
+// ---- The write cliff (WriteCliffCalibration.cc) ----------------------------
+//
+// Optional (`calibrate --write-cliff SIZE`), after the probe: SNIA PTS's
+// write saturation test measured in bytes rather than minutes. 4 KiB random
+// writes at QD32 over the plan's region, `bytes` of them in `samples` equal
+// runs, each run's IOPS a sample; then sequential 1 MiB writes at QD4 for
+// plan.runtime (the steady bandwidth); and, with `idle` and a cliff seen
+// (FitWriteCliff's rule), the device left alone that long and written again
+// in runs of an eighth of `bytes` until its rate falls (what came back, over
+// the idle time, is the recovery rate).
+struct CliffPlan {
+  std::uint64_t bytes = 0;  // 0: no cliff probe
+  std::uint32_t samples = 64;
+  Nanos idle = 0;  // 0: recovery not probed
+};
+
+struct CliffSample {
+  // Bytes the device had been written before the run, by the whole
+  // calibration (its fill and probe too): a cliff is counted from the state
+  // the device was in when calibration began.
+  std::uint64_t written = 0;
+  std::uint64_t bytes = 0;  // the run's
+  double iops = 0;
+};
+
+struct CliffProbe {
+  std::vector<CliffSample> samples;     // the write saturation runs
+  PointFigures steady_seq;              // the sequential writes after them
+  std::vector<CliffSample> after_idle;  // empty: recovery not probed
+  Nanos idle = 0;
+};
+
+// Errors: a run's (as RunProbe's); a plan with fewer than 8 samples or runs
+// smaller than 32 blocks (kInput).
+Expected<CliffProbe> RunCliffProbe(Engine& engine, BlockDevice& device, const CalibrationPlan& plan,
+                                   const CliffPlan& cliff);
+
+// Fits the cliff into `fit.preset` (a flash preset the probe already fitted):
+//   rated  = the median IOPS of the first three samples
+//   steady = the median IOPS of the last quarter
+// A cliff, not a dip or a wandering rate: the steady rate more than
+// kCliffDrop below the rated one and below the probe's write_iops_4k, at
+// least three samples before the first one below the midpoint of the rates
+// (i), and at most a tenth of those after it back at or above the midpoint.
+// Otherwise the preset keeps none and a note says so. Every sample's IOPS is
+// the harmonic blend of the two rates by the share f of its bytes written
+// before the cliff, f = (1/steady - 1/iops) / (1/steady - 1/rated), so:
+//   write_cliff           = written(i-1) + (f(i-1) + f(i)) x run bytes
+//   steady_write_iops_4k  = steady
+//   steady_seq_write_mbps = the sequential writes' bandwidth
+//   cliff_recovery_mbps   = what the after-idle runs wrote before the rate
+//                           fell (their first run below the midpoint), over
+//                           the idle time
+// Errors: a probe with fewer than 8 samples (kInput).
+inline constexpr double kCliffDrop = 0.15;
+Expected<void> FitWriteCliff(const CliffProbe& probe, CalibrationFit& fit);
 
 }  // namespace tierlab

@@ -83,9 +83,13 @@ double DeviceLoad(const DeviceStats& s, double elapsed, const DevicePreset& pres
     return std::max(static_cast<double>(ops) / iops, static_cast<double>(bytes) / (mbps * 1e6)) /
            seconds;
   };
+  // Past a write cliff the steady figures rate its writes; before it they
+  // overstate the load, which the busy share then caps.
+  const bool cliff = preset.has_write_cliff();
   const double rated =
       share(s.read_ops, s.read_bytes, preset.read_iops_4k, preset.seq_read_mbps) +
-      share(s.write_ops, s.write_bytes, preset.write_iops_4k, preset.seq_write_mbps);
+      share(s.write_ops, s.write_bytes, cliff ? preset.steady_write_iops_4k : preset.write_iops_4k,
+            cliff ? preset.steady_seq_write_mbps : preset.seq_write_mbps);
   return std::min(busy, rated);
 }
 

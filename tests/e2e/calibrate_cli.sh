@@ -72,6 +72,33 @@ PY
 python3 -c 'import json; d = json.load(open("out.json")); assert d["model"]["read_iops_4k"] > 0'
 [[ ! -e dev2.img && ! -e calibrated.json ]] || fail "-o - wrote a file"
 
+# --write-cliff: 64 runs of 4k random writes after the probe, kept under
+# calibration.write_cliff; whether a file shows a cliff is the machine's
+# (a model's cliff is unit-tested), so either the fitted figures or the
+# note that there was none.
+"$bin" calibrate "${short[@]}" --write-cliff 64m --cliff-idle 0.2 -o cliff.json cliff.img \
+  >cliff.txt 2>progress.txt || fail "calibrate --write-cliff: $(cat progress.txt)"
+grep -q "write cliff: 64m of 4k random writes at QD32 in 64 runs, then idle and again" progress.txt ||
+  fail "no cliff progress line: $(cat progress.txt)"
+grep -Eq "^(note: no write cliff in 64 MiB of 4k random writes|write cliff after [0-9]+ MiB)" cliff.txt ||
+  fail "no cliff verdict: $(cat cliff.txt)"
+python3 - <<'PY'
+import json
+d = json.load(open("cliff.json"))
+w = d["calibration"]["write_cliff"]
+assert len(w["samples"]) == 64, w
+assert all(s["iops"] > 0 and s["bytes"] == 1 << 20 for s in w["samples"]), w["samples"]
+# Each run starts where the one before it ended.
+for a, b in zip(w["samples"], w["samples"][1:]):
+    assert b["written"] == a["written"] + a["bytes"], (a, b)
+assert w["sequential"]["bw_mbps"] > 0, w
+m = d["model"]
+if "write_cliff" in m:
+    assert 0 < m["steady_write_iops_4k"] <= m["write_iops_4k"], m
+else:
+    assert w["after_idle"] == [] and w["idle_s"] == 0, w
+PY
+
 # expect_error PATTERN ARGS...: exit 2 and one line matching.
 expect_error() {
   local pattern=$1 rc=0
@@ -95,5 +122,7 @@ expect_error "flash.img: does not look rotational: its 4k random reads take [0-9
 expect_error '--type: unknown "tape"' --type tape x.img
 expect_error '--engine: unknown "spdk"' --engine spdk x.img
 expect_error "--size: bytes, at least 1m" --size 4k x.img
+expect_error "--write-cliff: bytes, at least 64m" --write-cliff 1m x.img
+expect_error "--cliff-idle: needs --write-cliff" --cliff-idle 1 x.img
 [[ ! -e x.img ]] || fail "a refused calibrate created its file"
 echo "calibrate: ok"

@@ -174,6 +174,68 @@ TEST(PresetFileTest, BadFilesAreRefusedNamingTheFileAndField) {
   EXPECT_NE(ErrorOf("{").find("bad.json"), std::string::npos);
 }
 
+// A calibrated write cliff survives the file; its figures must hang
+// together, in a file as in a tier's model.
+TEST(PresetFileTest, AWriteCliffSurvivesTheFile) {
+  DevicePreset p = Measured();
+  p.write_cliff_bytes = 24ull << 30;
+  p.steady_write_iops_4k = 9'500;
+  p.steady_seq_write_mbps = 410.5;
+  p.cliff_recovery_mbps = 12.25;
+  TempDir dir;
+  const std::string path = dir.Path("cal.json");
+  Write(path, PresetFileJson(p, nullptr).dump());
+  auto l = LayoutWith("file:" + path);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const DevicePreset& q = l->tiers[0].preset;
+  EXPECT_EQ(q.write_cliff_bytes, p.write_cliff_bytes);
+  EXPECT_DOUBLE_EQ(q.steady_write_iops_4k, p.steady_write_iops_4k);
+  EXPECT_DOUBLE_EQ(q.steady_seq_write_mbps, p.steady_seq_write_mbps);
+  EXPECT_DOUBLE_EQ(q.cliff_recovery_mbps, p.cliff_recovery_mbps);
+  // Without a cliff the file has none of its keys.
+  EXPECT_FALSE(PresetFileJson(Measured(), nullptr)["model"].contains("write_cliff"));
+}
+
+TEST(PresetFileTest, WriteCliffFiguresThatDoNotHangTogetherAreRefused) {
+  json good = PresetFileJson(Measured(), nullptr);
+  good["model"]["write_cliff"] = "8g";
+  good["model"]["steady_write_iops_4k"] = 9000;
+  good["model"]["steady_seq_write_mbps"] = 400;
+  EXPECT_EQ(ErrorOf(good.dump()), "(accepted)");
+  json no_steady = good;
+  no_steady["model"].erase("steady_seq_write_mbps");
+  EXPECT_EQ(ErrorOf(no_steady.dump()),
+            "l.json: tiers[0].preset: bad.json: model.steady_seq_write_mbps: missing; a "
+            "write_cliff needs the bandwidth past it");
+  json rising = good;
+  rising["model"]["steady_write_iops_4k"] = 50000;
+  EXPECT_EQ(ErrorOf(rising.dump()),
+            "l.json: tiers[0].preset: bad.json: model.steady_write_iops_4k: is above "
+            "write_iops_4k (40100): a cliff falls, it does not rise");
+  json no_cliff = good;
+  no_cliff["model"].erase("write_cliff");
+  EXPECT_EQ(ErrorOf(no_cliff.dump()),
+            "l.json: tiers[0].preset: bad.json: model.steady_write_iops_4k: needs write_cliff, "
+            "the bytes written before the cliff");
+  // The same in a tier's model, over a catalog preset.
+  json j = {{"name", "one"},
+            {"tiers",
+             {{{"name", "d"},
+               {"preset", "hdd-7200"},
+               {"model",
+                {{"write_cliff", "1g"},
+                 {"steady_write_iops_4k", 100},
+                 {"steady_seq_write_mbps", 100}}}}}}};
+  auto l = ParseLayoutJson(j, "l.json");
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.error().message,
+            "l.json: tiers[0].model.write_cliff: is a flash figure; an hdd model has none");
+  j["tiers"][0]["preset"] = "ssd-hk4e";
+  l = ParseLayoutJson(j, "l.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->tiers[0].preset.write_cliff_bytes, 1ull << 30);
+}
+
 TEST(PresetFileTest, AMissingFileIsNamed) {
   auto l = LayoutWith("file:no-such-preset.json");
   ASSERT_FALSE(l.ok());

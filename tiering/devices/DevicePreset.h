@@ -56,6 +56,16 @@ struct DevicePreset {
   // Internal parallelism (independent NAND channels / media units). Tests
   // drive the device at a multiple of it to reach the IOPS ceiling.
   std::uint32_t service_units = 1;
+  // The write cliff (flash; 0 = none): the first write_cliff_bytes written
+  // go at the write figures above (an SLC cache, or a fresh drive's free
+  // blocks), later ones at the steady figures (TLC/QLC speed, or garbage
+  // collection's share). While the device is idle it regains
+  // cliff_recovery_mbps of them a second, up to write_cliff_bytes (folding
+  // the SLC cache; 0 = never, as a drive written full at steady state).
+  std::uint64_t write_cliff_bytes = 0;
+  double steady_write_iops_4k = 0;
+  double steady_seq_write_mbps = 0;
+  double cliff_recovery_mbps = 0;
 
   // HDD only.
   double rpm = 0;
@@ -77,6 +87,7 @@ struct DevicePreset {
   double interface_mbps = 0;  // host link payload rate (buffer to host); 0 = not limited
 
   bool is_hdd() const { return type == DeviceType::kHdd; }
+  bool has_write_cliff() const { return write_cliff_bytes > 0; }
   // One revolution in nanoseconds (HDD only).
   double revolution_ns() const { return rpm > 0 ? 60e9 / rpm : 0; }
 };

@@ -29,6 +29,13 @@ SsdModel::SsdModel(Engine& engine, std::string name, const DevicePreset& preset,
   size_ = cap - cap % block_size_;
   read_ = {PsPerOp(preset.read_iops_4k), PsPerByte(preset.seq_read_mbps), preset.read_latency};
   write_ = {PsPerOp(preset.write_iops_4k), PsPerByte(preset.seq_write_mbps), preset.write_latency};
+  if (preset.has_write_cliff()) {
+    steady_write_ = {PsPerOp(preset.steady_write_iops_4k), PsPerByte(preset.steady_seq_write_mbps),
+                     preset.write_latency};
+    burst_bytes_ = static_cast<std::int64_t>(preset.write_cliff_bytes);
+    burst_left_ = burst_bytes_;  // a fresh device, or an SLC cache folded empty
+    recovery_bytes_per_ps_ = preset.cliff_recovery_mbps * 1e-6;
+  }
   if (options.with_data) store_.emplace();
 }
 
@@ -36,6 +43,32 @@ std::int64_t SsdModel::CostPs(const Direction& d, std::uint64_t length) const {
   if (length <= k4K) return d.op_ps;
   const auto bw_ps = static_cast<std::int64_t>(static_cast<double>(length) * d.ps_per_byte);
   return std::max(d.op_ps, bw_ps);
+}
+
+std::int64_t SsdModel::WriteCostPs(std::uint64_t length, std::int64_t burst) const {
+  const std::int64_t rated = CostPs(write_, length);
+  if (burst_bytes_ == 0 || burst >= static_cast<std::int64_t>(length)) return rated;
+  const std::int64_t steady = CostPs(steady_write_, length);
+  if (burst <= 0) return steady;
+  const double before = static_cast<double>(burst) / static_cast<double>(length);
+  return std::llround(before * static_cast<double>(rated) +
+                      (1 - before) * static_cast<double>(steady));
+}
+
+SsdModel::BackEnd SsdModel::StateAt(Nanos now) const {
+  const std::int64_t now_ps = now * 1000;
+  BackEnd b{std::max(now_ps, backend_free_ps_), burst_left_};
+  if (recovery_bytes_per_ps_ > 0 && now_ps > backend_free_ps_ && burst_left_ < burst_bytes_) {
+    const double regained = static_cast<double>(now_ps - backend_free_ps_) * recovery_bytes_per_ps_;
+    b.burst = regained >= static_cast<double>(burst_bytes_ - burst_left_)
+                  ? burst_bytes_
+                  : burst_left_ + static_cast<std::int64_t>(regained);
+  }
+  return b;
+}
+
+std::uint64_t SsdModel::WriteBurstLeft() const {
+  return static_cast<std::uint64_t>(StateAt(engine().Now()).burst);
 }
 
 Nanos SsdModel::MinLatency(const Direction& d, std::uint64_t length) const {
@@ -51,9 +84,11 @@ Nanos SsdModel::PredictCompletion(const IoRequest& req) const {
     case IoOp::kRead:
     case IoOp::kWrite: break;
   }
-  const Direction& d = req.op == IoOp::kRead ? read_ : write_;
-  const std::int64_t start_ps = std::max(now * 1000, backend_free_ps_);
-  const std::int64_t end_ps = start_ps + CostPs(d, req.length);
+  const bool read = req.op == IoOp::kRead;
+  const Direction& d = read ? read_ : write_;
+  const BackEnd b = StateAt(now);
+  const std::int64_t end_ps =
+      b.start_ps + (read ? CostPs(d, req.length) : WriteCostPs(req.length, b.burst));
   const Nanos backend_done = (end_ps + 999) / 1000;
   return std::max(now + MinLatency(d, req.length), backend_done);
 }
@@ -61,8 +96,14 @@ Nanos SsdModel::PredictCompletion(const IoRequest& req) const {
 void SsdModel::SubmitImpl(const IoRequest& req, IoCallback done) {
   const Nanos at = PredictCompletion(req);
   if (req.op == IoOp::kRead || req.op == IoOp::kWrite) {
-    const Direction& d = req.op == IoOp::kRead ? read_ : write_;
-    backend_free_ps_ = std::max(engine().Now() * 1000, backend_free_ps_) + CostPs(d, req.length);
+    const BackEnd b = StateAt(engine().Now());
+    if (req.op == IoOp::kRead) {
+      backend_free_ps_ = b.start_ps + CostPs(read_, req.length);
+      burst_left_ = b.burst;
+    } else {
+      backend_free_ps_ = b.start_ps + WriteCostPs(req.length, b.burst);
+      burst_left_ = std::max<std::int64_t>(0, b.burst - static_cast<std::int64_t>(req.length));
+    }
   }
   if (!store_) {
     // Timing-only: the task holds just the callback; nothing is allocated.

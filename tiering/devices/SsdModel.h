@@ -14,6 +14,11 @@
 //     so the device never exceeds its IOPS or bandwidth figure. Reads and
 //     writes share it: a 70/30 mix gets the harmonic blend of the two.
 //  completion = max(stage 1, time the back end finishes this request).
+// A preset with a write cliff (DevicePreset::write_cliff_bytes) charges its
+// writes the rated figures while its burst lasts and the steady figures
+// after (a write straddling the cliff, each part its own); the back end
+// regains burst at cliff_recovery_mbps while it is idle. The QD1 latency
+// stays the rated one: past the cliff a write waits for the back end.
 // The N service units are treated as one fluid server of N times the unit
 // rate: once enough requests are queued (QD >= IOPS x L) throughput is
 // exactly the IOPS/bandwidth figure, below that it is QD / latency.
@@ -53,6 +58,9 @@ class SsdModel final : public BlockDevice {
   // The completion time a request submitted now would get, without
   // submitting it (for tests and capacity planning).
   Nanos PredictCompletion(const IoRequest& req) const;
+  // Bytes that would still write at the rated figures if a write came now
+  // (the write cliff's burst; 0 without a cliff).
+  std::uint64_t WriteBurstLeft() const;
 
  protected:
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
@@ -71,6 +79,15 @@ class SsdModel final : public BlockDevice {
   };
   // Back-end cost and earliest completion for a read or write.
   std::int64_t CostPs(const Direction& d, std::uint64_t length) const;
+  // A write's back-end cost with `burst` bytes left before the cliff.
+  std::int64_t WriteCostPs(std::uint64_t length, std::int64_t burst) const;
+  // The back end as a request submitted at `now` finds it: when it starts
+  // on the request, and the burst left once idle time has restored some.
+  struct BackEnd {
+    std::int64_t start_ps;
+    std::int64_t burst;
+  };
+  BackEnd StateAt(Nanos now) const;
   Nanos MinLatency(const Direction& d, std::uint64_t length) const;
   // Completes a with-data request: moves the data, then finishes.
   void CompleteWithData(std::uint32_t slot);
@@ -80,7 +97,11 @@ class SsdModel final : public BlockDevice {
   std::uint32_t block_size_;
   Direction read_;
   Direction write_;
+  Direction steady_write_;  // past the write cliff
   std::int64_t backend_free_ps_ = 0;
+  std::int64_t burst_bytes_ = 0;  // the write cliff; 0 = none
+  std::int64_t burst_left_ = 0;   // as of backend_free_ps_
+  double recovery_bytes_per_ps_ = 0;
 
   // With-data mode: the contents, and the requests in flight (a slab with a
   // free list, so the steady state allocates nothing).

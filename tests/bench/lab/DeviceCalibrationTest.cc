@@ -37,19 +37,25 @@ DevicePreset Known() {
   return p;
 }
 
+// The flash model fitted to `probe` of a device like `truth`.
+CalibrationFit FitLike(const DevicePreset& truth, const std::vector<ProbeResult>& probe,
+                       const CalibrationPlan& plan) {
+  DevicePreset base;
+  base.name = "fitted";
+  base.type = truth.type;
+  base.capacity_bytes = truth.capacity_bytes;
+  auto fit = FitFlashModel(probe, plan, base);
+  EXPECT_TRUE(fit.ok()) << (fit.ok() ? "" : fit.error().message);
+  return fit.ok() ? *fit : CalibrationFit{};
+}
+
 CalibrationFit Calibrate(const DevicePreset& truth, const CalibrationPlan& plan) {
   SimEngine e;
   auto dev = MakeModelDevice(e, truth, "d");
   auto probe = RunProbe(e, *dev, plan);
   EXPECT_TRUE(probe.ok()) << (probe.ok() ? "" : probe.error().message);
   if (!probe.ok()) return {};
-  DevicePreset base;
-  base.name = "fitted";
-  base.type = truth.type;
-  base.capacity_bytes = truth.capacity_bytes;
-  auto fit = FitFlashModel(*probe, plan, base);
-  EXPECT_TRUE(fit.ok()) << (fit.ok() ? "" : fit.error().message);
-  return fit.ok() ? *fit : CalibrationFit{};
+  return FitLike(truth, *probe, plan);
 }
 
 void ExpectWithin(double got, double want, double rel, const char* what) {
@@ -279,6 +285,90 @@ TEST(DeviceCalibrationTest, ARegionLargerThanTheDeviceIsRefused) {
   ASSERT_FALSE(probe.ok());
   EXPECT_NE(probe.error().message.find("does not fit small"), std::string::npos)
       << probe.error().message;
+}
+
+// The write cliff: a plan with few points, so what the probe writes before
+// the cliff probe (about 0.9 GB) is well short of the cliff.
+struct CliffRun {
+  CalibrationFit fit;
+  CliffProbe probe;
+};
+
+CliffRun CalibrateCliff(const DevicePreset& truth, const CliffPlan& cliff) {
+  CalibrationPlan plan = ShortPlan();
+  plan.points = QuickPlan().points;
+  plan.runtime = 100 * kMilli;
+  SimEngine e;
+  auto dev = MakeModelDevice(e, truth, "d");
+  CliffRun out;
+  auto probe = RunProbe(e, *dev, plan);
+  EXPECT_TRUE(probe.ok()) << (probe.ok() ? "" : probe.error().message);
+  if (!probe.ok()) return out;
+  auto c = RunCliffProbe(e, *dev, plan, cliff);
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+  if (!c.ok()) return out;
+  out.probe = *c;
+  out.fit = FitLike(truth, *probe, plan);
+  auto fitted = FitWriteCliff(*c, out.fit);
+  EXPECT_TRUE(fitted.ok()) << (fitted.ok() ? "" : fitted.error().message);
+  return out;
+}
+
+DevicePreset KnownWithCliff() {
+  DevicePreset p = Known();
+  p.write_cliff_bytes = 2ull << 30;
+  p.steady_write_iops_4k = 12'000;
+  p.steady_seq_write_mbps = 210;
+  p.cliff_recovery_mbps = 50;
+  return p;
+}
+
+TEST(DeviceCalibrationTest, RecoversAKnownWriteCliffWithinFivePercent) {
+  const DevicePreset truth = KnownWithCliff();
+  const CliffRun run =
+      CalibrateCliff(truth, {.bytes = 4ull << 30, .samples = 64, .idle = 10 * kSecond});
+  const DevicePreset& p = run.fit.preset;
+  ASSERT_TRUE(p.has_write_cliff());
+  ExpectWithin(static_cast<double>(p.write_cliff_bytes),
+               static_cast<double>(truth.write_cliff_bytes), 0.05, "cliff bytes");
+  ExpectWithin(p.steady_write_iops_4k, truth.steady_write_iops_4k, 0.05, "steady write IOPS");
+  ExpectWithin(p.steady_seq_write_mbps, truth.steady_seq_write_mbps, 0.05, "steady write MB/s");
+  ExpectWithin(p.cliff_recovery_mbps, truth.cliff_recovery_mbps, 0.05, "recovery MB/s");
+  // The rated figures came from the probe before the cliff.
+  ExpectWithin(p.write_iops_4k, truth.write_iops_4k, 0.05, "write IOPS");
+  ExpectWithin(p.seq_write_mbps, truth.seq_write_mbps, 0.05, "write MB/s");
+  // The probe saw the fall: rated rate at its start, steady at its end.
+  ASSERT_EQ(run.probe.samples.size(), 64u);
+  ExpectWithin(run.probe.samples.front().iops, truth.write_iops_4k, 0.05, "first sample");
+  ExpectWithin(run.probe.samples.back().iops, truth.steady_write_iops_4k, 0.05, "last sample");
+}
+
+TEST(DeviceCalibrationTest, AWriteCliffWithoutIdleTimeHasNoRecoveryFigure) {
+  const CliffRun run = CalibrateCliff(KnownWithCliff(), {.bytes = 4ull << 30, .samples = 32});
+  EXPECT_TRUE(run.fit.preset.has_write_cliff());
+  EXPECT_TRUE(run.probe.after_idle.empty());
+  EXPECT_EQ(run.fit.preset.cliff_recovery_mbps, 0);
+}
+
+TEST(DeviceCalibrationTest, ADeviceWithoutACliffIsNotGivenOne) {
+  const CliffRun run = CalibrateCliff(Known(), {.bytes = 1ull << 30, .samples = 16});
+  EXPECT_FALSE(run.fit.preset.has_write_cliff());
+  EXPECT_EQ(run.fit.preset.steady_write_iops_4k, 0);
+  bool said = false;
+  for (const std::string& n : run.fit.notes) said |= n.find("no write cliff in 1024 MiB") == 0;
+  EXPECT_TRUE(said);
+}
+
+TEST(DeviceCalibrationTest, ACliffProbeTooSmallToMeasureIsRefused) {
+  SimEngine e;
+  auto dev = MakeModelDevice(e, Known(), "d");
+  CalibrationPlan plan = ShortPlan();
+  auto few = RunCliffProbe(e, *dev, plan, {.bytes = 1ull << 30, .samples = 4});
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error().kind, ErrorKind::kInput);
+  auto small = RunCliffProbe(e, *dev, plan, {.bytes = 1u << 20, .samples = 64});
+  ASSERT_FALSE(small.ok());
+  EXPECT_NE(small.error().message.find("bytes a run"), std::string::npos) << small.error().message;
 }
 
 TEST(DeviceCalibrationTest, TheQuickPlanFitsInAMinute) {
