@@ -85,6 +85,7 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
   }
   cluster->SetRepairRate(c.repair.rate);
   cluster->SetFailureDetection(c.repair.detect);
+  cluster->SetClientRestart(c.client_restart);
   v.cluster_ = cluster.get();
   for (std::size_t i = 0; i < cluster->client_count(); ++i) {
     v.clients_.push_back(&cluster->ClientView(i));

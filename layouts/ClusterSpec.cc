@@ -28,6 +28,10 @@ void ReadNicPreset(JsonFields& f, std::string_view k, std::string& name, NicSpec
   if (f.ok()) spec = *NicSpec::Find(name);
 }
 
+// Times (below, with the repair table that has most of them).
+Nanos ReadTime(JsonFields& f, std::string_view k, Nanos def);
+json TimeJson(Nanos t);
+
 // A figure of the node ports' preset, replaced by the layout (after the
 // preset, which the table reads first).
 template <Nanos NicSpec::*kFigure>
@@ -103,6 +107,13 @@ const F kClientsFields[] = {
        c.host_nics = static_cast<std::uint32_t>(f.Int(k, c.host_nics, 1, kMaxNics));
      },
      [](const ClusterSpec& c) -> json { return c.host_nics; }},
+    {"restart", "time", "",
+     "where: nodes. A down node's clients (its VMs) are gone this long after the cluster notices "
+     "it down, then run on the next node up (vSphere HA's restart); 0: they move at once",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.client_restart = ReadTime(f, k, c.client_restart);
+     },
+     [](const ClusterSpec& c) -> json { return TimeJson(c.client_restart); }},
 };
 
 std::string_view ProtectionName(ClusterProtection p) {
@@ -412,6 +423,11 @@ Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view
     return MakeError(
         std::string(source) +
         ": cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
+  }
+  if (c.client_restart > 0 && c.clients == ClusterClients::kHosts) {
+    return MakeError(std::string(source) +
+                     ": cluster.clients.restart: clients on hosts do not go down with a node; "
+                     "restart is for where: nodes");
   }
   if (c.pieces() > c.nodes) {
     const std::string need =

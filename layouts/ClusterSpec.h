@@ -6,7 +6,7 @@
 //   "cluster": {
 //     "nodes": 4,
 //     "network": {"preset": "25gbe-rdma", "nics": 2},
-//     "clients": {"where": "nodes"},              // or "hosts", with hosts, preset, nics
+//     "clients": {"where": "nodes", "restart": "0s"},  // or "hosts", with hosts, preset, nics
 //     "protection": {"scheme": "mirror", "copies": 2},   // or "ec", data 3, parity 1
 //     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
 //     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0},
@@ -84,6 +84,10 @@ struct ClusterSpec {
   std::string host_preset = "10gbe-tcp";
   NicSpec host_network = *NicSpec::Find("10gbe-tcp");
   std::uint32_t host_nics = 1;
+  // Where: nodes. How long a down node's clients (its VMs) are gone before
+  // they run again on the next node up, counted from when the cluster
+  // notices the node down (vSphere HA's restart); 0: they move at once.
+  Nanos client_restart = 0;
   // Protection across nodes: copies of each extent ("none" is 1 copy), or
   // erasure coding: stripes of `data` chunks and `parity` chunks, each
   // chunk an extent on its own node (ClusterTarget.h).

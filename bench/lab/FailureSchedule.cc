@@ -80,6 +80,14 @@ void FailureSchedule::Down(const ClusterFailure& f) {
       StateChanged(n);
     });
   }
+  if (spec_.client_restart > 0 && spec_.clients == ClusterClients::kNodes) {
+    // Its clients (VMs) run again on the next node up: HA's restart.
+    At(f.at + detect + spec_.client_restart, [this, n, gen] {
+      if (generation_[n] != gen) return;
+      Event(n, cluster_.node_down(n) ? "its clients restart on the next node up"
+                                     : "its clients restart on it");
+    });
+  }
   if (failed) {
     Event(n, f.device.empty() ? "failed" : "device " + f.device + " failed");
     At(f.at + std::max(spec_.repair.failed_delay, detect), [this, n, gen] {

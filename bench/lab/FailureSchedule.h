@@ -23,6 +23,9 @@
 //
 // With `repair.detect`, a node down is "noticed" that long after: until
 // then I/O touching it waits (ClusterTarget::SetFailureDetection).
+// With `clients.restart`, a down node's clients wait that long after it is
+// noticed, then run on the next node up ("its clients restart ...";
+// ClusterTarget::SetClientRestart).
 //
 // The cluster is in one phase at a time, the worst of its nodes':
 // undetected (a node down, not noticed yet), degraded (a node down),

@@ -64,6 +64,9 @@ TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
             "x.json: cluster.protection.data: must be 2..15, got 1");
   // One copy ("none") fits a single node.
   EXPECT_EQ(ErrorOf({{"nodes", 1}, {"protection", {{"scheme", "none"}}}}), "");
+  EXPECT_EQ(ErrorOf({{"clients", {{"where", "hosts"}, {"restart", "60s"}}}}),
+            "x.json: cluster.clients.restart: clients on hosts do not go down with a node; "
+            "restart is for where: nodes");
 }
 
 TEST(ClusterLayoutTest, BadFailuresNameTheField) {
@@ -149,8 +152,8 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
             json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
                          {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
                          {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}, {"device", "ssd1"}}})},
-           {"repair",
-            {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}, {"detect", "6s"}}}}),
+           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}, {"detect", "6s"}}},
+           {"clients", {{"restart", "90s"}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const ClusterSpec& c = *l->cluster;
@@ -168,7 +171,9 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.repair.rate, 100u << 20);
   EXPECT_EQ(c.repair.spare, 25u);
   EXPECT_EQ(c.repair.detect, 6 * kSecond);
+  EXPECT_EQ(c.client_restart, 90 * kSecond);
   const json eff = LayoutToJson(*l);
+  EXPECT_EQ(eff["cluster"]["clients"]["restart"], "90s");
   EXPECT_EQ(eff["cluster"]["failures"][0]["at"], "90s");
   EXPECT_EQ(eff["cluster"]["failures"][0]["back"], "3m");
   EXPECT_EQ(eff["cluster"]["failures"][1]["at"], "1500us");

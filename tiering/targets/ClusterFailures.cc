@@ -22,6 +22,7 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
     ++unavailable_;
     down_since_[n] = engine().Now();
     noticed_by_ = std::max(noticed_by_, Noticed(n));
+    if (client_restart_ != 0) clients_back_[n] = Noticed(n) + client_restart_;
     // A piece its resync is copying may miss writes while it is down: the
     // resync starts that piece over when it is back (ResyncWindow).
     ++epoch_[n];

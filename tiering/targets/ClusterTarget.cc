@@ -72,6 +72,7 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   }
   down_.assign(children_.size(), 0);
   down_since_.assign(children_.size(), 0);
+  clients_back_.assign(children_.size(), 0);
   node_client_.assign(children_.size(), kNoNode);
   for (std::uint32_t i = clients_.size(); i-- > 0;) {
     if (clients_[i].node >= 0) node_client_[clients_[i].node] = i;
@@ -160,25 +161,33 @@ Nanos ClusterTarget::NoticedAt(const IoRequest& req) const {
   return at;
 }
 
+Nanos ClusterTarget::ClientBackAt(std::uint32_t i) const {
+  const int home = clients_[i].node;
+  if (home < 0) return 0;
+  const Nanos back = clients_back_[static_cast<std::uint32_t>(home)];
+  return back > engine().Now() ? back : 0;
+}
+
 void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
-  if (engine().Now() < noticed_by_) {
-    // A node has gone down and the cluster has not noticed yet: what
-    // touches it waits until it has (nothing below completes inside Submit).
-    const Nanos at = NoticedAt(req);
-    if (at > engine().Now()) {
-      Held* h = held_.Acquire();
-      *h = Held{this, req, std::move(done), origin_};
-      engine().ScheduleAt(at, [h] {
-        ClusterTarget* self = h->self;
-        IoCallback resume = std::move(h->done);
-        const IoRequest r = h->req;
-        self->origin_ = h->client;
-        self->held_.Release(h);
-        self->SubmitImpl(r, std::move(resume));
-        self->origin_ = 0;
-      });
-      return;
-    }
+  const Nanos now = engine().Now();
+  // A client whose node is down waits for its restart elsewhere; a request
+  // touching a node gone down that the cluster has not noticed yet waits
+  // until it has (nothing below completes inside Submit).
+  Nanos wait = client_restart_ != 0 ? ClientBackAt(origin_) : 0;
+  if (now < noticed_by_) wait = std::max(wait, NoticedAt(req));
+  if (wait > now) {
+    Held* h = held_.Acquire();
+    *h = Held{this, req, std::move(done), origin_};
+    engine().ScheduleAt(wait, [h] {
+      ClusterTarget* self = h->self;
+      IoCallback resume = std::move(h->done);
+      const IoRequest r = h->req;
+      self->origin_ = h->client;
+      self->held_.Release(h);
+      self->SubmitImpl(r, std::move(resume));
+      self->origin_ = 0;
+    });
+    return;
   }
   const std::uint32_t client = unavailable_ == 0 ? origin_ : Running(origin_);
   if (data_chunks_ > 0 && req.op == IoOp::kDiscard) {

@@ -73,7 +73,10 @@
 //     chunks has no answer: its reads and writes complete kIoError, never
 //     wrong data.
 // A client on a node that is down runs on the next node up (vSphere HA
-// restarting a host's VMs elsewhere, without the minute that takes).
+// restarting a host's VMs elsewhere): at once, or, with SetClientRestart,
+// that long after the cluster noticed the node down; until then its guest
+// requests wait (its VMs are down, then booting), even if the node is back
+// sooner (they went down with it).
 // A stale piece is written like any other (so what is resynced stays
 // current) but never read. When the node is back (SetNodeDown(n, false))
 // it resyncs only its stale pieces, one window (up to 1 MiB of a piece)
@@ -211,6 +214,12 @@ class ClusterTarget final : public FanOutTarget {
   // How long after a node goes down the cluster notices (see the header);
   // 0, the default: at once.
   void SetFailureDetection(Nanos delay) { detect_ = delay; }
+  // How long a down node's clients are gone before they run on the next
+  // node up, from when the cluster notices (see the header); 0: at once.
+  void SetClientRestart(Nanos delay) { client_restart_ = delay; }
+  // When client `i` runs again: its node's failure noticed plus the
+  // restart; 0 if it runs now (on a host, no restart, or restarted).
+  Nanos ClientBackAt(std::uint32_t i) const;
   // Node n is down and the cluster has not noticed yet.
   bool node_unnoticed(std::uint32_t n) const {
     return down_[n] != 0 && engine().Now() < Noticed(n);
@@ -284,7 +293,8 @@ class ClusterTarget final : public FanOutTarget {
                              // degraded: every piece over the columns
     AlignedBuffer parity;    // with data: the m parities over the columns
   };
-  // A guest request waiting for a node's failure to be noticed.
+  // A guest request waiting for a node's failure to be noticed, or for its
+  // client to run again.
   struct Held {
     ClusterTarget* self;
     IoRequest req;
@@ -445,6 +455,10 @@ class ClusterTarget final : public FanOutTarget {
   Nanos detect_ = 0;
   std::vector<Nanos> down_since_;
   Nanos noticed_by_ = 0;
+  // Client restart: the delay, and per node when its clients run again
+  // (they stay gone that long even if the node is back sooner).
+  Nanos client_restart_ = 0;
+  std::vector<Nanos> clients_back_;
   ObjectPool<Held> held_;
   // Rebuild onto spare room: per node, retired or not, its spare room and
   // how much is taken (in pieces), the units whose moved piece it has not

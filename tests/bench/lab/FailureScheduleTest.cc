@@ -32,16 +32,17 @@ json Cluster(json protection, json failures, json repair = {{"rate", "64m"}}) {
             {"repair", std::move(repair)}}}};
 }
 
-// 4k 70/30 over 4 jobs x 64 MiB, 6 s with no ramp: after a second every
-// extent has been written, and a node holds half of the 256.
-json RunFor6s(const json& layout) {
+// 4k 70/30 over 4 jobs x 64 MiB (job i on node i), 6 s with no ramp:
+// after a second every extent has been written, and a node holds half of
+// the 256.
+json RunFor6s(const json& layout, int iodepth = 16) {
   auto l = ParseLayoutJson(layout, "test");
   EXPECT_TRUE(l.ok()) << l.error().message;
   auto p = ParseProfileJson({{"name", "r"},
                              {"rw", "randrw"},
                              {"rwmixread", 70},
                              {"bs", "4k"},
-                             {"iodepth", 16},
+                             {"iodepth", iodepth},
                              {"numjobs", 4},
                              {"size", "64m"},
                              {"offset_increment", "64m"},
@@ -129,6 +130,31 @@ TEST(FailureScheduleTest, UntilAFailureIsNoticedIoTouchingTheNodeWaits) {
   const json& degraded = f["phases"][2];
   EXPECT_LT(undetected["iops"].get<double>(), 0.05 * healthy["iops"].get<double>());
   EXPECT_GT(degraded["iops"].get<double>(), 0.5 * healthy["iops"].get<double>());
+  ExpectPhasesAddUp(run);
+}
+
+// The same absence with a client restart of a second (clients.restart):
+// node 1's job stops with it and runs again on node 2 a second later. At
+// QD1 each job does 1 / latency whatever the others do, so the degraded
+// phase (1 s to 3 s) loses about half of one job's share of 4: 1/8.
+TEST(FailureScheduleTest, ADownNodesClientsRestartElsewhereAfterTheirDelay) {
+  json layout = Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                        {{{"node", 1}, {"at", "1s"}, {"kind", "absent"}, {"back", "3s"}}});
+  const json at_once = RunFor6s(layout, 1);
+  layout["cluster"]["clients"] = {{"restart", "1s"}};
+  const json run = RunFor6s(layout, 1);
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  EXPECT_EQ(Names(f["events"], "event"),
+            (std::vector<std::string>{"absent", "its clients restart on the next node up",
+                                      "back: resyncs what it missed", "resynced"}));
+  EXPECT_EQ(f["events"][1]["at_s"], 2.0);
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "resyncing", "healthy"}));
+  const double degraded = f["phases"][1]["iops"].get<double>();
+  const double moved_at_once = at_once["cluster_failures"]["phases"][1]["iops"].get<double>();
+  EXPECT_GT(degraded, 0.83 * moved_at_once);
+  EXPECT_LT(degraded, 0.92 * moved_at_once);
   ExpectPhasesAddUp(run);
 }
 

@@ -283,6 +283,65 @@ TEST(ClusterFailuresTest, IoTouchingANodeNotYetNoticedDownWaitsUntilItIs) {
   EXPECT_EQ(back, std::vector<std::byte>(4096, std::byte{0x33}));
 }
 
+// With a client restart time, a down node's own client waits that long
+// after the failure is noticed, then runs on the next node up, while the
+// other clients go on at once; the node back sooner does not bring its
+// client back sooner.
+TEST(ClusterFailuresTest, ADownNodesClientWaitsForItsRestartElsewhere) {
+  auto c = testing::MakeSmallCluster(4, 2, 0);
+  c->target->SetFailureDetection(kMilli);
+  c->target->SetClientRestart(4 * kMilli);
+  std::vector<std::byte> buf(4096, std::byte{0x5a});
+  // An extent with no piece on node 3, so only the restart holds its client.
+  std::uint64_t away = ~0ull;
+  for (std::uint64_t e = 0; e < 16 && away == ~0ull; ++e) {
+    if (c->target->PieceAt(e, 0).node != 3 && c->target->PieceAt(e, 1).node != 3) away = e;
+  }
+  ASSERT_NE(away, ~0ull);
+  // Each write's time to completion from client `client`, to that extent.
+  const auto write_from = [&](std::size_t client) {
+    auto took = std::make_shared<Nanos>(-1);
+    const Nanos start = c->e.Now();
+    c->target->ClientView(client).Submit(
+        IoRequest{IoOp::kWrite, 0, away * kChunk, 4096, buf.data()}, [&c, took, start](Status st) {
+          EXPECT_EQ(st, Status::kOk);
+          *took = c->e.Now() - start;
+        });
+    return took;
+  };
+  c->target->SetNodeDown(3, true);
+  EXPECT_EQ(c->target->ClientBackAt(3), 5 * kMilli);
+  EXPECT_EQ(c->target->ClientBackAt(0), 0);
+  const auto own = write_from(3);
+  const auto other = write_from(0);
+  c->e.Run();
+  EXPECT_GE(*own, 5 * kMilli);  // noticed at 1 ms, restarted 4 ms later
+  EXPECT_LT(*own, 6 * kMilli);
+  EXPECT_GE(*other, 0);
+  EXPECT_LT(*other, kMilli);
+  // Restarted: it runs on the next node up, at once.
+  const auto after = write_from(3);
+  c->e.Run();
+  EXPECT_LT(*after, kMilli);
+
+  // Down again and back before its restart: its client stays gone until
+  // the restart all the same (its VMs went down with the node).
+  c->target->SetNodeDown(3, false);
+  const Nanos down = c->e.Now();
+  c->target->SetNodeDown(3, true);
+  const auto held = write_from(3);
+  c->e.RunUntil(down + 2 * kMilli);
+  EXPECT_EQ(*held, -1);
+  c->target->SetNodeDown(3, false);
+  EXPECT_EQ(c->target->ClientBackAt(3), down + 5 * kMilli);
+  const auto later = write_from(3);
+  c->e.Run();
+  EXPECT_GE(*held, 5 * kMilli);
+  EXPECT_LT(*held, 6 * kMilli);
+  EXPECT_GE(*later, 3 * kMilli);
+  EXPECT_LT(*later, 4 * kMilli);
+}
+
 // The verification harness across a node down and back with its failure
 // noticed 2 ms late: nothing lost, nothing stale read.
 TEST(ClusterFailuresTest, NothingIsLostWhileAFailureGoesUnnoticed) {
