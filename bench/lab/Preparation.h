@@ -18,7 +18,8 @@
 // is reached), so the cache ends holding what it would hold once destage
 // had caught up with the writes; the capacity tier holds the rest; a tier
 // target has mapped every written extent by its placement policy and, once
-// settled, moved them by the heat the writes gave them.
+// settled, moved them by the heat the writes gave them; a flash device with
+// a write cliff has used up that much of its burst.
 //
 // How: on a timing-only stack, functionally (BlockDevice::Warm, then
 // WarmSettle): no engine time passes. On a stack with data (--real, or a

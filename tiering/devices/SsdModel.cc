@@ -138,6 +138,16 @@ void SsdModel::CompleteWithData(std::uint32_t slot) {
   Finish(done, Status::kOk);
 }
 
+std::uint64_t SsdModel::WarmImpl(const IoRequest& req) {
+  if (req.op != IoOp::kWrite || burst_bytes_ == 0) return 0;
+  const BackEnd b = StateAt(engine().Now());
+  // The idle time up to now is counted in the burst: the back end's free
+  // time moves up to now so that it is not counted again.
+  backend_free_ps_ = std::max(backend_free_ps_, engine().Now() * 1000);
+  burst_left_ = std::max<std::int64_t>(0, b.burst - static_cast<std::int64_t>(req.length));
+  return 0;
+}
+
 void SsdModel::AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                               AllocationMap& out) const {
   if (store_) {

@@ -68,6 +68,10 @@ class SsdModel final : public BlockDevice {
   // Timing-only: the default (all data).
   void AllocationImpl(std::uint64_t offset, std::uint64_t length, std::size_t max_extents,
                       AllocationMap& out) const override;
+  // A write takes its bytes out of the write cliff's burst, as it would
+  // submitted (a prepared or warmed device may be past its cliff); no time
+  // passes, so none comes back. Places nothing: returns 0.
+  std::uint64_t WarmImpl(const IoRequest& req) override;
 
  private:
   // Per-direction figures in integer picoseconds, so costs such as

@@ -143,6 +143,34 @@ TEST(SsdWriteCliffTest, AWriteAcrossTheCliffPaysEachPartItsOwnRate) {
   EXPECT_EQ(ssd.WriteBurstLeft(), 0u);
 }
 
+// Functional warming and preparation (BlockDevice::Warm) write without
+// time: they use the burst up as writes would, and give none back.
+TEST(SsdWriteCliffTest, WarmedWritesUseTheBurstUpAndReadsDoNot) {
+  SimEngine e;
+  auto dev = MakeModelDevice(e, Cliffed(), "d");
+  auto& ssd = static_cast<SsdModel&>(*dev);
+  IoRequest w;
+  w.op = IoOp::kWrite;
+  w.length = kMiB;
+  IoRequest r = w;
+  r.op = IoOp::kRead;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    w.offset = r.offset = i * kMiB;
+    EXPECT_EQ(dev->Warm(w), 0u);
+    dev->Warm(r);
+  }
+  EXPECT_EQ(ssd.WriteBurstLeft(), kCliff - 100 * kMiB);
+  for (std::uint64_t i = 0; i < 200; ++i) dev->Warm(w);
+  EXPECT_EQ(ssd.WriteBurstLeft(), 0u);
+  // Prepared past its cliff, the device writes at the steady rate at once.
+  ClosedLoopConfig c;
+  c.queue_depth = 64;
+  c.read_fraction = 0;
+  c.total_ops = 20'000;
+  c.warmup_ops = 1'000;
+  EXPECT_NEAR(RunClosedLoop(e, *dev, c).iops(), 40'000, 40);
+}
+
 TEST(SsdWriteCliffTest, WithoutACliffTheBurstIsZeroAndWritesKeepTheRatedIops) {
   SimEngine e;
   auto dev = MakeModelDevice(e, *FindPreset("nvme-pm1725"), "d");
