@@ -69,7 +69,12 @@ void FailureSchedule::Down(const ClusterFailure& f) {
   rebuilt_[n] = false;
   // Nothing is repaired before the cluster has noticed.
   const Nanos detect = spec_.repair.detect;
+  // A failed device leaves its host, and the VMs on it, running: they do
+  // not restart (the node is down to the cluster only while it rebuilds).
+  const bool host_up = failed && !f.device.empty();
+  if (host_up) cluster_.SetClientRestart(0);
   cluster_.SetNodeDown(n, true);
+  if (host_up) cluster_.SetClientRestart(spec_.client_restart);
   // A failed device is replaced at once by an empty one (a hot spare), so
   // the node rebuilds onto itself even where no other node could.
   device_spare_[n] = failed && !f.device.empty();
@@ -80,7 +85,7 @@ void FailureSchedule::Down(const ClusterFailure& f) {
       StateChanged(n);
     });
   }
-  if (spec_.client_restart > 0 && spec_.clients == ClusterClients::kNodes) {
+  if (spec_.client_restart > 0 && spec_.clients == ClusterClients::kNodes && !host_up) {
     // Its clients (VMs) run again on the next node up: HA's restart.
     At(f.at + detect + spec_.client_restart, [this, n, gen] {
       if (generation_[n] != gen) return;
