@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "bench/analysis/Median.h"
 #include "bench/lab/Runner.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/ModelDevice.h"
@@ -74,12 +75,6 @@ Expected<PointFigures> Measure(Engine& engine, BlockDevice& device, const ProbeP
   return PointFigures{s.Iops(w), s.BandwidthBytesPerSec(w), s.lat.Mean(),
                       static_cast<double>(s.lat.Percentile(99)),
                       static_cast<double>(s.lat.Percentile(1))};
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The median of each figure and the IOPS spread over the last `window` runs.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "bench/analysis/Median.h"
 #include "bench/lab/DeviceCalibration.h"
 #include "bench/lab/Runner.h"
 
@@ -41,12 +42,6 @@ Expected<CliffSample> WriteRun(Engine& engine, BlockDevice& device, std::uint64_
   if (w.ops == 0) return MakeError("write cliff: no write completed", ErrorKind::kInconsistent);
   s.iops = w.Iops(r->metrics.window());
   return s;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The rated rate (the median of the first three runs) and the steady one
