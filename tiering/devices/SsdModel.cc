@@ -76,35 +76,37 @@ Nanos SsdModel::MinLatency(const Direction& d, std::uint64_t length) const {
   return d.latency + static_cast<Nanos>(static_cast<double>(length - k4K) * d.ps_per_byte / 1000.0);
 }
 
-Nanos SsdModel::PredictCompletion(const IoRequest& req) const {
-  const Nanos now = engine().Now();
+SsdModel::Plan SsdModel::PlanAt(const IoRequest& req, Nanos now) const {
   switch (req.op) {
-    case IoOp::kFlush: return now + kFlushLatency;
-    case IoOp::kDiscard: return now + kDiscardLatency;
+    case IoOp::kFlush: return {now + kFlushLatency, backend_free_ps_, burst_left_};
+    case IoOp::kDiscard: return {now + kDiscardLatency, backend_free_ps_, burst_left_};
     case IoOp::kRead:
     case IoOp::kWrite: break;
   }
   const bool read = req.op == IoOp::kRead;
   const Direction& d = read ? read_ : write_;
   const BackEnd b = StateAt(now);
-  const std::int64_t end_ps =
-      b.start_ps + (read ? CostPs(d, req.length) : WriteCostPs(req.length, b.burst));
-  const Nanos backend_done = (end_ps + 999) / 1000;
-  return std::max(now + MinLatency(d, req.length), backend_done);
+  Plan p{0, b.start_ps, b.burst};
+  if (read) {
+    p.backend_free_ps += CostPs(d, req.length);
+  } else {
+    p.backend_free_ps += WriteCostPs(req.length, b.burst);
+    p.burst_left = std::max<std::int64_t>(0, b.burst - static_cast<std::int64_t>(req.length));
+  }
+  const Nanos backend_done = (p.backend_free_ps + 999) / 1000;
+  p.done = std::max(now + MinLatency(d, req.length), backend_done);
+  return p;
+}
+
+Nanos SsdModel::PredictCompletion(const IoRequest& req) const {
+  return PlanAt(req, engine().Now()).done;
 }
 
 void SsdModel::SubmitImpl(const IoRequest& req, IoCallback done) {
-  const Nanos at = PredictCompletion(req);
-  if (req.op == IoOp::kRead || req.op == IoOp::kWrite) {
-    const BackEnd b = StateAt(engine().Now());
-    if (req.op == IoOp::kRead) {
-      backend_free_ps_ = b.start_ps + CostPs(read_, req.length);
-      burst_left_ = b.burst;
-    } else {
-      backend_free_ps_ = b.start_ps + WriteCostPs(req.length, b.burst);
-      burst_left_ = std::max<std::int64_t>(0, b.burst - static_cast<std::int64_t>(req.length));
-    }
-  }
+  const Plan plan = PlanAt(req, engine().Now());
+  const Nanos at = plan.done;
+  backend_free_ps_ = plan.backend_free_ps;
+  burst_left_ = plan.burst_left;
   if (!store_) {
     // Timing-only: the task holds just the callback; nothing is allocated.
     engine().ScheduleAt(at,

@@ -92,6 +92,15 @@ class SsdModel final : public BlockDevice {
     std::int64_t burst;
   };
   BackEnd StateAt(Nanos now) const;
+  // What submitting `req` at `now` does: its completion time and the back
+  // end after it. Predicting and submitting share it, so they cannot
+  // disagree.
+  struct Plan {
+    Nanos done;
+    std::int64_t backend_free_ps;
+    std::int64_t burst_left;
+  };
+  Plan PlanAt(const IoRequest& req, Nanos now) const;
   Nanos MinLatency(const Direction& d, std::uint64_t length) const;
   // Completes a with-data request: moves the data, then finishes.
   void CompleteWithData(std::uint32_t slot);
