@@ -72,9 +72,7 @@ void FailureSchedule::Down(const ClusterFailure& f) {
   // A failed device leaves its host, and the VMs on it, running: they do
   // not restart (the node is down to the cluster only while it rebuilds).
   const bool host_up = failed && !f.device.empty();
-  if (host_up) cluster_.SetClientRestart(0);
-  cluster_.SetNodeDown(n, true);
-  if (host_up) cluster_.SetClientRestart(spec_.client_restart);
+  cluster_.SetNodeDown(n, true, !host_up);
   // A failed device is replaced at once by an empty one (a hot spare), so
   // the node rebuilds onto itself even where no other node could.
   device_spare_[n] = failed && !f.device.empty();

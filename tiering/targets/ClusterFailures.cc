@@ -15,14 +15,14 @@ constexpr std::uint64_t kResyncWindow = 1 << 20;
 
 }  // namespace
 
-void ClusterTarget::SetNodeDown(std::uint32_t n, bool down) {
+void ClusterTarget::SetNodeDown(std::uint32_t n, bool down, bool host_down) {
   if ((down_[n] != 0) == down || retired_[n] != 0) return;  // a retired node stays out
   down_[n] = down ? 1 : 0;
   if (down) {
     ++unavailable_;
     down_since_[n] = engine().Now();
     noticed_by_ = std::max(noticed_by_, Noticed(n));
-    if (client_restart_ != 0) clients_back_[n] = Noticed(n) + client_restart_;
+    if (client_restart_ != 0 && host_down) clients_back_[n] = Noticed(n) + client_restart_;
     // A piece its resync is copying may miss writes while it is down: the
     // resync starts that piece over when it is back (ResyncWindow).
     ++epoch_[n];

@@ -175,7 +175,10 @@ class ClusterTarget final : public FanOutTarget {
   const StripeWriteStats& stripe_writes() const { return stripe_writes_; }
   ReadCopy reads() const { return reads_; }
   // Takes node n out (`down`) or brings it back, which starts its resync.
-  void SetNodeDown(std::uint32_t n, bool down);
+  // `host_down`: its host went down with it, so the clients on it (VMs)
+  // are gone for the restart time (SetClientRestart); false when only its
+  // storage is out (a failed device) and they keep running.
+  void SetNodeDown(std::uint32_t n, bool down, bool host_down = true);
   bool node_down(std::uint32_t n) const { return down_[n] != 0; }
   // Pieces (a copy of an extent, a chunk of a stripe) that missed a write
   // while their node was down and wait for a resync, over all nodes.

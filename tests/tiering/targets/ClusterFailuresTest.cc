@@ -340,6 +340,15 @@ TEST(ClusterFailuresTest, ADownNodesClientWaitsForItsRestartElsewhere) {
   EXPECT_LT(*held, 6 * kMilli);
   EXPECT_GE(*later, 3 * kMilli);
   EXPECT_LT(*later, 4 * kMilli);
+
+  // Only its storage out (a failed device): its host, and the client on
+  // it, run on; no restart.
+  c->target->SetNodeDown(3, true, false);
+  EXPECT_EQ(c->target->ClientBackAt(3), 0);
+  const auto kept = write_from(3);
+  c->e.Run();
+  EXPECT_GE(*kept, 0);
+  EXPECT_LT(*kept, kMilli);
 }
 
 // The verification harness across a node down and back with its failure
