@@ -84,6 +84,7 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     cluster->SetNodeCpus(std::move(cpus));
   }
   cluster->SetRepairRate(c.repair.rate);
+  cluster->SetRepairDepth(c.repair.depth);
   cluster->SetFailureDetection(c.repair.detect);
   cluster->SetClientRestart(c.client_restart);
   v.cluster_ = cluster.get();

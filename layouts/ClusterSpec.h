@@ -11,8 +11,8 @@
 //     "placement": {"extent": "1m", "scheme": "mesh", "reads": "local"},
 //     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0},
 //     "failures": [{"node": 2, "at": "60s", "kind": "absent", "back": "5m"}],
-//     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0", "spare": 0,
-//                "detect": "0s"}
+//     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0", "depth": 1,
+//                "spare": 0, "detect": "0s"}
 //   }
 //
 // Every key, its default and unit: ClusterFields() and its sub-tables, and
@@ -61,6 +61,9 @@ struct ClusterRepair {
   Nanos absent_delay = 60 * 60 * kSecond;  // vSAN's object repair timer
   Nanos failed_delay = 0;                  // vSAN rebuilds a failed device at once
   std::uint64_t rate = 0;                  // bytes per second per node; 0: unthrottled
+  // Pieces each node copies at once, a window at a time each: ScaleIO's
+  // concurrent rebuild I/O limit, whose default is 1.
+  std::uint32_t depth = 1;
   // Percent of each node kept out of the volume for rebuilds: a node's
   // pieces are then rebuilt on the others' spare room, spread over all
   // (ScaleIO's spare capacity, vSAN's host rebuild reserve); 0: onto an

@@ -141,6 +141,8 @@ TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
                 .rfind("x.json: cluster.repair.absent_delay: ", 0),
             0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"spare", 95}}}}).rfind("x.json: cluster.repair.spare: ", 0), 0u);
+  EXPECT_EQ(ErrorOf({{"repair", {{"depth", 0}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
+  EXPECT_EQ(ErrorOf({{"repair", {{"depth", 65}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
 }
 
 TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
@@ -152,7 +154,12 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
             json::array({{{"node", 1}, {"at", 90}, {"back", "3m"}},
                          {{"node", 3}, {"at", "1500us"}, {"back", "1500001ns"}},
                          {{"node", 2}, {"at", "1500ms"}, {"kind", "failed"}, {"device", "ssd1"}}})},
-           {"repair", {{"absent_delay", "1h"}, {"rate", "100m"}, {"spare", 25}, {"detect", "6s"}}},
+           {"repair",
+            {{"absent_delay", "1h"},
+             {"rate", "100m"},
+             {"depth", 8},
+             {"spare", 25},
+             {"detect", "6s"}}},
            {"clients", {{"restart", "90s"}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
@@ -170,6 +177,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.failures[0].device, "");
   EXPECT_EQ(c.repair.rate, 100u << 20);
   EXPECT_EQ(c.repair.spare, 25u);
+  EXPECT_EQ(c.repair.depth, 8u);
   EXPECT_EQ(c.repair.detect, 6 * kSecond);
   EXPECT_EQ(c.client_restart, 90 * kSecond);
   const json eff = LayoutToJson(*l);
@@ -185,6 +193,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(eff["cluster"]["repair"]["absent_delay"], "1h");
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
   EXPECT_EQ(eff["cluster"]["repair"]["spare"], 25);
+  EXPECT_EQ(eff["cluster"]["repair"]["depth"], 8);
   EXPECT_EQ(eff["cluster"]["repair"]["detect"], "6s");
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;

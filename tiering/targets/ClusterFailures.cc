@@ -47,6 +47,7 @@ void ClusterTarget::ReplaceNode(std::uint32_t n) {
   stale_[n].clear();
   if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
   rebuild_at_[n] = 0;
+  rebuild_next_[n] = 0;
   ++epoch_[n];  // a resync in flight for the node it replaces starts over
   SetNodeDown(n, false);
 }
@@ -136,8 +137,10 @@ void ClusterTarget::MarkStale(std::uint32_t node, std::uint64_t unit) {
   ++unavailable_;
   // A node up whose resync has stopped (it came back before a write it
   // refused completed) resyncs this piece too.
-  Resync* r = resyncs_[node].get();
-  if (down_[node] == 0 && !r->running && !r->restart_posted) {
+  if (down_[node] != 0) return;
+  for (const auto& w : ResyncsOf(node)) {
+    Resync* r = w.get();
+    if (r->running || r->restart_posted) continue;
     r->restart_posted = true;
     engine().Post([r] {
       r->restart_posted = false;
@@ -343,7 +346,7 @@ void ClusterTarget::FinishDegradedStripeWrite(StripeWrite* w) {
 // --- Resync: a node back pulls what it missed --------------------------
 
 void ClusterTarget::ResyncNext(Resync* r) {
-  r->running = false;
+  if (r->running) DropPiece(r);  // called with a piece unfinished: it was given up
   if (down_[r->node] != 0) return;
   r->epoch = epoch_[r->node];
   const auto start = [this, r](std::uint64_t unit, bool rebuild) {
@@ -354,39 +357,72 @@ void ClusterTarget::ResyncNext(Resync* r) {
     r->at = 0;
     ResyncWindow(r);
   };
-  // The first stale piece with something current to copy from (a piece
-  // with none waits for a node to come back), then the rebuild's next.
+  // The first stale piece no other worker holds with something current to
+  // copy from (a piece with none waits for a node to come back), then the
+  // rebuild's next.
   for (const std::uint64_t unit : stale_[r->node]) {
-    if (HasResyncSource(r->node, unit)) return start(unit, false);
+    if (!Claimed(r->node, unit) && HasResyncSource(r->node, unit)) return start(unit, false);
   }
   if (NextRebuildUnit(r)) return start(r->unit, true);
   NotifyState(r->node);  // nothing left that it can copy now
 }
 
 bool ClusterTarget::NextRebuildUnit(Resync* r) {
-  std::uint64_t& at = rebuild_at_[r->node];
-  while (at != SparseBitmap::kNone) {
-    const std::uint64_t unit = written_.NextSet(at);
+  const std::uint32_t n = r->node;
+  if (rebuild_at_[n] == SparseBitmap::kNone) return false;
+  std::uint64_t& next = rebuild_next_[n];
+  while (true) {
+    const std::uint64_t unit = next < units_ ? written_.NextSet(next) : units_;
     if (unit >= units_) {
-      at = SparseBitmap::kNone;  // rebuilt
-      --unavailable_;
+      next = units_;
+      if (!RebuildInFlight(n)) {
+        rebuild_at_[n] = SparseBitmap::kNone;  // rebuilt
+        --unavailable_;
+      } else {
+        rebuild_at_[n] = RebuildFrontier(n);
+      }
       return false;
     }
-    at = unit;
-    if (PieceOn(r->node, unit) == kNoNode) {
-      ++at;
-      continue;
-    }
-    if (!HasResyncSource(r->node, unit)) {
+    next = unit + 1;
+    // Not its piece, or another worker's (taken again after a piece before
+    // it was given up).
+    if (PieceOn(n, unit) == kNoNode || Claimed(n, unit)) continue;
+    if (!HasResyncSource(n, unit)) {
       // Nothing current to copy from: it waits with the stale pieces.
-      MarkStale(r->node, unit);
-      ++at;
+      MarkStale(n, unit);
       continue;
     }
     r->unit = unit;
+    rebuild_at_[n] = std::min(RebuildFrontier(n), unit);
     return true;
   }
+}
+
+void ClusterTarget::DropPiece(Resync* r) {
+  if (r->rebuild) rebuild_next_[r->node] = std::min(rebuild_next_[r->node], r->unit);
+  r->running = false;
+}
+
+bool ClusterTarget::Claimed(std::uint32_t node, std::uint64_t unit) const {
+  for (const auto& w : ResyncsOf(node)) {
+    if (w->running && w->unit == unit) return true;
+  }
   return false;
+}
+
+bool ClusterTarget::RebuildInFlight(std::uint32_t node) const {
+  for (const auto& w : ResyncsOf(node)) {
+    if (w->running && w->rebuild) return true;
+  }
+  return false;
+}
+
+std::uint64_t ClusterTarget::RebuildFrontier(std::uint32_t node) const {
+  std::uint64_t frontier = rebuild_next_[node];
+  for (const auto& w : ResyncsOf(node)) {
+    if (w->running && w->rebuild) frontier = std::min(frontier, w->unit);
+  }
+  return frontier;
 }
 
 bool ClusterTarget::HasResyncSource(std::uint32_t node, std::uint64_t unit) const {
@@ -404,14 +440,15 @@ void ClusterTarget::ResyncWindow(Resync* r) {
   if (r->epoch != epoch_[r->node]) return ResyncNext(r);
   r->window = std::min(kResyncWindow, placement_.extent_bytes() - r->at);
   if (repair_rate_ != 0) {
-    // Throttled: a window starts once the one before it has taken its
-    // bytes' time at the rate.
+    // Throttled: a window starts once the node's one before it has taken
+    // its bytes' time at the rate (its workers take turns).
     const Nanos now = engine().Now();
-    if (now < r->next_start) {
-      engine().ScheduleAt(r->next_start, [r] { r->self->ResyncWindow(r); });
+    Nanos& next = repair_next_[r->node];
+    if (now < next) {
+      engine().ScheduleAt(next, [r] { r->self->ResyncWindow(r); });
       return;
     }
-    r->next_start = now + static_cast<Nanos>(r->window * 1'000'000'000 / repair_rate_);
+    next = now + static_cast<Nanos>(r->window * 1'000'000'000 / repair_rate_);
   }
   if (ranges_.Acquire(r->unit, r->at, r->at + r->window, [r] { r->self->ResyncRead(r); })) {
     ResyncRead(r);
@@ -465,7 +502,7 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
     if (r->status == Status::kShutdown) {
       ResyncNext(r);  // a source went down under it: on with what is left
     } else {
-      r->running = false;  // a device error: stop rather than retry forever
+      DropPiece(r);  // a device error: this worker stops rather than retry forever
     }
     return;
   }
@@ -508,7 +545,7 @@ void ClusterTarget::ResyncWritten(Resync* r, Status st) {
   if (r->epoch != epoch_[r->node]) return ResyncNext(r);  // down or replaced under it
   if (st == Status::kShutdown) return ResyncNext(r);      // down again (or back already)
   if (st != Status::kOk) {
-    r->running = false;  // a device error: stop rather than retry forever
+    DropPiece(r);  // a device error: this worker stops rather than retry forever
     return;
   }
   resync_stats_.bytes += r->window;
@@ -520,14 +557,15 @@ void ClusterTarget::ResyncWritten(Resync* r, Status st) {
       --stale_count_;
       --unavailable_;
     }
+    r->running = false;
     if (r->rebuild) {
-      rebuild_at_[r->node] = r->unit + 1;
+      rebuild_at_[r->node] = RebuildFrontier(r->node);
       ++resync_stats_.rebuilt_pieces;
     }
     if (r->moved && moving_[r->node].erase(r->unit) != 0) ++resync_stats_.rebuilt_pieces;
     ++resync_stats_.pieces;
+    return ResyncNext(r);
   }
-  if (unit_done) return ResyncNext(r);
   ResyncWindow(r);
 }
 

@@ -81,6 +81,8 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   const std::uint64_t unit_bytes = placement_.extent_bytes() * std::max(data_chunks_, 1u);
   units_ = (size_ + unit_bytes - 1) / unit_bytes;
   rebuild_at_.assign(children_.size(), SparseBitmap::kNone);
+  rebuild_next_.assign(children_.size(), 0);
+  repair_next_.assign(children_.size(), 0);
   epoch_.assign(children_.size(), 0);
   retired_.assign(children_.size(), 0);
   spare_used_.assign(children_.size(), 0);
@@ -90,10 +92,18 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
     spare_slots_.push_back(
         spare_percent == 0 ? 0 : (n->Size() - used_per_node_) / placement_.extent_bytes());
   }
+  SetRepairDepth(1);
+}
+
+void ClusterTarget::SetRepairDepth(std::uint32_t pieces) {
+  repair_depth_ = std::max(pieces, 1u);
+  resyncs_.clear();
   for (std::uint32_t n = 0; n < children_.size(); ++n) {
-    resyncs_.push_back(std::make_unique<Resync>());
-    resyncs_.back()->self = this;
-    resyncs_.back()->node = n;
+    for (std::uint32_t j = 0; j < repair_depth_; ++j) {
+      resyncs_.push_back(std::make_unique<Resync>());
+      resyncs_.back()->self = this;
+      resyncs_.back()->node = n;
+    }
   }
 }
 

@@ -79,10 +79,11 @@
 // sooner (they went down with it).
 // A stale piece is written like any other (so what is resynced stays
 // current) but never read. When the node is back (SetNodeDown(n, false))
-// it resyncs only its stale pieces, one window (up to 1 MiB of a piece)
-// at a time under the piece's lock, pulling the data from the copies or
-// chunks that are current over its own port: vSAN's resync of what changed
-// while a host was absent.
+// it resyncs only its stale pieces, a window (up to 1 MiB of a piece) at a
+// time under the piece's lock, pulling the data from the copies or chunks
+// that are current over its own port: vSAN's resync of what changed while
+// a host was absent. A node copies SetRepairDepth pieces at once, each a
+// window at a time (ScaleIO's concurrent rebuild I/O limit: 1 by default).
 //
 // Rebuild (ReplaceNode). A node whose data is gone (failed, or absent past
 // its repair delay) is replaced by an empty one in its place, which takes
@@ -109,6 +110,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -214,6 +216,10 @@ class ClusterTarget final : public FanOutTarget {
   // The most each node copies per second in its resync or rebuild; 0: as
   // fast as its devices and links allow.
   void SetRepairRate(std::uint64_t bytes_per_second) { repair_rate_ = bytes_per_second; }
+  // How many pieces each node copies at once in its resync or rebuild,
+  // each one window at a time (at least 1, the default). Before any node
+  // goes down.
+  void SetRepairDepth(std::uint32_t pieces);
   // How long after a node goes down the cluster notices (see the header);
   // 0, the default: at once.
   void SetFailureDetection(Nanos delay) { detect_ = delay; }
@@ -314,7 +320,7 @@ class ClusterTarget final : public FanOutTarget {
     Status status;
     AlignedBuffer buffers;  // with data: k x the read's length
   };
-  // A node's resync of its stale pieces, one window at a time.
+  // One of a node's resync workers: a piece, copied one window at a time.
   struct Resync {
     ClusterTarget* self;
     std::uint32_t node;
@@ -328,7 +334,6 @@ class ClusterTarget final : public FanOutTarget {
     bool moved = false;           // the piece moved here from a retired node
     bool restart_posted = false;  // MarkStale has posted a ResyncNext
     std::uint64_t epoch = 0;      // the node's epoch its piece began in
-    Nanos next_start = 0;         // the repair rate's: when the next window may start
     std::uint32_t sources[16] = {};
     AlignedBuffer buffers;  // with data: the sources' windows, then the piece's
   };
@@ -381,6 +386,18 @@ class ClusterTarget final : public FanOutTarget {
   std::uint32_t PieceOn(std::uint32_t node, std::uint64_t unit) const;
   // The node's next unit to rebuild, or false when its rebuild is done.
   bool NextRebuildUnit(Resync* r);
+  // Worker r gives up its piece (down, no source, an error): a rebuild
+  // unit not copied goes back to the node's cursor.
+  void DropPiece(Resync* r);
+  // A worker of `node` holds `unit`; some worker of it holds a rebuild unit.
+  bool Claimed(std::uint32_t node, std::uint64_t unit) const;
+  bool RebuildInFlight(std::uint32_t node) const;
+  // The first unit the node has not rebuilt: the cursor, or a unit before
+  // it that a worker is still copying.
+  std::uint64_t RebuildFrontier(std::uint32_t node) const;
+  std::span<const std::unique_ptr<Resync>> ResyncsOf(std::uint32_t node) const {
+    return {resyncs_.data() + std::size_t{node} * repair_depth_, repair_depth_};
+  }
   void NotifyState(std::uint32_t node) {
     if (state_listener_) state_listener_(node);
   }
@@ -442,17 +459,21 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::unordered_set<std::uint64_t>> stale_;
   std::uint64_t stale_count_ = 0;
   std::uint64_t unavailable_ = 0;
-  std::vector<std::unique_ptr<Resync>> resyncs_;  // per node
+  std::vector<std::unique_ptr<Resync>> resyncs_;  // repair_depth_ per node, node by node
+  std::uint32_t repair_depth_ = 1;
   ResyncStats resync_stats_;
   // Rebuild: the units ever written, and per node the first unit a
-  // replacement has not rebuilt yet (kNone: not rebuilding) and how many
-  // times it has gone down or been replaced (a piece copied across either
-  // starts over).
+  // replacement has not rebuilt yet (kNone: not rebuilding), the next unit
+  // its workers take (units_ once every unit is taken) and how many times
+  // it has gone down or been replaced (a piece copied across either starts
+  // over).
   SparseBitmap written_;
   std::uint64_t units_ = 0;
   std::vector<std::uint64_t> rebuild_at_;
+  std::vector<std::uint64_t> rebuild_next_;
   std::vector<std::uint64_t> epoch_;
   std::uint64_t repair_rate_ = 0;
+  std::vector<Nanos> repair_next_;  // per node, the rate's: when its next window may start
   // Failure detection: the delay, per node when it last went down, and the
   // latest time any node down is noticed (the fast path checks only this).
   Nanos detect_ = 0;
