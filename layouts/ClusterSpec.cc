@@ -298,12 +298,12 @@ const F kRepairFields[] = {
        c.repair.rate = f.Bytes(k, c.repair.rate);
      },
      [](const ClusterSpec& c) -> json { return FormatBytes(c.repair.rate); }},
-    {"depth", "integer 1..64", "pieces",
+    {"depth", "integer 1..16", "pieces",
      "how many pieces each node copies at once in a resync or rebuild, each a window (up to 1 "
      "MiB) at a time: ScaleIO's concurrent rebuild I/O limit, 1 by default; more lets an "
      "unthrottled rebuild reach what its devices and links allow",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.repair.depth = static_cast<std::uint32_t>(f.Int(k, c.repair.depth, 1, 64));
+       c.repair.depth = static_cast<std::uint32_t>(f.Int(k, c.repair.depth, 1, 16));
      },
      [](const ClusterSpec& c) -> json { return c.repair.depth; }},
     {"spare", "integer 0..90", "% of each node",

@@ -142,7 +142,7 @@ TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
             0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"spare", 95}}}}).rfind("x.json: cluster.repair.spare: ", 0), 0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"depth", 0}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
-  EXPECT_EQ(ErrorOf({{"repair", {{"depth", 65}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
+  EXPECT_EQ(ErrorOf({{"repair", {{"depth", 17}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
 }
 
 TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {

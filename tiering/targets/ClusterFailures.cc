@@ -484,7 +484,10 @@ void ClusterTarget::ResyncRead(Resync* r) {
   // Always with buffers: a resync is not a guest request that says whether
   // the stack keeps data, and one that does must get the bytes.
   const std::uint32_t buffers = data_chunks_ > 0 ? placement_.copies() + data_chunks_ : 1;
-  if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * kResyncWindow);
+  // Sized for the widest window a piece has (its extent, at most 1 MiB):
+  // a node's workers hold depth x this between them.
+  const std::uint64_t widest = std::min(kResyncWindow, placement_.extent_bytes());
+  if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * widest);
   for (std::uint32_t i = 0; i < need; ++i) {
     const ClusterPlacement::Copy c = PieceAt(r->unit, r->sources[i]);
     std::byte* into = r->buffers.data() + i * r->window;
