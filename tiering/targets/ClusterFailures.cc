@@ -481,16 +481,20 @@ void ClusterTarget::ResyncRead(Resync* r) {
   r->sources[need] = own;  // where the window goes
   r->remaining = 0;
   r->status = Status::kOk;
-  // Always with buffers: a resync is not a guest request that says whether
-  // the stack keeps data, and one that does must get the bytes.
-  const std::uint32_t buffers = data_chunks_ > 0 ? placement_.copies() + data_chunks_ : 1;
-  // Sized for the widest window a piece has (its extent, at most 1 MiB):
-  // a node's workers hold depth x this between them.
-  const std::uint64_t widest = std::min(kResyncWindow, placement_.extent_bytes());
-  if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * widest);
+  // With bytes once any guest write has carried some: a resync is not a
+  // guest request that says whether the stack keeps data, and one that does
+  // must get them.
+  r->with_data = data_written_;
+  if (r->with_data) {
+    const std::uint32_t buffers = data_chunks_ > 0 ? placement_.copies() + data_chunks_ : 1;
+    // Sized for the widest window a piece has (its extent, at most 1 MiB):
+    // a node's workers hold depth x this between them.
+    const std::uint64_t widest = std::min(kResyncWindow, placement_.extent_bytes());
+    if (r->buffers.size() < buffers * r->window) r->buffers = AlignedBuffer(buffers * widest);
+  }
   for (std::uint32_t i = 0; i < need; ++i) {
     const ClusterPlacement::Copy c = PieceAt(r->unit, r->sources[i]);
-    std::byte* into = r->buffers.data() + i * r->window;
+    std::byte* into = r->with_data ? r->buffers.data() + i * r->window : nullptr;
     ++r->remaining;
     SendFromNode(r->node, c.node, IoRequest{IoOp::kRead, 0, c.offset + r->at, r->window, into},
                  [r](Status st) { r->self->ResyncReadDone(r, st); });
@@ -511,9 +515,9 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
   }
   const std::uint32_t need = data_chunks_ > 0 ? data_chunks_ : 1;
   const std::uint32_t own = r->sources[need];
-  std::byte* out = r->buffers.data();  // a mirror's copy as read
+  std::byte* out = r->with_data ? r->buffers.data() : nullptr;  // a mirror's copy as read
   {
-    if (data_chunks_ > 0) {
+    if (r->with_data && data_chunks_ > 0) {
       // Every data chunk (read or decoded), then the parities; the piece
       // is one of them.
       const std::uint32_t k = data_chunks_;
@@ -541,6 +545,12 @@ void ClusterTarget::ResyncReadDone(Resync* r, Status st) {
   const ClusterPlacement::Copy c = PieceAt(r->unit, own);
   SendFromNode(r->node, r->node, IoRequest{IoOp::kWrite, 0, c.offset + r->at, r->window, out},
                [r](Status st) { r->self->ResyncWritten(r, st); });
+}
+
+std::uint64_t ClusterTarget::repair_buffer_bytes() const {
+  std::uint64_t bytes = 0;
+  for (const auto& r : resyncs_) bytes += r->buffers.size();
+  return bytes;
 }
 
 void ClusterTarget::ResyncWritten(Resync* r, Status st) {

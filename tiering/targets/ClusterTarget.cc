@@ -179,6 +179,7 @@ Nanos ClusterTarget::ClientBackAt(std::uint32_t i) const {
 }
 
 void ClusterTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  if (req.op == IoOp::kWrite && req.data != nullptr) data_written_ = true;
   const Nanos now = engine().Now();
   // A client whose node is down waits for its restart elsewhere; a request
   // touching a node gone down that the cluster has not noticed yet waits

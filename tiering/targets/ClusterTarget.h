@@ -84,6 +84,9 @@
 // that are current over its own port: vSAN's resync of what changed while
 // a host was absent. A node copies SetRepairDepth pieces at once, each a
 // window at a time (ScaleIO's concurrent rebuild I/O limit: 1 by default).
+// Until a guest write has carried bytes (a timing-only run) a repair moves
+// the same I/Os at the same times but copies no bytes: the volume starts
+// empty, so there is nothing to copy, and a node holds no windows.
 //
 // Rebuild (ReplaceNode). A node whose data is gone (failed, or absent past
 // its repair delay) is replaced by an empty one in its place, which takes
@@ -192,6 +195,9 @@ class ClusterTarget final : public FanOutTarget {
     std::uint64_t rebuilt_bytes = 0;
   };
   const ResyncStats& resync_stats() const { return resync_stats_; }
+  // The bytes the repair workers hold for their windows, over all nodes
+  // (none until a guest write carries data: see data_written_).
+  std::uint64_t repair_buffer_bytes() const;
   // Node n, which is down, is replaced by an empty node that comes up and
   // rebuilds every written piece it holds (see the header).
   void ReplaceNode(std::uint32_t n);
@@ -335,7 +341,8 @@ class ClusterTarget final : public FanOutTarget {
     bool restart_posted = false;  // MarkStale has posted a ResyncNext
     std::uint64_t epoch = 0;      // the node's epoch its piece began in
     std::uint32_t sources[16] = {};
-    AlignedBuffer buffers;  // with data: the sources' windows, then the piece's
+    bool with_data = false;  // the window in flight copies bytes (data_written_)
+    AlignedBuffer buffers;   // with data: the sources' windows, then the piece's
   };
 
   void SubmitFrom(std::uint32_t client, const IoRequest& req, IoCallback done);
@@ -462,6 +469,10 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::unique_ptr<Resync>> resyncs_;  // repair_depth_ per node, node by node
   std::uint32_t repair_depth_ = 1;
   ResyncStats resync_stats_;
+  // A guest write has carried bytes. Until one does the nodes hold nothing
+  // to copy (a cluster volume starts empty), so a repair copies timing
+  // only: no windows held, no erasure decoding.
+  bool data_written_ = false;
   // Rebuild: the units ever written, and per node the first unit a
   // replacement has not rebuilt yet (kNone: not rebuilding), the next unit
   // its workers take (units_ once every unit is taken) and how many times

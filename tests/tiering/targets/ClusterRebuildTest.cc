@@ -316,6 +316,19 @@ TEST(ClusterRebuildTest, ARebuildOnSpareRoomIsSpreadOverEveryOtherNode) {
       << "spread " << spread << " ns, onto one node " << onto_one << " ns";
 }
 
+// Node n fails, its disk is blanked and it is replaced; runs until the
+// rebuild is done and returns how long it took.
+Nanos FailAndRebuild(Cluster& c, std::uint32_t n) {
+  c.target->SetNodeDown(n, true);
+  Blank(c, n);
+  c.e.Run();
+  const Nanos start = c.e.Now();
+  c.target->ReplaceNode(n);
+  c.e.Run();
+  EXPECT_EQ(c.target->node_state(n), NodeState::kHealthy);
+  return c.e.Now() - start;
+}
+
 // Forty extents written, node 1 of five replaced. Four pieces at once
 // overlap the round trips of its copies, so an unthrottled rebuild runs at
 // its port's receive rate (the RAM disks cost nothing), where one piece at
@@ -330,16 +343,10 @@ TEST(ClusterRebuildTest, SeveralPiecesAtOnceFillTheLinkAndKeepTheRate) {
     held = testing::PiecesOn(*c, 1, 40);
     c->target->SetRepairDepth(depth);
     c->target->SetRepairRate(rate);
-    c->target->SetNodeDown(1, true);
-    Blank(*c, 1);
-    c->e.Run();
-    const Nanos start = c->e.Now();
-    c->target->ReplaceNode(1);
-    c->e.Run();
-    EXPECT_EQ(c->target->node_state(1), NodeState::kHealthy);
+    const Nanos took = FailAndRebuild(*c, 1);
     EXPECT_EQ(c->target->resync_stats().rebuilt_pieces, held);
     EXPECT_EQ(testing::ExtentsWithDifferentCopies(*c, 40), 0);
-    return static_cast<double>(c->e.Now() - start);
+    return static_cast<double>(took);
   };
   const double one = rebuild(1, 0);
   const double four = rebuild(4, 0);
@@ -355,6 +362,42 @@ TEST(ClusterRebuildTest, SeveralPiecesAtOnceFillTheLinkAndKeepTheRate) {
   const double paced_four = rebuild(4, 64'000'000);
   EXPECT_GE(paced_four, 1.024e6 * static_cast<double>(held - 1));
   EXPECT_NEAR(paced_four, paced_one, 0.01 * paced_one);
+}
+
+// A timing-only run (guest writes without bytes, as the matrix runs) has
+// nothing to copy: its rebuild takes the same I/Os at the same times as one
+// with data, and holds no windows and decodes nothing.
+TEST(ClusterRebuildTest, ATimingOnlyRebuildTakesTheSameTimeAndHoldsNoWindows) {
+  struct Outcome {
+    Nanos took;
+    std::uint64_t pieces, bytes, buffers;
+  };
+  const auto rebuild = [](std::uint32_t k, bool with_data) {
+    auto c = k == 0 ? testing::MakeSmallCluster(5, 2, 0, "10gbe-tcp")
+                    : testing::MakeEcCluster(5, k, 1, "10gbe-tcp");
+    const std::uint64_t units = 40;
+    std::vector<std::byte> data(units * std::max(k, 1u) * kChunk, std::byte{0x3c});
+    EXPECT_EQ(
+        Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, data.size(), with_data ? data.data() : nullptr}),
+        Status::kOk);
+    c->target->SetRepairDepth(4);
+    const Nanos took = FailAndRebuild(*c, 1);
+    const auto& stats = c->target->resync_stats();
+    return Outcome{took, stats.rebuilt_pieces, stats.rebuilt_bytes,
+                   c->target->repair_buffer_bytes()};
+  };
+  for (const std::uint32_t k : {0u, 3u}) {
+    SCOPED_TRACE(k == 0 ? "two copies" : "3 + 1");
+    const Outcome timed = rebuild(k, false);
+    const Outcome copied = rebuild(k, true);
+    EXPECT_GT(copied.pieces, 0u);
+    EXPECT_EQ(timed.pieces, copied.pieces);
+    EXPECT_EQ(timed.bytes, copied.bytes);
+    EXPECT_EQ(timed.took, copied.took);
+    EXPECT_EQ(timed.buffers, 0u);
+    // Four workers, each a 64 KiB window per piece it reads and writes.
+    EXPECT_EQ(copied.buffers, 4 * (k == 0 ? 1 : 4 + 3) * kChunk);
+  }
 }
 
 // Where no node can take a piece (3 + 1 on four nodes: each holds a chunk
