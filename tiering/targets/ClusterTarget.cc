@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "tiering/targets/CarryMessage.h"
+
 namespace tierlab {
 
 // Client i's volume: forwards to the cluster with the client's number.
@@ -402,12 +404,7 @@ void ClusterTarget::Send(const Ports& client_ports, bool local, std::uint32_t no
 
 void ClusterTarget::Transfer(Hop* h, NicModel& from, NicModel& to, std::uint64_t bytes,
                              void (ClusterTarget::*then)(Hop*)) {
-  // The receiver takes the message when its last byte has left (NicModel.h).
-  const Nanos sent = from.Send(engine().Now(), bytes);
-  engine().ScheduleAt(sent, [h, &from, &to, sent, bytes, then] {
-    const Nanos arrived = to.Receive(sent, from.spec().one_way_latency, bytes);
-    h->self->engine().ScheduleAt(arrived, [h, then] { (h->self->*then)(h); });
-  });
+  CarryMessage(engine(), from, to, bytes, [h, then] { (h->self->*then)(h); });
 }
 
 void ClusterTarget::Arrived(Hop* h) {

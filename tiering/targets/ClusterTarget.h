@@ -11,7 +11,7 @@
 //     copy ends with the same data, as a primary orders them):
 //     a copy on the client's own node directly, any other over the network
 //     (the client's port to the node's port: a header and the data; the
-//     answer: a header), as NetworkHopTarget models a hop (NicModel.h).
+//     answer: a header), as NetworkHopTarget models a hop (CarryMessage.h).
 //   - A read goes to one copy: the client's own node when it holds one and
 //     reads are `kLocal` (S2D reads its local copy), otherwise the primary
 //     (vSAN reads each range from one fixed replica; ScaleIO from its

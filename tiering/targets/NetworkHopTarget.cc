@@ -1,5 +1,7 @@
 #include "tiering/targets/NetworkHopTarget.h"
 
+#include "tiering/targets/CarryMessage.h"
+
 namespace tierlab {
 
 NetworkHopTarget::NetworkHopTarget(Engine& engine, std::string name,
@@ -24,30 +26,17 @@ void NetworkHopTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   f->req = req;
   f->done = std::move(done);
   f->status = Status::kOk;
-  const std::uint64_t bytes = RequestBytes(req);
-  const Nanos sent = client_->Send(engine().Now(), bytes);
-  engine().ScheduleAt(sent, [f, sent, bytes] {
-    NetworkHopTarget* self = f->self;
-    const Nanos arrived =
-        self->server_->Receive(sent, self->client_->spec().one_way_latency, bytes);
-    self->engine().ScheduleAt(arrived, [f] { f->self->Serve(f); });
-  });
+  CarryMessage(engine(), *client_, *server_, RequestBytes(req), [f] { f->self->Serve(f); });
 }
 
 void NetworkHopTarget::Serve(InFlight* f) {
   child().Submit(f->req, [f](Status st) {
     NetworkHopTarget* self = f->self;
     f->status = st;
-    const std::uint64_t bytes = self->AnswerBytes(f->req);
-    const Nanos sent = self->server_->Send(self->engine().Now(), bytes);
-    self->engine().ScheduleAt(sent, [f, sent, bytes] {
-      NetworkHopTarget* s = f->self;
-      const Nanos arrived = s->client_->Receive(sent, s->server_->spec().one_way_latency, bytes);
-      s->engine().ScheduleAt(arrived, [f] {
-        NetworkHopTarget* t = f->self;
-        t->Finish(f->done, f->status);
-        t->in_flight_.Release(f);
-      });
+    CarryMessage(self->engine(), *self->server_, *self->client_, self->AnswerBytes(f->req), [f] {
+      NetworkHopTarget* t = f->self;
+      t->Finish(f->done, f->status);
+      t->in_flight_.Release(f);
     });
   });
 }

@@ -3,7 +3,8 @@
 // cluster node's copy): each request crosses from the client's port to the
 // server's as a message (a header, and a write's data), the child (the
 // server's stack) serves it, and the answer crosses back (a header, and a
-// read's data), every message queued on the ports it uses (NicModel.h). The
+// read's data), every message queued on the ports it uses, a segment at a
+// time (CarryMessage.h, NicModel.h). The
 // ports are shared: every hop that names a port queues on it, so links
 // saturate, full duplex, where traffic converges (two clients on one server
 // port, a node that both sends and serves).

@@ -42,19 +42,22 @@ Nanos NicModel::WireNs(std::uint64_t bytes) const {
   return static_cast<Nanos>(std::ceil(static_cast<double>(bytes) / spec_.PayloadBytesPerNs()));
 }
 
-Nanos NicModel::Send(Nanos now, std::uint64_t bytes) {
-  const Nanos cpu_done = std::max(now, tx_.cpu_free_at) + spec_.cpu_per_message;
-  tx_.cpu_free_at = cpu_done;
+Nanos NicModel::SendCpu(Nanos now) {
+  tx_.cpu_free_at = std::max(now, tx_.cpu_free_at) + spec_.cpu_per_message;
   tx_.cpu_busy += spec_.cpu_per_message;
+  ++tx_.messages;
+  return tx_.cpu_free_at;
+}
+
+Nanos NicModel::Send(Nanos now, std::uint64_t bytes) {
   const Nanos wire = WireNs(bytes);
-  tx_.wire_free_at = std::max(cpu_done, tx_.wire_free_at) + wire;
+  tx_.wire_free_at = std::max(now, tx_.wire_free_at) + wire;
   tx_.wire_busy += wire;
   tx_.bytes += bytes;
-  ++tx_.messages;
   return tx_.wire_free_at;
 }
 
-Nanos NicModel::Receive(Nanos sent, Nanos latency, std::uint64_t bytes) {
+Nanos NicModel::Receive(Nanos sent, Nanos latency, std::uint64_t bytes, bool closes) {
   // The bytes arrive as they were sent, one latency later: the first at
   // sent + latency - wire time. The port takes them at its rate from then,
   // or from when it is done with earlier arrivals, whichever is later.
@@ -62,9 +65,10 @@ Nanos NicModel::Receive(Nanos sent, Nanos latency, std::uint64_t bytes) {
   const Nanos first = sent + latency - wire;
   rx_.wire_free_at = std::max(first, rx_.wire_free_at) + wire;
   rx_.wire_busy += wire;
+  rx_.bytes += bytes;
+  if (!closes) return rx_.wire_free_at;
   rx_.cpu_free_at = std::max(rx_.wire_free_at, rx_.cpu_free_at) + spec_.cpu_per_message;
   rx_.cpu_busy += spec_.cpu_per_message;
-  rx_.bytes += bytes;
   ++rx_.messages;
   return rx_.cpu_free_at;
 }

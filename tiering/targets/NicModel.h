@@ -1,6 +1,7 @@
 #pragma once
 // A network port (one NIC of a node) as two independent FIFO queues, one per
-// direction (full duplex), for message-level models of a cluster's network
+// direction (full duplex), of message segments (up to 64 KiB of payload:
+// CarryMessage.h), for message-level models of a cluster's network
 // (../shared/research/CLUSTER-MODELS.md, "Network links"; DESIGN.md,
 // "Clusters"): a message costs
 //
@@ -60,22 +61,45 @@ class NicModel {
     Nanos cpu_busy = 0;       // total time the CPU spent on messages
     std::uint64_t bytes = 0;  // payload and headers
     std::uint64_t messages = 0;
+    // Messages of several segments being sent (CarryMessage.h): while
+    // there are any, another message may go on the wire between two of
+    // their segments.
+    std::uint32_t segmented = 0;
   };
 
   NicModel(std::string name, NicSpec spec) : name_(std::move(name)), spec_(std::move(spec)) {}
 
-  // Sends a message of `bytes` at `now` from this port: the time its last
-  // byte has left (sender CPU, then the wire, behind earlier messages).
+  // The most payload a message puts on the wire at once (the first segment
+  // also carries its header): the unit a sender's messages take turns in.
+  // Linux builds TCP's send buffers into GSO segments of at most 64 KiB
+  // (GSO_LEGACY_MAX_SIZE, include/linux/netdevice.h) and its qdiscs
+  // interleave flows segment by segment; CarryMessage.h sends by it.
+  static constexpr std::uint64_t kSegmentPayload = 64 * 1024;
+
+  // The sender's CPU takes a message at `now`: the time it is done with it
+  // (behind the messages before), when its bytes may go on the wire.
+  Nanos SendCpu(Nanos now);
+  // Puts `bytes` of a message on this port's wire at `now`: the time their
+  // last byte has left, behind what is already on it. Call it when the
+  // bytes are ready (after SendCpu, or when the segment before has left):
+  // a slot taken ahead, for a message still in the CPU's queue, would hold
+  // the wire idle meanwhile against segments that are ready. Ahead is
+  // right only while no message of several segments is being sent
+  // (tx().segmented 0): the wire then takes messages in the CPU's order.
   Nanos Send(Nanos now, std::uint64_t bytes);
-  // Receives on this port a message of `bytes` whose last byte left its
-  // sender at `sent` with `latency` to cover: the time the receiver has it
-  // (its last byte in, behind earlier arrivals, then receiver CPU). Call it
-  // at `sent`, not when the message is sent: the port takes messages in the
-  // order of the calls, and a message called in behind a long send queue
-  // would hold the port for a slot in the future, ahead of messages from
-  // idle senders that arrive before it (one busy sender then starved the
-  // others of a shared receiver).
-  Nanos Receive(Nanos sent, Nanos latency, std::uint64_t bytes);
+  void BeginSegmented() { ++tx_.segmented; }
+  void EndSegmented() { --tx_.segmented; }
+  // Receives on this port `bytes` whose last byte left its sender at
+  // `sent` with `latency` to cover: the time the receiver has them (their
+  // last byte in, behind earlier arrivals). `closes`: the last (or only)
+  // segment of a message, which the receiver's CPU then takes (the time
+  // returned is then when it is done) and which counts as a message.
+  // Call it at `sent`, not when the message is sent: the port takes
+  // messages in the order of the calls, and a message called in behind a
+  // long send queue would hold the port for a slot in the future, ahead of
+  // messages from idle senders that arrive before it (one busy sender then
+  // starved the others of a shared receiver).
+  Nanos Receive(Nanos sent, Nanos latency, std::uint64_t bytes, bool closes = true);
 
   const std::string& name() const { return name_; }
   const NicSpec& spec() const { return spec_; }
