@@ -6,11 +6,13 @@
 // meanwhile (another flow's message, a 64-byte request) takes its turn
 // between two segments instead of waiting behind the whole message, as
 // TCP's flows take turns in a qdisc. While such a message is being sent,
-// every message takes its place on the wire only when its CPU is done with
-// it, so one still waiting for the CPU holds no wire time against segments
-// that are ready; otherwise the wire takes messages in the CPU's order and
-// a message's slot is taken at once (one engine event fewer a message: the
-// common case, small messages only, runs as fast as before segments).
+// and until every message that came to the port meanwhile has its place,
+// a message takes its place on the wire only when its CPU is done with it
+// (a deferred send), so one still waiting for the CPU holds no wire time
+// against segments that are ready, and none passes a message the CPU
+// finished before it. Otherwise the wire takes messages in the CPU's order
+// and a message's slot is taken at once (one engine event fewer a message:
+// the common case, small messages only, runs as fast as before segments).
 // Alone on its ports a message costs what it would whole: its segments
 // follow each other on both wires without a gap, and the receiver's CPU
 // takes it once its last segment is in.
@@ -39,7 +41,7 @@ void Deliver(Engine& engine, NicModel& from, NicModel& to, Nanos sent, std::uint
       });
 }
 
-// `left` bytes of a message of several segments (BeginSegmented) still to
+// `left` bytes of a message of several segments (a deferred send) still to
 // send, the first segment also carrying `header`, now, which is when they
 // are ready.
 template <typename Arrived>
@@ -48,7 +50,7 @@ void SendSegment(Engine& engine, NicModel& from, NicModel& to, std::uint64_t lef
   const std::uint64_t segment = std::min(left, NicModel::kSegmentPayload + header);
   const Nanos sent = from.Send(engine.Now(), segment);
   if (segment == left) {
-    from.EndSegmented();
+    from.EndDeferredSend();
     Deliver(engine, from, to, sent, segment, std::move(arrived));
     return;
   }
@@ -70,18 +72,19 @@ void CarryMessage(Engine& engine, NicModel& from, NicModel& to, std::uint64_t by
   const std::uint64_t header = from.spec().header_bytes;
   const bool segmented = bytes > NicModel::kSegmentPayload + header;
   const Nanos ready = from.SendCpu(engine.Now());
-  if (!segmented && from.tx().segmented == 0) {
+  if (!segmented && !from.SendsDeferred()) {
     carry_detail::Deliver(engine, from, to, from.Send(ready, bytes), bytes, std::move(arrived));
     return;
   }
-  if (segmented) from.BeginSegmented();
+  from.BeginDeferredSend();
   engine.ScheduleAt(ready, [&engine, &from, &to, bytes, header, segmented,
                             arrived = std::move(arrived)]() mutable {
     if (segmented) {
       carry_detail::SendSegment(engine, from, to, bytes, header, std::move(arrived));
     } else {
-      carry_detail::Deliver(engine, from, to, from.Send(engine.Now(), bytes), bytes,
-                            std::move(arrived));
+      const Nanos sent = from.Send(engine.Now(), bytes);
+      from.EndDeferredSend();
+      carry_detail::Deliver(engine, from, to, sent, bytes, std::move(arrived));
     }
   });
 }

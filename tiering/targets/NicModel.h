@@ -61,10 +61,6 @@ class NicModel {
     Nanos cpu_busy = 0;       // total time the CPU spent on messages
     std::uint64_t bytes = 0;  // payload and headers
     std::uint64_t messages = 0;
-    // Messages of several segments being sent (CarryMessage.h): while
-    // there are any, another message may go on the wire between two of
-    // their segments.
-    std::uint32_t segmented = 0;
   };
 
   NicModel(std::string name, NicSpec spec) : name_(std::move(name)), spec_(std::move(spec)) {}
@@ -84,11 +80,17 @@ class NicModel {
   // bytes are ready (after SendCpu, or when the segment before has left):
   // a slot taken ahead, for a message still in the CPU's queue, would hold
   // the wire idle meanwhile against segments that are ready. Ahead is
-  // right only while no message of several segments is being sent
-  // (tx().segmented 0): the wire then takes messages in the CPU's order.
+  // right only while no send is deferred (below): the wire then takes
+  // messages in the CPU's order.
   Nanos Send(Nanos now, std::uint64_t bytes);
-  void BeginSegmented() { ++tx_.segmented; }
-  void EndSegmented() { --tx_.segmented; }
+  // Sends whose wire slots are taken when their bytes are ready
+  // (CarryMessage.h): a message of several segments until its last has
+  // left, any other message until the CPU is done with it. While there
+  // are any, a slot taken ahead would put its message on the wire before
+  // the deferred ones the CPU finished first.
+  void BeginDeferredSend() { ++deferred_sends_; }
+  void EndDeferredSend() { --deferred_sends_; }
+  bool SendsDeferred() const { return deferred_sends_ != 0; }
   // Receives on this port `bytes` whose last byte left its sender at
   // `sent` with `latency` to cover: the time the receiver has them (their
   // last byte in, behind earlier arrivals). `closes`: the last (or only)
@@ -119,6 +121,7 @@ class NicModel {
   NicSpec spec_;
   Direction tx_;
   Direction rx_;
+  std::uint32_t deferred_sends_ = 0;
 };
 
 }  // namespace tierlab

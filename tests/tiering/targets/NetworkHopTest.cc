@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <numeric>
+#include <vector>
 
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/SimEngine.h"
@@ -155,6 +158,36 @@ TEST(NetworkHopTest, AMessageWaitingForTheCpuHoldsNoWireTime) {
       << "alone " << alone << " ns, behind 20 requests " << behind << " ns";
 }
 
+// 150 header-only requests sent just after a 1 MiB write keep the port's
+// CPU busy 1.05 ms (7 us each at 10 GbE TCP), past the write's last
+// segment (0.93 ms); one more sent at 1 ms, when the write has left, still
+// goes on the wire after all of them: the CPU finished them first. Were its
+// slot taken when it was sent, it would pass the requests still in the
+// CPU's queue then (measured: 9 of them).
+TEST(NetworkHopTest, NoMessagePassesOneTheCpuFinishedFirst) {
+  SimEngine e;
+  auto hop = Hop(e, Port("client", "10gbe-tcp"), Port("server", "10gbe-tcp"));
+  constexpr int kQueued = 150;
+  std::vector<int> order;
+  Nanos write_done = 0;
+  hop->Submit(IoRequest{IoOp::kWrite, 0, 0, kMiB, nullptr}, [&](Status) { write_done = e.Now(); });
+  const auto flush = [&](int id) {
+    hop->Submit(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr}, [&order, id](Status st) {
+      EXPECT_EQ(st, Status::kOk);
+      order.push_back(id);
+    });
+  };
+  for (int i = 0; i < kQueued; ++i) flush(i);
+  e.ScheduleAt(1'000'000, [&] { flush(kQueued); });
+  e.Run();
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kQueued + 1));
+  EXPECT_LT(write_done, 1'000'000) << "the last request must be sent after the write has left";
+  std::vector<int> sent_order(order.size());
+  std::iota(sent_order.begin(), sent_order.end(), 0);
+  const auto last_done_after = std::find(order.begin(), order.end(), kQueued) - order.begin();
+  EXPECT_EQ(order, sent_order) << "the last request done after " << last_done_after << " others";
+}
+
 // 64 KiB reads at QD16 over 1 GbE: the server's TX wire is the bottleneck,
 // 0.94 x 125 MB/s = 117.5 MB/s of messages, 64 bytes of each a header.
 TEST(NetworkHopTest, ReadsRunAtTheLinksPayloadRate) {
@@ -253,7 +286,7 @@ TEST(NetworkHopTest, DataCrossesUntouched) {
   o.ops = 3000;
   o.seed = 5;
   o.max_in_flight = 16;
-  o.max_length = 256 * 1024;
+  o.max_length = std::uint64_t{256} * 1024;
   auto r = testing::RunVerify(e, *hop, o);
   EXPECT_TRUE(r.ok()) << r.first_problem;
   EXPECT_GT(r.reads, 500u);
