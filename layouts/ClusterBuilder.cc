@@ -3,6 +3,28 @@
 #include "tiering/targets/SliceTarget.h"
 
 namespace tierlab {
+namespace {
+
+// What each failure's device holds of its node (every node is built the
+// same, so node 0's devices say it for all).
+std::vector<DeviceShare> FailureShares(const LayoutSpec& l, const std::vector<TierView>& tiers) {
+  std::vector<DeviceShare> shares;
+  for (const ClusterFailure& f : l.cluster->failures) {
+    DeviceShare& share = shares.emplace_back();
+    for (const TierSpec& t : l.tiers) {
+      if (l.cache && l.cache->tier == t.name) continue;  // a cache's: every piece
+      for (std::uint32_t d = 0; d < t.count; ++d) {
+        if (DeviceName(t, d) != f.device) continue;
+        for (const TierView& view : tiers) {
+          if (view.name == t.name) share = ShareOfDevice(t, d, view.devices, l.cluster->extent);
+        }
+      }
+    }
+  }
+  return shares;
+}
+
+}  // namespace
 
 Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
                                     const BuildOptions& options) {
@@ -35,6 +57,7 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     auto built = BuildVolume(engine, nl, no);
     if (!built.ok()) return built.error();
     Volume& nv = built.value();
+    if (n == 0) v.failure_shares_ = FailureShares(l, nv.tiers_);
     // The node's files are the cluster's to remove, once its devices close.
     v.created_files_.insert(v.created_files_.end(), nv.created_files_.begin(),
                             nv.created_files_.end());

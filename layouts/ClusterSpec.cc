@@ -271,8 +271,9 @@ const FF kFailureFields[] = {
      true, "never"},
     {"device", "string: tier name and index (\"cache0\", \"ssd1\")", "",
      "failed only: that device of the node fails, replaced at once by an empty one, and the "
-     "node's pieces are rebuilt onto it (a write-back cache's device, or one of a striped "
-     "capacity tier's, whose loss takes them all)",
+     "node's pieces it held are rebuilt onto it: all of them for a write-back cache's device or "
+     "a stripe's whose pieces span every device (the node is down meanwhile), those at its "
+     "addresses for a linear tier's or a narrower stripe's (the node stays up)",
      [](JsonFields& f, std::string_view k, ClusterFailure& x) { x.device = f.String(k, x.device); },
      [](const ClusterFailure& x) -> json {
        return x.device.empty() ? json(nullptr) : json(x.device);

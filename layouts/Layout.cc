@@ -651,14 +651,16 @@ void CheckNodePaths(JsonFields& f, const LayoutSpec& l) {
 }
 
 // A device failing in a cluster node (cluster.failures[].device) costs
-// the node every piece it holds, rebuilt onto the device's empty
-// replacement. That is exact where the node's stack keeps unflushed
+// the node the pieces on it (DeviceShare.h), rebuilt onto the device's
+// empty replacement: every piece where the node's stack keeps unflushed
 // writes on the device (a write-back or write-only cache's tier) or
 // spreads every piece over it (the one capacity tier, striped with a
-// piece spanning all its devices); elsewhere a device holds part of the
-// pieces (linear, a narrow stripe), none the cluster needs (a mirror or
-// parity RAID tier, a cache without dirty lines) or ones that move with
-// heat (several capacity tiers), which is not modelled yet.
+// piece spanning all its devices); those in its range or its chunks in a
+// linear tier or a stripe narrower than a piece, where the tier's
+// addresses are the node's (no log, no data reduction). Not modelled yet:
+// a device holding none the cluster needs (a mirror or parity RAID tier, a
+// cache without dirty lines) or ones that move with heat (several
+// capacity tiers).
 void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
   if (!l.cluster) return;
   for (std::size_t i = 0; i < l.cluster->failures.size() && f.ok(); ++i) {
@@ -692,16 +694,22 @@ void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
       f.Fail(key, "the node has " + std::to_string(capacity_tiers) +
                       " capacity tiers, whose pieces move between devices with their heat" +
                       not_yet);
-    } else if (tier->count > 1 && tier->combine != Combine::kStripe) {
-      f.Fail(key, tier->combine == Combine::kLinear
-                      ? "a device of a linear tier holds only some of the node's pieces" + not_yet
-                      : "the tier's own " + std::string(ToString(tier->combine)) +
-                            " keeps the node's pieces" + not_yet);
-    } else if (tier->count > 1 && l.cluster->extent < tier->count * tier->chunk) {
-      f.Fail(key, "a piece (cluster.placement.extent " + FormatBytes(l.cluster->extent) +
-                      ") spans only some of the tier's " + std::to_string(tier->count) +
-                      " devices (chunk " + FormatBytes(tier->chunk) +
-                      "), so a device holds part of the pieces" + not_yet);
+    } else if (tier->count > 1 && tier->combine != Combine::kStripe &&
+               tier->combine != Combine::kLinear) {
+      f.Fail(key, "the tier's own " + std::string(ToString(tier->combine)) +
+                      " keeps the node's pieces" + not_yet);
+    } else if (tier->count > 1 && (tier->combine == Combine::kLinear ||
+                                   l.cluster->extent < tier->count * tier->chunk)) {
+      // The device holds part of the pieces, found by their addresses.
+      const std::string part =
+          "; a device holding part of the node's pieces needs the tier's "
+          "addresses to be the node's" +
+          not_yet;
+      if (tier->log) {
+        f.Fail(key, "the tier is written as a log, which places blocks anywhere on it" + part);
+      } else if (l.reduction) {
+        f.Fail(key, "data reduction stores blocks where it finds room" + part);
+      }
     }
   }
 }

@@ -28,6 +28,7 @@
 #include "cachedev/CacheJournal.h"
 #include "cachedev/CacheTarget.h"
 #include "layouts/CacheSpec.h"
+#include "layouts/DeviceShare.h"
 #include "layouts/Layout.h"
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
@@ -104,6 +105,9 @@ class Volume {
   // node has none). Empty for one node.
   const std::vector<CacheTarget*>& node_caches() const { return node_caches_; }
   const std::vector<TierTarget*>& node_tier_targets() const { return node_tier_targets_; }
+  // Per entry of a cluster's failures: the part of its node's addresses
+  // the failed device held (kAll for a whole node). Empty for one node.
+  const std::vector<DeviceShare>& failure_shares() const { return failure_shares_; }
 
  private:
   friend Expected<Volume> BuildVolume(Engine&, const LayoutSpec&, const BuildOptions&);
@@ -120,6 +124,7 @@ class Volume {
   std::vector<BlockDevice*> clients_;
   std::vector<CacheTarget*> node_caches_;
   std::vector<TierTarget*> node_tier_targets_;
+  std::vector<DeviceShare> failure_shares_;
   bool keep_files_ = true;
 };
 

@@ -14,10 +14,12 @@ double Seconds(Nanos t) {
 
 }  // namespace
 
-FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec)
+FailureSchedule::FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec,
+                                 std::vector<DeviceShare> shares)
     : engine_(engine),
       cluster_(cluster),
       spec_(spec),
+      shares_(std::move(shares)),
       rebuilt_(cluster.placement().nodes(), false),
       generation_(cluster.placement().nodes(), 0),
       device_spare_(cluster.placement().nodes(), false),
@@ -35,7 +37,10 @@ void FailureSchedule::Begin() {
   phase_start_ = cluster_.stats();
   repaired_start_ = cluster_.resync_stats().bytes;
   cluster_.SetStateListener([this](std::uint32_t n) { StateChanged(n); });
-  for (const ClusterFailure& f : spec_.failures) At(f.at, [this, f] { Down(f); });
+  shares_.resize(spec_.failures.size());  // missing: every piece
+  for (std::size_t i = 0; i < spec_.failures.size(); ++i) {
+    At(spec_.failures[i].at, [this, i] { Down(spec_.failures[i], shares_[i]); });
+  }
 }
 
 void FailureSchedule::End() {
@@ -59,10 +64,24 @@ void FailureSchedule::Event(std::uint32_t node, std::string what) {
       {{"at_s", Seconds(engine_.Now() - origin_)}, {"node", node}, {"event", std::move(what)}});
 }
 
-void FailureSchedule::Down(const ClusterFailure& f) {
+void FailureSchedule::Down(const ClusterFailure& f, const DeviceShare& share) {
   const std::uint32_t n = f.node;
   const bool failed = f.kind == ClusterFailure::Kind::kFailed;
   if (cluster_.node_retired(n)) return Event(n, "already out of the cluster");
+  if (failed && !f.device.empty() && share.kind != DeviceShare::Kind::kAll) {
+    if (cluster_.node_down(n)) return Event(n, "device " + f.device + " failed: the node is down");
+    // Part of the node's pieces: it stays up, and rebuilds them onto the
+    // empty device once the repair may start.
+    const Nanos repair_at =
+        origin_ + f.at + std::max(spec_.repair.failed_delay, spec_.repair.detect);
+    const std::uint64_t lost = cluster_.LosePieces(
+        n,
+        [&share](std::uint64_t offset, std::uint64_t length) {
+          return share.Holds(offset, length);
+        },
+        repair_at);
+    return Event(n, "device " + f.device + " failed: " + std::to_string(lost) + " pieces lost");
+  }
   if (cluster_.node_down(n) && !failed) return Event(n, "absent: already away");
   // What an earlier failure of this node left scheduled no longer applies.
   const std::uint64_t gen = ++generation_[n];

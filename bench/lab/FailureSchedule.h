@@ -7,9 +7,13 @@
 //     what it missed) unless its repair delay runs out first, when its
 //     pieces are rebuilt;
 //   - `failed` at `at`: down with its data gone; rebuilt after the failed
-//     delay. With a `device`, the device failed and took the node's pieces
-//     with it: the node is down for the failed delay (its clients run on
-//     the next node) and rebuilds onto the device's empty replacement.
+//     delay. With a `device`, the device failed and an empty one replaced
+//     it. Where it took every piece of the node (`shares`, DeviceShare.h)
+//     the node is down for the failed delay (its clients run on the next
+//     node) and rebuilds onto the replacement; where it held part of them
+//     the node stays up, those pieces are lost at once ("device ... failed:
+//     N pieces lost"; the volume degraded) and rebuilt onto the
+//     replacement after the failed delay (ClusterTarget::LosePieces).
 // A node's later failure replaces what its earlier one left scheduled (a
 // node absent that then fails has lost its data); an absent node already
 // away stays as it is.
@@ -42,6 +46,7 @@
 #include <vector>
 
 #include "layouts/ClusterSpec.h"
+#include "layouts/DeviceShare.h"
 #include "tiering/core/DeviceStats.h"
 #include "tiering/core/Engine.h"
 #include "tiering/targets/ClusterTarget.h"
@@ -50,7 +55,10 @@ namespace tierlab {
 
 class FailureSchedule {
  public:
-  FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec);
+  // `shares`: per entry of spec.failures, what its device held of the
+  // node (Volume::failure_shares()); none, or empty: every piece.
+  FailureSchedule(Engine& engine, ClusterTarget& cluster, const ClusterSpec& spec,
+                  std::vector<DeviceShare> shares = {});
   ~FailureSchedule();
   FailureSchedule(const FailureSchedule&) = delete;
   FailureSchedule& operator=(const FailureSchedule&) = delete;
@@ -74,7 +82,7 @@ class FailureSchedule {
  private:
   void At(Nanos t, std::function<void()> what);
   void Event(std::uint32_t node, std::string what);
-  void Down(const ClusterFailure& f);
+  void Down(const ClusterFailure& f, const DeviceShare& share);
   void Rebuild(std::uint32_t node);
   void StateChanged(std::uint32_t node);
   std::string ClusterPhase() const;
@@ -83,6 +91,7 @@ class FailureSchedule {
   Engine& engine_;
   ClusterTarget& cluster_;
   ClusterSpec spec_;
+  std::vector<DeviceShare> shares_;
   Nanos origin_ = 0;
   bool running_ = false;
   std::vector<TimerId> timers_;

@@ -136,7 +136,8 @@ class CellRunner {
       }
       // A cluster's failures count from the start of the first timed run.
       if (!failures && cluster_ != nullptr && !cluster_->failures.empty()) {
-        failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_);
+        failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_,
+                                                     volume_.failure_shares());
         failures->Begin();
       }
       auto r = RunSections(engine_, volume_.top(), work);
@@ -182,7 +183,8 @@ class CellRunner {
     // A cluster's failures count from the replay's start, as from a job's.
     std::unique_ptr<FailureSchedule> failures;
     if (cluster_ != nullptr && !cluster_->failures.empty()) {
-      failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_);
+      failures = std::make_unique<FailureSchedule>(engine_, *volume_.cluster(), *cluster_,
+                                                   volume_.failure_shares());
       failures->Begin();
     }
     auto r = ReplayTrace(engine_, volume_.top(), **reader, ro);

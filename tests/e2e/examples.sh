@@ -11,7 +11,8 @@
 # absent costs RAID-1 a little and RAID-5 a third, then a resync. On the
 # ScaleIO rebuild, spreading it over the others' spare room is 3x faster
 # and costs the foreground more; a throttle paces it exactly; eight chunks
-# at once make an unthrottled rebuild device-bound.
+# at once make an unthrottled rebuild device-bound. With two SSDs a node, a
+# failed device rebuilds its half of the node's pieces in half the time.
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
 # nimble-hybrid);
@@ -229,6 +230,46 @@ for c in r["cells"]:
     checked += 1
 check(checked >= 4, f"only {checked} cells checked")
 print(f"vsan-4node: the description's claims hold ({checked} cells)")
+PY
+
+# ScaleIO with two SSDs a node: node 2 fails, or only its device ssd1,
+# which held half its pieces; one chunk at a time or eight.
+"$TIERLAB_BIN" matrix "$TIERLAB_SOURCE_DIR/examples/scaleio-device.json" -q \
+  -o "$work/scaleio-device.json" -f json >/dev/null
+python3 - "$work/scaleio-device.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def check(cond, what):
+    if not cond:
+        sys.exit("scaleio-device: " + what)
+took, during, mib, events = {}, {}, {}, {}
+for c in r["cells"]:
+    a = c["axes"]
+    key = (a["layout.cluster.failures"].get("device", "node"), a["layout.cluster.repair.depth"])
+    f = c["cluster_failures"]
+    phases = f["phases"]
+    check([p["phase"] for p in phases] == ["healthy", "rebuilding", "healthy"], f"{key}: {phases}")
+    check(all(p["errors"] == 0 for p in phases), f"{key}: errors")
+    check(abs(phases[2]["iops"] / phases[0]["iops"] - 1) < 0.02, f"{key}: not back: {phases}")
+    took[key] = phases[1]["end_s"] - phases[1]["start_s"]
+    during[key] = phases[1]["iops"] / phases[0]["iops"]
+    mib[key] = phases[1]["repaired_mib"]
+    events[key] = [e["event"] for e in f["events"]]
+check(len(took) == 4, f"{len(took)} cells")
+for depth in (1, 8):
+    # The node held 2 GiB, its device ssd1 half of it (1 MiB chunks
+    # striped over two SSDs).
+    check(mib[("node", depth)] == 2048 and mib[("ssd1", depth)] == 1024, f"rebuilt: {mib}")
+    check(events[("ssd1", depth)][0] == "device ssd1 failed: 1024 pieces lost", f"{events}")
+# One chunk at a time: half the pieces in half the time.
+check(0.45 < took[("ssd1", 1)] / took[("node", 1)] < 0.55, f"one at a time: {took}")
+# Eight at once: the new SSDs' writes bind, 2 GiB over two or 1 GiB on one
+# at 503 MB/s (2.13 s), so both take about that.
+for key in (("node", 8), ("ssd1", 8)):
+    check(2.13 <= took[key] < 2.8, f"eight at once, {key}: {took}")
+# All the device's copies land on its one new SSD: the foreground keeps less.
+check(during[("ssd1", 1)] < during[("node", 1)], f"foreground: {during}")
+print(f"scaleio-device: the description's claims hold ({len(took)} cells)")
 PY
 
 # ScaleIO rebuild: node 2 of 5 fails at 4 s; its 2 GiB rebuilt onto one

@@ -157,10 +157,10 @@ JSON
 expect 2 'node-paths.json: tiers\[0\].paths\[0\]: {node} stands for a cluster node.s number; the layout has no cluster' -- \
   run --real -l node-paths.json
 cat >cluster-device.json <<'JSON'
-{"tiers": [{"name": "ssd", "preset": "ssd-hk4e", "count": 2, "combine": "linear"}],
+{"tiers": [{"name": "ssd", "preset": "ssd-hk4e", "count": 2, "combine": "mirror"}],
  "cluster": {"nodes": 3, "failures": {"node": 1, "device": "ssd1", "kind": "failed"}}}
 JSON
-expect 2 'cluster-device.json: cluster.failures\[0\].device: a device of a linear tier holds only some of the node.s pieces; not modelled yet' -- \
+expect 2 'cluster-device.json: cluster.failures\[0\].device: the tier.s own mirror keeps the node.s pieces; not modelled yet' -- \
   run -l cluster-device.json
 cat >cluster-cpu.json <<'JSON'
 {"tiers": [{"preset": "ssd-hk4e"}], "cluster": {"nodes": 2, "cpu": {"cores": 4}}}

@@ -90,10 +90,12 @@ TEST(ClusterLayoutTest, BadFailuresNameTheField) {
             "x.json: cluster.failures: must be an array of failures or one failure");
 }
 
-// A failed device's loss is every piece of its node, so only a device
-// whose loss is exactly that is taken: a write-back cache's, one of a
-// striped capacity tier's whose pieces span all its devices.
-TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
+// A failed device's loss is the node's pieces on it, so a device may fail
+// where they are known: every piece (a write-back cache's device, one of a
+// striped capacity tier's whose pieces span all its devices) or those at
+// its addresses (a linear tier's, a narrow stripe's) when the tier's
+// addresses are the node's.
+TEST(ClusterLayoutTest, OnlyADeviceWhosePiecesAreKnownMayFail) {
   using nlohmann::json;
   const auto error_of = [](json layout, const std::string& device, const char* kind = "failed") {
     layout["cluster"]["failures"] = {{"node", 1}, {"device", device}, {"kind", kind}};
@@ -116,9 +118,13 @@ TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
             "wt) loses nothing the cluster needs; not modelled yet");
   json linear = wb;
   linear["tiers"][1]["combine"] = "linear";
-  EXPECT_EQ(error_of(linear, "ssd0"),
-            "x.json: cluster.failures[0].device: a device of a linear tier holds only some of the "
-            "node's pieces; not modelled yet");
+  EXPECT_EQ(error_of(linear, "ssd0"), "");
+  json reduced = linear;
+  reduced["reduction"] = {{"compression", "lz4"}};
+  EXPECT_EQ(error_of(reduced, "ssd0"),
+            "x.json: cluster.failures[0].device: data reduction stores blocks where it finds "
+            "room; a device holding part of the node's pieces needs the tier's addresses to be "
+            "the node's; not modelled yet");
   json mirror = wb;
   mirror["tiers"][1]["combine"] = "mirror";
   EXPECT_EQ(error_of(mirror, "ssd0"),
@@ -126,10 +132,7 @@ TEST(ClusterLayoutTest, OnlyADeviceWhoseLossIsTheNodesPiecesMayFail) {
             "not modelled yet");
   json wide = wb;
   wide["tiers"][1]["count"] = 6;
-  EXPECT_EQ(error_of(wide, "ssd5"),
-            "x.json: cluster.failures[0].device: a piece (cluster.placement.extent 1m) spans only "
-            "some of the tier's 6 devices (chunk 256k), so a device holds part of the pieces; not "
-            "modelled yet");
+  EXPECT_EQ(error_of(wide, "ssd5"), "");  // a 1 MiB piece spans 4 of the 6
   json tiered = *ExpandShorthand("nvme1/ssd2/hdd2");
   tiered["cluster"] = {{"nodes", 3}};
   EXPECT_EQ(error_of(tiered, "ssd0"),

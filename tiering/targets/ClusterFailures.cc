@@ -41,10 +41,13 @@ void ClusterTarget::SetNodeDown(std::uint32_t n, bool down, bool host_down) {
 void ClusterTarget::ReplaceNode(std::uint32_t n) {
   if (retired_[n] != 0) return;  // its pieces live on the others
   SetNodeDown(n, true);
-  // What it missed is part of what it rebuilds.
+  // What it missed, or lost with a device, or was to copy in, is part of
+  // what it rebuilds.
   stale_count_ -= stale_[n].size();
   unavailable_ -= stale_[n].size();
   stale_[n].clear();
+  moving_[n].clear();
+  repair_hold_[n] = 0;
   if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
   rebuild_at_[n] = 0;
   rebuild_next_[n] = 0;
@@ -70,6 +73,31 @@ std::uint64_t ClusterTarget::RetireNode(std::uint32_t n) {
   // The nodes that took pieces are rebuilding now.
   for (std::uint32_t t = 0; t < placement_.nodes(); ++t) NotifyState(t);
   return stranded_[n];
+}
+
+std::uint64_t ClusterTarget::LosePieces(
+    std::uint32_t n, const std::function<bool(std::uint64_t, std::uint64_t)>& lost,
+    Nanos repair_at) {
+  if (retired_[n] != 0) return 0;
+  repair_hold_[n] = std::max(repair_hold_[n], repair_at);
+  ++device_losses_[n];
+  ++device_losses_total_;
+  std::uint64_t count = 0;
+  for (std::uint64_t u = written_.NextSet(0); u < units_; u = written_.NextSet(u + 1)) {
+    const std::uint32_t i = PieceOn(n, u);
+    if (i == kNoNode || !lost(PieceAt(u, i).offset, placement_.extent_bytes())) continue;
+    ++count;
+    moving_[n].insert(u);  // a rebuilt piece, as one moved to the node
+    MarkStale(n, u);
+  }
+  // A resync in flight on a lost piece has copied into the device that
+  // failed: the piece starts over.
+  ++epoch_[n];
+  for (const auto& w : ResyncsOf(n)) {
+    if (!w->running) ResyncNext(w.get());
+  }
+  NotifyState(n);
+  return count;
 }
 
 void ClusterTarget::MoveOffRetired(std::uint64_t unit) {
@@ -110,6 +138,7 @@ bool ClusterTarget::MovePiece(std::uint64_t unit, std::uint32_t i, std::uint32_t
 ClusterTarget::NodeState ClusterTarget::node_state(std::uint32_t n) const {
   if (retired_[n] != 0) return stranded_[n] != 0 ? NodeState::kDown : NodeState::kGone;
   if (down_[n] != 0) return NodeState::kDown;
+  if (!moving_[n].empty() && engine().Now() < repair_hold_[n]) return NodeState::kDown;
   if (rebuild_at_[n] != SparseBitmap::kNone || !moving_[n].empty()) return NodeState::kRebuilding;
   if (!stale_[n].empty()) return NodeState::kResyncing;
   return NodeState::kHealthy;
@@ -348,6 +377,18 @@ void ClusterTarget::FinishDegradedStripeWrite(StripeWrite* w) {
 void ClusterTarget::ResyncNext(Resync* r) {
   if (r->running) DropPiece(r);  // called with a piece unfinished: it was given up
   if (down_[r->node] != 0) return;
+  if (const Nanos hold = repair_hold_[r->node]; engine().Now() < hold) {
+    // Pieces lost with a device wait for their repair to start.
+    if (!r->restart_posted) {
+      r->restart_posted = true;
+      engine().ScheduleAt(hold, [r] {
+        r->restart_posted = false;
+        if (!r->running) r->self->ResyncNext(r);
+        r->self->NotifyState(r->node);
+      });
+    }
+    return;
+  }
   r->epoch = epoch_[r->node];
   const auto start = [this, r](std::uint64_t unit, bool rebuild) {
     r->running = true;

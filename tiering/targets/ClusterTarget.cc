@@ -89,6 +89,8 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   retired_.assign(children_.size(), 0);
   spare_used_.assign(children_.size(), 0);
   moving_.resize(children_.size());
+  repair_hold_.assign(children_.size(), 0);
+  device_losses_.assign(children_.size(), 0);
   stranded_.assign(children_.size(), 0);
   for (const auto& n : children_) {
     spare_slots_.push_back(
@@ -377,7 +379,9 @@ void ClusterTarget::Send(const Ports& client_ports, bool local, std::uint32_t no
     }
     return;
   }
-  if (local && cpus_.empty()) {
+  // A read goes through a hop (Serve) once a device has lost pieces: a
+  // device loss under it must fail it.
+  if (local && cpus_.empty() && (device_losses_total_ == 0 || req.op != IoOp::kRead)) {
     children_[node]->Submit(req, std::move(done));
     return;
   }
@@ -389,6 +393,7 @@ void ClusterTarget::Send(const Ports& client_ports, bool local, std::uint32_t no
   h->node_port = nullptr;
   h->node = node;
   h->status = Status::kOk;
+  h->device_losses = device_losses_[node];
   if (local) {
     Arrived(h);
     return;
@@ -433,13 +438,21 @@ void ClusterTarget::Serve(Hop* h) {
   }
   children_[h->node]->Submit(h->req, [h](Status st) {
     h->status = st;
+    // A device of the node lost pieces since the read was sent: what it
+    // read may be the empty replacement's, so it fails as a read of a node
+    // gone down does, and the caller reads elsewhere.
+    ClusterTarget& self = *h->self;
+    if (st == Status::kOk && h->req.op == IoOp::kRead &&
+        self.device_losses_[h->node] != h->device_losses) {
+      h->status = Status::kShutdown;
+    }
     if (h->client_port == nullptr) {
       h->self->Answered(h);
       return;
     }
     const std::uint64_t bytes =
         h->node_port->spec().header_bytes + (h->req.op == IoOp::kRead ? h->req.length : 0);
-    h->self->Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);
+    self.Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);
   });
 }
 

@@ -96,6 +96,16 @@
 // most SetRepairRate's bytes per second per node, as vSAN's resync
 // throttle and ScaleIO's rebuild throttle do.
 //
+// Pieces lost with a device (LosePieces): a node whose device failed and
+// was replaced by an empty one, where the device held only some of its
+// pieces (a linear tier's device, a stripe narrower than a piece), stays
+// up; the written pieces whose addresses on it meet the device's are
+// stale at once (never read again) and rebuilt onto the replacement by
+// the node's resync, from when the repair may start. A read sent to the
+// node before the device failed and answered after fails (kShutdown, as on
+// a node gone down) and is read elsewhere: it may have read the empty
+// device.
+//
 // Rebuild onto the others' spare room (RetireNode; with `spare_percent`
 // of every node kept out of the volume: ScaleIO's spare capacity, vSAN's
 // host rebuild reserve). A node whose data is gone leaves the cluster for
@@ -206,12 +216,21 @@ class ClusterTarget final : public FanOutTarget {
   // of written units that found no room.
   std::uint64_t RetireNode(std::uint32_t n);
   bool node_retired(std::uint32_t n) const { return retired_[n] != 0; }
+  // Node n, up, lost the written pieces for which `lost(offset, length)`
+  // (their bytes on the node) is true, with a device that an empty one has
+  // replaced (see the header); their rebuild starts at `repair_at` (engine
+  // time) or at once. Returns how many pieces it lost.
+  std::uint64_t LosePieces(std::uint32_t n,
+                           const std::function<bool(std::uint64_t, std::uint64_t)>& lost,
+                           Nanos repair_at);
   // Node n's spare room, in pieces, and how much of it moved pieces took.
   std::uint64_t spare_pieces(std::uint32_t n) const { return spare_slots_[n]; }
   std::uint64_t spare_used(std::uint32_t n) const { return spare_used_[n]; }
   enum class NodeState : std::uint8_t { kHealthy, kDown, kResyncing, kRebuilding, kGone };
   // kResyncing: up with stale pieces (some may wait for a source).
-  // kRebuilding: rebuilding its pieces, or the pieces moved to it.
+  // kRebuilding: rebuilding its pieces, or the pieces moved to it or lost
+  // with a device. kDown also: pieces lost with a device, waiting for
+  // their repair to start (the volume is degraded).
   // kGone: retired, every written piece it held moved (one that could not
   // move leaves it kDown: its units stay degraded).
   NodeState node_state(std::uint32_t n) const;
@@ -265,6 +284,7 @@ class ClusterTarget final : public FanOutTarget {
     NicModel* node_port;
     std::uint32_t node;
     Status status = Status::kOk;
+    std::uint64_t device_losses = 0;  // the node's when the request was sent
   };
   struct Read {
     IoCallback done;
@@ -504,7 +524,12 @@ class ClusterTarget final : public FanOutTarget {
   std::uint64_t used_per_node_ = 0;  // the placement's slots, from byte 0
   std::vector<std::uint64_t> spare_slots_;
   std::vector<std::uint64_t> spare_used_;
-  std::vector<std::unordered_set<std::uint64_t>> moving_;
+  std::vector<std::unordered_set<std::uint64_t>> moving_;  // and pieces lost with a device
+  std::vector<Nanos> repair_hold_;  // per node: no resync before (LosePieces' repair_at)
+  // Device losses (LosePieces) per node and in all: a read its stack was
+  // serving across one fails (Serve).
+  std::vector<std::uint64_t> device_losses_;
+  std::uint64_t device_losses_total_ = 0;
   std::vector<std::uint64_t> stranded_;
   std::unordered_map<std::uint64_t, ClusterPlacement::Copy> moved_;
   std::function<void(std::uint32_t)> state_listener_;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "bench/lab/RunCell.h"
@@ -284,6 +285,37 @@ TEST(FailureScheduleTest, AFailedDeviceIsRebuiltOntoItsSpare) {
   // The same run as without a restart time, to the I/O.
   layout["cluster"].erase("clients");
   EXPECT_EQ(RunFor6s(layout)["cluster_failures"], f);
+}
+
+// Two SSDs a node, striped in 1 MiB chunks: node 0's ssd1 fails at 1 s
+// and holds only the pieces the stripe put on it, about half the node's
+// 128. The node stays up; the volume is degraded until the failed delay
+// (1 s) has passed, then the node rebuilds exactly those pieces.
+TEST(FailureScheduleTest, ADeviceHoldingPartOfTheNodesPiecesRebuildsThose) {
+  json layout = Cluster({{"scheme", "mirror"}, {"copies", 2}},
+                        {{{"node", 0}, {"device", "ssd1"}, {"at", "1s"}, {"kind", "failed"}}},
+                        {{"rate", "64m"}, {"failed_delay", "1s"}});
+  layout["tiers"][0]["count"] = 2;
+  layout["tiers"][0]["combine"] = "stripe";
+  layout["tiers"][0]["chunk"] = "1m";
+  layout["tiers"][0]["capacity"] = "8g";
+  const json run = RunFor6s(layout);
+  ASSERT_TRUE(run.contains("cluster_failures"));
+  const json& f = run["cluster_failures"];
+  const std::vector<std::string> events = Names(f["events"], "event");
+  ASSERT_EQ(events.size(), 2u) << f.dump();
+  int lost = 0;
+  ASSERT_EQ(std::sscanf(events[0].c_str(), "device ssd1 failed: %d pieces lost", &lost), 1)
+      << events[0];
+  EXPECT_GT(lost, 40);
+  EXPECT_LT(lost, 90);
+  EXPECT_EQ(events[1], "rebuilt");
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "rebuilding", "healthy"}));
+  EXPECT_EQ(f["phases"][1]["start_s"], 1.0);
+  EXPECT_EQ(f["phases"][2]["start_s"], 2.0);
+  EXPECT_EQ(f["phases"][2]["repaired_mib"].get<double>(), static_cast<double>(lost));
+  ExpectPhasesAddUp(run);
 }
 
 }  // namespace

@@ -30,7 +30,23 @@ void Blank(Cluster& c, std::uint32_t n) {
       [](Status st) { EXPECT_EQ(st, Status::kOk); });
 }
 
-enum class Action : std::uint8_t { kDown, kUp, kFail, kReplace, kRetire };
+// The first MiB of node n's disk: what a failed device of a linear tier
+// would hold.
+constexpr std::uint64_t kLostBytes = kMiB;
+bool InLostMiB(std::uint64_t offset, std::uint64_t /*length*/) {
+  return offset < kLostBytes;
+}
+
+// Node n's first MiB lost with a device and replaced by an empty one.
+void LoseFirstMiB(Cluster& c, std::uint32_t n) {
+  static const std::vector<std::byte> zeros(kLostBytes);
+  c.disks[n]->Submit(
+      IoRequest{IoOp::kWrite, 0, 0, zeros.size(), const_cast<std::byte*>(zeros.data())},
+      [](Status st) { EXPECT_EQ(st, Status::kOk); });
+  c.target->LosePieces(n, InLostMiB, 0);
+}
+
+enum class Action : std::uint8_t { kDown, kUp, kFail, kReplace, kRetire, kLoseDevice };
 struct Event {
   std::uint64_t at;  // completions of the run
   std::uint32_t node;
@@ -47,6 +63,7 @@ void Apply(Cluster& c, const Event& e) {
       break;
     case Action::kReplace: c.target->ReplaceNode(e.node); break;
     case Action::kRetire: c.target->RetireNode(e.node); break;
+    case Action::kLoseDevice: LoseFirstMiB(c, e.node); break;
   }
 }
 
@@ -105,6 +122,75 @@ TEST(ClusterRebuildTest, ErasureCodingRebuildsAFailedNodeAndLosesNothing) {
     RunAcross(*c, {{300, 2, Action::kFail}, {700, 2, Action::kReplace}}, 210 + depth);
     EXPECT_GT(c->target->resync_stats().rebuilt_pieces, 10u) << "depth " << depth;
   }
+}
+
+// A device holding part of a node's pieces fails (the first MiB of its
+// disk zeroed, those pieces lost): the node stays up, the lost pieces are
+// never read, and it rebuilds them, for a mirror and 3 + 1, at depth 1
+// and 4, also when the node goes down and comes back in the middle, or
+// loses the device again.
+TEST(ClusterRebuildTest, PiecesLostWithADeviceAreRebuiltAndNothingIsLost) {
+  for (const std::uint32_t depth : kDepths) {
+    for (const std::uint32_t k : {0u, 3u}) {
+      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
+      c->target->SetRepairDepth(depth);
+      RunAcross(*c,
+                {{300, 1, Action::kLoseDevice},
+                 {500, 1, Action::kDown},
+                 {600, 1, Action::kUp},
+                 {800, 1, Action::kLoseDevice}},
+                260 + k + 100 * depth);
+      const std::uint64_t rebuilt = c->target->resync_stats().rebuilt_pieces;
+      EXPECT_GT(rebuilt, 0u) << "k " << k << ", depth " << depth;
+    }
+  }
+}
+
+// Written: 8 whole extents. A device holding node 1's first 128 KiB
+// fails: the node loses only its pieces there, stays up, is degraded until
+// the repair may start (50 ms on), then rebuilds exactly those pieces.
+TEST(ClusterRebuildTest, ADeviceLosesOnlyItsPiecesAndTheirRepairWaits) {
+  auto c = testing::MakeSmallCluster(4, 2, 0);
+  std::vector<std::byte> data(8 * kChunk, std::byte{0x5c});
+  ASSERT_EQ(Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, data.size(), data.data()}), Status::kOk);
+  const auto on_device = [](std::uint64_t offset, std::uint64_t) { return offset < 2 * kChunk; };
+  const ClusterTarget& p = *c->target;
+  std::uint64_t held = 0, on_it = 0;
+  for (std::uint64_t u = 0; u < 8; ++u) {
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      if (p.PieceAt(u, i).node != 1) continue;
+      ++held;
+      on_it += on_device(p.PieceAt(u, i).offset, kChunk) ? 1 : 0;
+    }
+  }
+  ASSERT_GT(on_it, 0u);
+  ASSERT_LT(on_it, held);
+  std::vector<NodeState> seen;
+  c->target->SetStateListener([&](std::uint32_t n) {
+    const NodeState s = c->target->node_state(n);
+    if (n == 1 && (seen.empty() || seen.back() != s)) seen.push_back(s);
+  });
+  const Nanos repair_at = c->e.Now() + 50 * kMilli;
+  EXPECT_EQ(c->target->LosePieces(1, on_device, repair_at), on_it);
+  EXPECT_FALSE(c->target->node_down(1));
+  EXPECT_EQ(c->target->node_state(1), NodeState::kDown);  // degraded, waiting
+  // Reads go on meanwhile, from node 1's client too, from current copies.
+  std::vector<std::byte> got(data.size());
+  Status read = Status::kShutdown;
+  c->target->ClientView(1).Submit(IoRequest{IoOp::kRead, 0, 0, got.size(), got.data()},
+                                  [&](Status st) { read = st; });
+  c->e.RunUntil(repair_at - kMilli);
+  ASSERT_EQ(read, Status::kOk);
+  EXPECT_EQ(got, data);
+  EXPECT_EQ(c->target->node_state(1), NodeState::kDown);
+  EXPECT_EQ(c->target->resync_stats().pieces, 0u);
+  c->e.Run();
+  EXPECT_GE(c->e.Now(), repair_at);
+  EXPECT_EQ(seen, (std::vector<NodeState>{NodeState::kDown, NodeState::kRebuilding,
+                                          NodeState::kHealthy}));
+  EXPECT_EQ(c->target->resync_stats().rebuilt_pieces, on_it);
+  EXPECT_EQ(c->target->resync_stats().pieces, on_it);
+  EXPECT_EQ(testing::ExtentsWithDifferentCopies(*c, 8), 0);
 }
 
 // The replacement down in the middle of its rebuild goes on where it
