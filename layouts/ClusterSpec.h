@@ -50,8 +50,8 @@ struct ClusterFailure {
   std::optional<Nanos> back;  // absent only; none: it stays away
   // Failed only: a device of the node ("ssd1": its tier's name and index)
   // fails rather than the node; empty: the whole node. The layout allows
-  // only a device whose loss takes every piece of the node with it
-  // (Layout.cc, CheckFailureDevices).
+  // a device whose loss is every piece of the node or the pieces at its
+  // addresses (Layout.cc, CheckFailureDevices; DeviceShare.h).
   std::string device;
 };
 
