@@ -526,8 +526,8 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::uint64_t> spare_used_;
   std::vector<std::unordered_set<std::uint64_t>> moving_;  // and pieces lost with a device
   std::vector<Nanos> repair_hold_;  // per node: no resync before (LosePieces' repair_at)
-  // Device losses (LosePieces) per node and in all: a read its stack was
-  // serving across one fails (Serve).
+  // Device losses (LosePieces) per node and in all: a read sent to the
+  // node before one and answered after fails (Serve).
   std::vector<std::uint64_t> device_losses_;
   std::uint64_t device_losses_total_ = 0;
   std::vector<std::uint64_t> stranded_;
