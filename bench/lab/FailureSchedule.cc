@@ -69,9 +69,11 @@ void FailureSchedule::Down(const ClusterFailure& f, const DeviceShare& share) {
   const bool failed = f.kind == ClusterFailure::Kind::kFailed;
   if (cluster_.node_retired(n)) return Event(n, "already out of the cluster");
   if (failed && !f.device.empty() && share.kind != DeviceShare::Kind::kAll) {
-    if (cluster_.node_down(n)) return Event(n, "device " + f.device + " failed: the node is down");
     // Part of the node's pieces: it stays up, and rebuilds them onto the
-    // empty device once the repair may start.
+    // empty device once the repair may start. A node away (absent, or
+    // failed and not yet rebuilt) loses them too: back, it rebuilds them
+    // with what it missed; rebuilt, it has them all again anyway.
+    const bool away = cluster_.node_down(n);
     const Nanos repair_at =
         origin_ + f.at + std::max(spec_.repair.failed_delay, spec_.repair.detect);
     const std::uint64_t lost = cluster_.LosePieces(
@@ -80,7 +82,8 @@ void FailureSchedule::Down(const ClusterFailure& f, const DeviceShare& share) {
           return share.Holds(offset, length);
         },
         repair_at);
-    return Event(n, "device " + f.device + " failed: " + std::to_string(lost) + " pieces lost");
+    return Event(n, "device " + f.device + " failed" + (away ? " while the node is away: " : ": ") +
+                        std::to_string(lost) + " pieces lost");
   }
   if (cluster_.node_down(n) && !failed) return Event(n, "absent: already away");
   // What an earlier failure of this node left scheduled no longer applies.

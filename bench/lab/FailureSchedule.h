@@ -16,7 +16,10 @@
 //     replacement after the failed delay (ClusterTarget::LosePieces).
 // A node's later failure replaces what its earlier one left scheduled (a
 // node absent that then fails has lost its data); an absent node already
-// away stays as it is.
+// away stays as it is. A device holding part of a node's pieces may fail
+// while the node is away: they are lost all the same ("device ... failed
+// while the node is away: N pieces lost"), and back, the node rebuilds
+// them with what it missed.
 // A rebuild needs a node to rebuild onto that holds none of a unit's other
 // pieces: with no more nodes than pieces (vSAN RAID-5 3 + 1 on 4 hosts, a
 // 2-node mirror) there is none, and the node stays down, degraded, until

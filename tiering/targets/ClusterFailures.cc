@@ -46,7 +46,7 @@ void ClusterTarget::ReplaceNode(std::uint32_t n) {
   stale_count_ -= stale_[n].size();
   unavailable_ -= stale_[n].size();
   stale_[n].clear();
-  moving_[n].clear();
+  copying_in_[n].clear();
   repair_hold_[n] = 0;
   if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
   rebuild_at_[n] = 0;
@@ -65,7 +65,7 @@ std::uint64_t ClusterTarget::RetireNode(std::uint32_t n) {
     rebuild_at_[n] = SparseBitmap::kNone;  // a replacement's rebuild: its pieces move instead
     --unavailable_;
   }
-  moving_[n].clear();  // pieces moved to it and not yet copied move on, below
+  copying_in_[n].clear();  // pieces moved to it and not yet copied move on, below
   for (std::uint64_t u = written_.NextSet(0); u < units_; u = written_.NextSet(u + 1)) {
     const std::uint32_t i = PieceOn(n, u);
     if (i != kNoNode && !MovePiece(u, i, n, true)) ++stranded_[n];
@@ -87,7 +87,7 @@ std::uint64_t ClusterTarget::LosePieces(
     const std::uint32_t i = PieceOn(n, u);
     if (i == kNoNode || !lost(PieceAt(u, i).offset, placement_.extent_bytes())) continue;
     ++count;
-    moving_[n].insert(u);  // a rebuilt piece, as one moved to the node
+    copying_in_[n].insert(u);  // a rebuilt piece, as one moved to the node
     MarkStale(n, u);
   }
   // A resync in flight on a lost piece has copied into the device that
@@ -129,7 +129,7 @@ bool ClusterTarget::MovePiece(std::uint64_t unit, std::uint32_t i, std::uint32_t
   const std::uint64_t offset = used_per_node_ + spare_used_[best]++ * placement_.extent_bytes();
   moved_[unit * kMaxPieces + i] = ClusterPlacement::Copy{best, offset};
   if (copy) {
-    moving_[best].insert(unit);
+    copying_in_[best].insert(unit);
     MarkStale(best, unit);  // its resync copies it from the unit's other pieces
   }
   return true;
@@ -138,8 +138,9 @@ bool ClusterTarget::MovePiece(std::uint64_t unit, std::uint32_t i, std::uint32_t
 ClusterTarget::NodeState ClusterTarget::node_state(std::uint32_t n) const {
   if (retired_[n] != 0) return stranded_[n] != 0 ? NodeState::kDown : NodeState::kGone;
   if (down_[n] != 0) return NodeState::kDown;
-  if (!moving_[n].empty() && engine().Now() < repair_hold_[n]) return NodeState::kDown;
-  if (rebuild_at_[n] != SparseBitmap::kNone || !moving_[n].empty()) return NodeState::kRebuilding;
+  if (!copying_in_[n].empty() && engine().Now() < repair_hold_[n]) return NodeState::kDown;
+  if (rebuild_at_[n] != SparseBitmap::kNone || !copying_in_[n].empty())
+    return NodeState::kRebuilding;
   if (!stale_[n].empty()) return NodeState::kResyncing;
   return NodeState::kHealthy;
 }
@@ -394,7 +395,7 @@ void ClusterTarget::ResyncNext(Resync* r) {
     r->running = true;
     r->unit = unit;
     r->rebuild = rebuild;
-    r->moved = !rebuild && moving_[r->node].contains(unit);
+    r->moved = !rebuild && copying_in_[r->node].contains(unit);
     r->at = 0;
     ResyncWindow(r);
   };
@@ -616,7 +617,7 @@ void ClusterTarget::ResyncWritten(Resync* r, Status st) {
       rebuild_at_[r->node] = RebuildFrontier(r->node);
       ++resync_stats_.rebuilt_pieces;
     }
-    if (r->moved && moving_[r->node].erase(r->unit) != 0) ++resync_stats_.rebuilt_pieces;
+    if (r->moved && copying_in_[r->node].erase(r->unit) != 0) ++resync_stats_.rebuilt_pieces;
     ++resync_stats_.pieces;
     return ResyncNext(r);
   }

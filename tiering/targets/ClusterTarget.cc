@@ -88,7 +88,7 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   epoch_.assign(children_.size(), 0);
   retired_.assign(children_.size(), 0);
   spare_used_.assign(children_.size(), 0);
-  moving_.resize(children_.size());
+  copying_in_.resize(children_.size());
   repair_hold_.assign(children_.size(), 0);
   device_losses_.assign(children_.size(), 0);
   stranded_.assign(children_.size(), 0);

@@ -357,7 +357,7 @@ class ClusterTarget final : public FanOutTarget {
     std::uint32_t remaining = 0;
     Status status = Status::kOk;
     bool rebuild = false;         // the unit is the rebuild's, not a stale one
-    bool moved = false;           // the piece moved here from a retired node
+    bool moved = false;           // the piece is one to copy in (copying_in_)
     bool restart_posted = false;  // MarkStale has posted a ResyncNext
     std::uint64_t epoch = 0;      // the node's epoch its piece began in
     std::uint32_t sources[16] = {};
@@ -524,7 +524,10 @@ class ClusterTarget final : public FanOutTarget {
   std::uint64_t used_per_node_ = 0;  // the placement's slots, from byte 0
   std::vector<std::uint64_t> spare_slots_;
   std::vector<std::uint64_t> spare_used_;
-  std::vector<std::unordered_set<std::uint64_t>> moving_;  // and pieces lost with a device
+  // Per node: pieces it is to copy in from the others, moved to it from a
+  // retired node (MovePiece) or lost with a device (LosePieces); a rebuild
+  // of the whole node (ReplaceNode) covers them.
+  std::vector<std::unordered_set<std::uint64_t>> copying_in_;
   std::vector<Nanos> repair_hold_;  // per node: no resync before (LosePieces' repair_at)
   // Device losses (LosePieces) per node and in all: a read sent to the
   // node before one and answered after fails (Serve).

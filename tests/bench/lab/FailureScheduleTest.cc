@@ -318,5 +318,53 @@ TEST(FailureScheduleTest, ADeviceHoldingPartOfTheNodesPiecesRebuildsThose) {
   ExpectPhasesAddUp(run);
 }
 
+// The same device fails while its node is away for 10 ms (one job a node,
+// one I/O at a time, writes a few dozen extents meanwhile): back, the node
+// copies in what it missed and the pieces lost with the device, written
+// meanwhile or not, so more than the same absence alone, less than the
+// whole node.
+TEST(FailureScheduleTest, ADeviceFailingWhileItsNodeIsAwayIsRebuiltWhenItIsBack) {
+  const auto run = [](bool device_fails) {
+    json failures = {{{"node", 0}, {"at", "1s"}, {"kind", "absent"}, {"back", "1.01s"}}};
+    if (device_fails) {
+      failures.push_back({{"node", 0}, {"device", "ssd1"}, {"at", "1.005s"}, {"kind", "failed"}});
+    }
+    json layout = Cluster({{"scheme", "mirror"}, {"copies", 2}}, failures);
+    layout["tiers"][0]["count"] = 2;
+    layout["tiers"][0]["combine"] = "stripe";
+    layout["tiers"][0]["chunk"] = "1m";
+    layout["tiers"][0]["capacity"] = "8g";
+    return RunFor6s(layout, 1);
+  };
+  const json lost_too = run(true);
+  ASSERT_TRUE(lost_too.contains("cluster_failures"));
+  const json& f = lost_too["cluster_failures"];
+  const std::vector<std::string> events = Names(f["events"], "event");
+  ASSERT_EQ(events.size(), 4u) << f.dump();
+  EXPECT_EQ(events[0], "absent");
+  int lost = 0;
+  ASSERT_EQ(std::sscanf(events[1].c_str(),
+                        "device ssd1 failed while the node is away: %d pieces lost", &lost),
+            1)
+      << events[1];
+  EXPECT_GT(lost, 40);
+  EXPECT_LT(lost, 90);
+  EXPECT_EQ(events[2], "back: resyncs what it missed");
+  EXPECT_EQ(events[3], "rebuilt");
+  EXPECT_EQ(Names(f["phases"], "phase"),
+            (std::vector<std::string>{"healthy", "degraded", "rebuilding", "healthy"}));
+  const double repaired = f["phases"][2]["repaired_mib"].get<double>();
+  EXPECT_GE(repaired, lost);
+  EXPECT_LT(repaired, 128.0);
+  ExpectPhasesAddUp(lost_too);
+
+  const json missed_only = run(false)["cluster_failures"];
+  EXPECT_EQ(Names(missed_only["events"], "event"),
+            (std::vector<std::string>{"absent", "back: resyncs what it missed", "resynced"}));
+  const double resynced = missed_only["phases"][2]["repaired_mib"].get<double>();
+  EXPECT_GT(resynced, 0.0);
+  EXPECT_LT(resynced, repaired);
+}
+
 }  // namespace
 }  // namespace tierlab

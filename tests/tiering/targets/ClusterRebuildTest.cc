@@ -146,6 +146,20 @@ TEST(ClusterRebuildTest, PiecesLostWithADeviceAreRebuiltAndNothingIsLost) {
   }
 }
 
+// The device fails while its node is down: back, the node copies in what
+// it missed and every piece it lost, written while it was away or not.
+TEST(ClusterRebuildTest, ADeviceLostWhileItsNodeIsDownIsRebuiltWhenItIsBack) {
+  for (const std::uint32_t depth : kDepths) {
+    for (const std::uint32_t k : {0u, 3u}) {
+      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
+      c->target->SetRepairDepth(depth);
+      RunAcross(*c, {{300, 1, Action::kDown}, {400, 1, Action::kLoseDevice}, {600, 1, Action::kUp}},
+                270 + k + 100 * depth);
+      EXPECT_GT(c->target->resync_stats().rebuilt_pieces, 0u) << "k " << k << ", depth " << depth;
+    }
+  }
+}
+
 // Written: 8 whole extents. A device holding node 1's first 128 KiB
 // fails: the node loses only its pieces there, stays up, is degraded until
 // the repair may start (50 ms on), then rebuilds exactly those pieces.
@@ -316,8 +330,9 @@ TEST(ClusterRebuildTest, ANodeBackReportsItsResync) {
 // Rebuilt on spare room: five nodes keeping a quarter each, node 1 fails
 // and leaves; the others rebuild its pieces, and nothing is lost, for a
 // mirror and for 3 + 1; also when a node taking pieces goes down in the
-// middle and comes back, or fails and leaves in turn (its pieces, some
-// just moved to it, move on).
+// middle and comes back, fails and leaves in turn (its pieces, some just
+// moved to it, move on), or fails and is replaced (its rebuild copies
+// those too).
 TEST(ClusterRebuildTest, ARebuildOnTheOthersSpareRoomLosesNothing) {
   for (const std::uint32_t k : {0u, 3u, 100u, 103u}) {  // + 100: four pieces at once
     auto c = k % 100 == 0 ? testing::MakeSmallCluster(5, 2, 0, "25gbe-rdma", kChunk, 25)
@@ -343,7 +358,13 @@ TEST(ClusterRebuildTest, ARebuildOnTheOthersSpareRoomLosesNothing) {
                                                     {{300, 1, Action::kFail},
                                                      {500, 1, Action::kRetire},
                                                      {505, 2, Action::kFail},
-                                                     {700, 2, Action::kRetire}}};
+                                                     {700, 2, Action::kRetire}},
+                                                    // Replaced, its rebuild takes the pieces
+                                                    // moved to it too, and it is healthy after.
+                                                    {{300, 1, Action::kFail},
+                                                     {500, 1, Action::kRetire},
+                                                     {505, 2, Action::kFail},
+                                                     {700, 2, Action::kReplace}}};
   for (const std::uint32_t depth : kDepths) {
     for (const std::uint32_t k : {0u, 3u}) {
       for (std::size_t t = 0; t < troubles.size(); ++t) {
