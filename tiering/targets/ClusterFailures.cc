@@ -47,6 +47,7 @@ void ClusterTarget::ReplaceNode(std::uint32_t n) {
   unavailable_ -= stale_[n].size();
   stale_[n].clear();
   copying_in_[n].clear();
+  lost_pieces_at_[n].clear();
   repair_hold_[n] = 0;
   if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
   rebuild_at_[n] = 0;
@@ -88,8 +89,12 @@ std::uint64_t ClusterTarget::LosePieces(
     if (i == kNoNode || !lost(PieceAt(u, i).offset, placement_.extent_bytes())) continue;
     ++count;
     copying_in_[n].insert(u);  // a rebuilt piece, as one moved to the node
+    lost_pieces_at_[n].push_back(PieceAt(u, i).offset);
     MarkStale(n, u);
   }
+  std::vector<std::uint64_t>& at = lost_pieces_at_[n];
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
   // A resync in flight on a lost piece has copied into the device that
   // failed: the piece starts over.
   ++epoch_[n];
@@ -443,6 +448,15 @@ bool ClusterTarget::NextRebuildUnit(Resync* r) {
 void ClusterTarget::DropPiece(Resync* r) {
   if (r->rebuild) rebuild_next_[r->node] = std::min(rebuild_next_[r->node], r->unit);
   r->running = false;
+}
+
+bool ClusterTarget::LostOnNode(std::uint32_t node, std::uint64_t offset,
+                               std::uint64_t length) const {
+  // The last lost piece starting before the range's end meets it if it
+  // ends after the range's start (pieces do not overlap on a node).
+  const std::vector<std::uint64_t>& at = lost_pieces_at_[node];
+  const auto after = std::upper_bound(at.begin(), at.end(), offset + length - 1);
+  return after != at.begin() && *std::prev(after) + placement_.extent_bytes() > offset;
 }
 
 bool ClusterTarget::Claimed(std::uint32_t node, std::uint64_t unit) const {

@@ -91,6 +91,7 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
   copying_in_.resize(children_.size());
   repair_hold_.assign(children_.size(), 0);
   device_losses_.assign(children_.size(), 0);
+  lost_pieces_at_.resize(children_.size());
   stranded_.assign(children_.size(), 0);
   for (const auto& n : children_) {
     spare_slots_.push_back(
@@ -439,11 +440,12 @@ void ClusterTarget::Serve(Hop* h) {
   children_[h->node]->Submit(h->req, [h](Status st) {
     h->status = st;
     // A device of the node lost pieces since the read was sent: what it
-    // read may be the empty replacement's, so it fails as a read of a node
-    // gone down does, and the caller reads elsewhere.
+    // read of them may be the empty replacement's, so it fails as a read of
+    // a node gone down does, and the caller reads elsewhere.
     ClusterTarget& self = *h->self;
     if (st == Status::kOk && h->req.op == IoOp::kRead &&
-        self.device_losses_[h->node] != h->device_losses) {
+        self.device_losses_[h->node] != h->device_losses &&
+        self.LostOnNode(h->node, h->req.offset, h->req.length)) {
       h->status = Status::kShutdown;
     }
     if (h->client_port == nullptr) {

@@ -103,8 +103,8 @@
 // stale at once (never read again) and rebuilt onto the replacement by
 // the node's resync, from when the repair may start. A read sent to the
 // node before the device failed and answered after fails (kShutdown, as on
-// a node gone down) and is read elsewhere: it may have read the empty
-// device.
+// a node gone down) and is read elsewhere where it meets a lost piece: it
+// may have read the empty device.
 //
 // Rebuild onto the others' spare room (RetireNode; with `spare_percent`
 // of every node kept out of the volume: ScaleIO's spare capacity, vSAN's
@@ -418,6 +418,9 @@ class ClusterTarget final : public FanOutTarget {
   void DropPiece(Resync* r);
   // A worker of `node` holds `unit`; some worker of it holds a rebuild unit.
   bool Claimed(std::uint32_t node, std::uint64_t unit) const;
+  // Whether [offset, offset + length) on the node meets a piece lost with
+  // one of its devices.
+  bool LostOnNode(std::uint32_t node, std::uint64_t offset, std::uint64_t length) const;
   bool RebuildInFlight(std::uint32_t node) const;
   // The first unit the node has not rebuilt: the cursor, or a unit before
   // it that a worker is still copying.
@@ -530,8 +533,12 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::unordered_set<std::uint64_t>> copying_in_;
   std::vector<Nanos> repair_hold_;  // per node: no resync before (LosePieces' repair_at)
   // Device losses (LosePieces) per node and in all: a read sent to the
-  // node before one and answered after fails (Serve).
+  // node before one and answered after fails where it meets a piece lost
+  // (Serve, LostOnNode).
   std::vector<std::uint64_t> device_losses_;
+  // Per node, sorted: the node addresses of the pieces lost with its
+  // devices since it was last rebuilt whole.
+  std::vector<std::vector<std::uint64_t>> lost_pieces_at_;
   std::uint64_t device_losses_total_ = 0;
   std::vector<std::uint64_t> stranded_;
   std::unordered_map<std::uint64_t, ClusterPlacement::Copy> moved_;

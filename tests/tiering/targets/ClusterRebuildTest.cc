@@ -207,6 +207,44 @@ TEST(ClusterRebuildTest, ADeviceLosesOnlyItsPiecesAndTheirRepairWaits) {
   EXPECT_EQ(testing::ExtentsWithDifferentCopies(*c, 8), 0);
 }
 
+// One copy (no protection): two reads of node 1's pieces from node 0 are
+// on the wire when node 1's device holding its first 128 KiB fails (those
+// bytes zeroed). The read of a piece there fails, with nowhere else to
+// read it; the read of a piece elsewhere on the node returns its data.
+TEST(ClusterRebuildTest, AReadInFlightAcrossADeviceLossFailsOnlyWhereItMeetsALostPiece) {
+  auto c = testing::MakeSmallCluster(4, 1, 0);
+  std::vector<std::byte> data(32 * kChunk, std::byte{0x5c});
+  ASSERT_EQ(Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, data.size(), data.data()}), Status::kOk);
+  constexpr std::uint64_t kLost = 2 * kChunk;
+  const ClusterTarget& p = *c->target;
+  std::uint64_t lost_unit = 32, kept_unit = 32;
+  for (std::uint64_t u = 0; u < 32; ++u) {
+    if (p.PieceAt(u, 0).node != 1) continue;
+    (p.PieceAt(u, 0).offset < kLost ? lost_unit : kept_unit) = u;
+  }
+  ASSERT_LT(lost_unit, 32u);
+  ASSERT_LT(kept_unit, 32u);
+  std::vector<std::byte> lost_got(4096), kept_got(4096);
+  Status lost_read = Status::kOk, kept_read = Status::kIoError;
+  c->target->ClientView(0).Submit(
+      IoRequest{IoOp::kRead, 0, lost_unit * kChunk, lost_got.size(), lost_got.data()},
+      [&](Status st) { lost_read = st; });
+  c->target->ClientView(0).Submit(
+      IoRequest{IoOp::kRead, 0, kept_unit * kChunk, kept_got.size(), kept_got.data()},
+      [&](Status st) { kept_read = st; });
+  static const std::vector<std::byte> zeros(kLost);
+  c->disks[1]->Submit(
+      IoRequest{IoOp::kWrite, 0, 0, zeros.size(), const_cast<std::byte*>(zeros.data())},
+      [](Status st) { EXPECT_EQ(st, Status::kOk); });
+  EXPECT_GT(c->target->LosePieces(
+                1, [](std::uint64_t offset, std::uint64_t) { return offset < kLost; }, 0),
+            0u);
+  c->e.Run();
+  EXPECT_EQ(lost_read, Status::kIoError);
+  EXPECT_EQ(kept_read, Status::kOk);
+  EXPECT_EQ(kept_got, std::vector<std::byte>(4096, std::byte{0x5c}));
+}
+
 // The replacement down in the middle of its rebuild goes on where it
 // stopped when back; one replaced again starts over; neither loses data.
 TEST(ClusterRebuildTest, ARebuildInterruptedOrRestartedLosesNothing) {
