@@ -1,5 +1,7 @@
 #include "layouts/ClusterBuilder.h"
 
+#include <functional>
+
 #include "tiering/targets/SliceTarget.h"
 
 namespace tierlab {
@@ -24,6 +26,37 @@ std::vector<DeviceShare> FailureShares(const LayoutSpec& l, const std::vector<Ti
   return shares;
 }
 
+// With repair.depth_per "device": how many device groups a node's pieces
+// fall in and which a node address is in (its capacity device's, from
+// node 0's; one group where every piece meets every device).
+struct RepairDevices {
+  std::uint32_t count = 1;
+  std::function<std::uint32_t(std::uint64_t)> device_of;
+};
+RepairDevices RepairDevicesOf(const LayoutSpec& l, const std::vector<TierView>& tiers) {
+  RepairDevices out;
+  if (!l.cluster->repair.depth_per_device) return out;
+  for (const TierSpec& t : l.tiers) {
+    if (l.cache && l.cache->tier == t.name) continue;
+    for (const TierView& view : tiers) {
+      if (view.name != t.name) continue;
+      std::vector<DeviceShare> shares;
+      for (std::uint32_t d = 0; d < view.devices.size(); ++d) {
+        shares.push_back(ShareOfDevice(t, d, view.devices, l.cluster->extent));
+        if (shares.back().kind == DeviceShare::Kind::kAll) return out;
+      }
+      out.count = static_cast<std::uint32_t>(shares.size());
+      out.device_of = [shares = std::move(shares)](std::uint64_t offset) {
+        for (std::uint32_t d = 0; d < shares.size(); ++d) {
+          if (shares[d].Holds(offset, 1)) return d;
+        }
+        return 0u;  // past the last device: the first group's
+      };
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
@@ -40,6 +73,7 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
   v.effective_ = LayoutToJson(l);
   std::vector<std::unique_ptr<BlockDevice>> stacks;
   std::vector<ClusterTarget::Ports> node_ports;
+  RepairDevices repair_devices;
   for (std::uint32_t n = 0; n < c.nodes; ++n) {
     const std::string node = "node" + std::to_string(n);
     LayoutSpec nl = l;
@@ -57,7 +91,10 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     auto built = BuildVolume(engine, nl, no);
     if (!built.ok()) return built.error();
     Volume& nv = built.value();
-    if (n == 0) v.failure_shares_ = FailureShares(l, nv.tiers_);
+    if (n == 0) {
+      v.failure_shares_ = FailureShares(l, nv.tiers_);
+      repair_devices = RepairDevicesOf(l, nv.tiers_);
+    }
     // The node's files are the cluster's to remove, once its devices close.
     v.created_files_.insert(v.created_files_.end(), nv.created_files_.begin(),
                             nv.created_files_.end());
@@ -108,6 +145,9 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
   }
   cluster->SetRepairRate(c.repair.rate);
   cluster->SetRepairDepth(c.repair.depth);
+  if (repair_devices.count > 1) {
+    cluster->SetRepairDevices(repair_devices.count, std::move(repair_devices.device_of));
+  }
   cluster->SetFailureDetection(c.repair.detect);
   cluster->SetClientRestart(c.client_restart);
   v.cluster_ = cluster.get();

@@ -307,6 +307,17 @@ const F kRepairFields[] = {
        c.repair.depth = static_cast<std::uint32_t>(f.Int(k, c.repair.depth, 1, 16));
      },
      [](const ClusterSpec& c) -> json { return c.repair.depth; }},
+    {"depth_per", "node | device", "-",
+     "what `depth` counts pieces for: each node, or each capacity device of a node (ScaleIO "
+     "counts its limit per device: with two SSDs a node, depth 1 rebuilds a node two pieces at "
+     "once, one onto each). A piece is its first byte's device's; where every piece spans all "
+     "the devices, per device is per node. Refused with several capacity tiers, a log or data "
+     "reduction",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.repair.depth_per_device = f.Choice(k, c.repair.depth_per_device ? "device" : "node",
+                                            {"node", "device"}) == "device";
+     },
+     [](const ClusterSpec& c) -> json { return c.repair.depth_per_device ? "device" : "node"; }},
     {"spare", "integer 0..90", "% of each node",
      "room kept free on every node for rebuilds: a failed node's pieces are rebuilt there, "
      "spread over all the others (ScaleIO's spare capacity; vSAN's host rebuild reserve is one "

@@ -12,7 +12,7 @@
 //     "cpu": {"cores": 16, "per_io_ns": 20000, "per_kib_ns": 0},
 //     "failures": [{"node": 2, "at": "60s", "kind": "absent", "back": "5m"}],
 //     "repair": {"absent_delay": "60m", "failed_delay": "0s", "rate": "0", "depth": 1,
-//                "spare": 0, "detect": "0s"}
+//                "depth_per": "node", "spare": 0, "detect": "0s"}
 //   }
 //
 // Every key, its default and unit: ClusterFields() and its sub-tables, and
@@ -64,6 +64,9 @@ struct ClusterRepair {
   // Pieces each node copies at once, a window at a time each: ScaleIO's
   // concurrent rebuild I/O limit, whose default is 1.
   std::uint32_t depth = 1;
+  // That many per node (false) or per capacity device of a node (true:
+  // ScaleIO counts it per device; a piece is its first byte's device's).
+  bool depth_per_device = false;
   // Percent of each node kept out of the volume for rebuilds: a node's
   // pieces are then rebuilt on the others' spare room, spread over all
   // (ScaleIO's spare capacity, vSAN's host rebuild reserve); 0: onto an

@@ -714,6 +714,27 @@ void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
   }
 }
 
+// repair.depth_per "device" needs a piece to sit on known devices: the
+// one capacity tier's, at the node's own addresses.
+void CheckRepairDevices(JsonFields& f, const LayoutSpec& l) {
+  if (!l.cluster || !l.cluster->repair.depth_per_device) return;
+  const std::string key = "cluster.repair.depth_per";
+  const std::string why = "\"device\" needs each piece on known devices of the node; ";
+  const std::size_t capacity_tiers = l.tiers.size() - (l.cache ? 1 : 0);
+  if (capacity_tiers > 1) {
+    f.Fail(key, why + "with " + std::to_string(capacity_tiers) +
+                    " capacity tiers they move with their heat: use \"node\"");
+  } else if (l.reduction) {
+    f.Fail(key, why + "data reduction stores blocks where it finds room: use \"node\"");
+  } else {
+    for (const TierSpec& t : l.tiers) {
+      if (t.log && !(l.cache && l.cache->tier == t.name)) {
+        f.Fail(key, why + "tier " + t.name + " is written as a log: use \"node\"");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string PathForNode(std::string_view path, std::uint32_t node) {
@@ -735,6 +756,7 @@ Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view s
   ReadFields(LayoutFields(), f, l);
   if (f.ok()) CheckNodePaths(f, l);
   if (f.ok()) CheckFailureDevices(f, l);
+  if (f.ok()) CheckRepairDevices(f, l);
   if (!f.ok()) return f.error();
   return l;
 }

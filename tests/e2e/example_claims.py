@@ -229,27 +229,39 @@ def scaleio_device(path):
     took, during, mib, events = {}, {}, {}, {}
     for c in r["cells"]:
         a = c["axes"]
-        key = (a["layout.cluster.failures"].get("device", "node"), a["layout.cluster.repair.depth"])
+        key = (a["layout.cluster.failures"].get("device", "node"), a["layout.cluster.repair.depth"],
+               a["layout.cluster.repair.depth_per"])
         phases = rebuild_phases(c, key, ["healthy", "rebuilding", "healthy"])
         check(abs(phases[2]["iops"] / phases[0]["iops"] - 1) < 0.02, f"{key}: not back: {phases}")
         took[key] = phases[1]["end_s"] - phases[1]["start_s"]
         during[key] = phases[1]["iops"] / phases[0]["iops"]
         mib[key] = phases[1]["repaired_mib"]
         events[key] = [e["event"] for e in c["cluster_failures"]["events"]]
-    check(len(took) == 4, f"{len(took)} cells")
+    check(len(took) == 8, f"{len(took)} cells")
     for depth in (1, 8):
-        # The node held 2 GiB, its device ssd1 half of it (1 MiB chunks
-        # striped over two SSDs).
-        check(mib[("node", depth)] == 2048 and mib[("ssd1", depth)] == 1024, f"rebuilt: {mib}")
-        check(events[("ssd1", depth)][0] == "device ssd1 failed: 1024 pieces lost", f"{events}")
-    # One chunk at a time: half the pieces in half the time.
-    check(0.45 < took[("ssd1", 1)] / took[("node", 1)] < 0.55, f"one at a time: {took}")
-    # Eight at once: the new SSDs' writes bind, 2 GiB over two or 1 GiB on
-    # one at 503 MB/s (2.13 s), so both take about that.
-    for key in (("node", 8), ("ssd1", 8)):
-        check(2.13 <= took[key] < 2.8, f"eight at once, {key}: {took}")
+        for per in ("node", "device"):
+            # The node held 2 GiB, its device ssd1 half of it (1 MiB chunks
+            # striped over two SSDs).
+            check(mib[("node", depth, per)] == 2048 and mib[("ssd1", depth, per)] == 1024,
+                  f"rebuilt: {mib}")
+            check(events[("ssd1", depth, per)][0] == "device ssd1 failed: 1024 pieces lost",
+                  f"{events}")
+            # Eight at once: the new SSDs' writes bind, 2 GiB over two or 1
+            # GiB on one at 503 MB/s (2.13 s), so all take about that.
+            for what in ("node", "ssd1"):
+                check(2.13 <= took[(what, 8, per)] < 2.8, f"eight at once: {took}")
+        # Every piece the device lost was on it: per device is per node.
+        check(took[("ssd1", depth, "device")] == took[("ssd1", depth, "node")], f"{took}")
+    # One chunk at a time per node: half the pieces in half the time.
+    check(0.45 < took[("ssd1", 1, "node")] / took[("node", 1, "node")] < 0.55,
+          f"one at a time: {took}")
     # All the device's copies land on its one new SSD: the foreground keeps less.
-    check(during[("ssd1", 1)] < during[("node", 1)], f"foreground: {during}")
+    check(during[("ssd1", 1, "node")] < during[("node", 1, "node")], f"foreground: {during}")
+    # Per device a node copies two at once, one onto each new SSD: the
+    # device's time, and the foreground pays for the two.
+    check(0.95 < took[("node", 1, "device")] / took[("ssd1", 1, "device")] < 1.05,
+          f"one at a time per device: {took}")
+    check(during[("node", 1, "device")] < during[("ssd1", 1, "device")], f"foreground: {during}")
     print(f"scaleio-device: the description's claims hold ({len(took)} cells)")
 
 

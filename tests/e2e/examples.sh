@@ -12,7 +12,8 @@
 # ScaleIO rebuild, spreading it over the others' spare room is 3x faster
 # and costs the foreground more; a throttle paces it exactly; eight chunks
 # at once make an unthrottled rebuild device-bound. With two SSDs a node, a
-# failed device rebuilds its half of the node's pieces in half the time.
+# failed device rebuilds its half of the node's pieces in half the time,
+# or, counted per device as ScaleIO does, in the node's time.
 # The claims themselves are tests/e2e/example_claims.py's, one a call.
 #
 # TIERLAB_LONG=1 also runs the slower examples (blockcache, tier-vs-cache,
@@ -55,7 +56,8 @@ run vsan-4node "$work/vsan-4node-matrix.json"
 python3 "$claims" vsan-4node "$work/vsan-4node.json"
 
 # ScaleIO with two SSDs a node: node 2 fails, or only its device ssd1,
-# which held half its pieces; one chunk at a time or eight.
+# which held half its pieces; one chunk at a time or eight, per node or per
+# device.
 run scaleio-device
 python3 "$claims" scaleio-device "$work/scaleio-device.json"
 

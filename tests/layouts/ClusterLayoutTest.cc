@@ -146,6 +146,22 @@ TEST(ClusterLayoutTest, OnlyADeviceWhosePiecesAreKnownMayFail) {
   EXPECT_EQ(ErrorOf({{"repair", {{"spare", 95}}}}).rfind("x.json: cluster.repair.spare: ", 0), 0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"depth", 0}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
   EXPECT_EQ(ErrorOf({{"repair", {{"depth", 17}}}}).rfind("x.json: cluster.repair.depth: ", 0), 0u);
+  EXPECT_EQ(
+      ErrorOf({{"repair", {{"depth_per", "disk"}}}}).rfind("x.json: cluster.repair.depth_per: ", 0),
+      0u);
+  // Per device needs each piece on known devices.
+  const auto per_device = [](json layout) {
+    layout["cluster"]["repair"] = {{"depth_per", "device"}};
+    auto l = ParseLayoutJson(layout, "x.json");
+    return l.ok() ? std::string() : l.error().message;
+  };
+  EXPECT_EQ(per_device(wb), "");
+  EXPECT_EQ(per_device(tiered),
+            "x.json: cluster.repair.depth_per: \"device\" needs each piece on known devices of "
+            "the node; with 3 capacity tiers they move with their heat: use \"node\"");
+  EXPECT_EQ(per_device(reduced),
+            "x.json: cluster.repair.depth_per: \"device\" needs each piece on known devices of "
+            "the node; data reduction stores blocks where it finds room: use \"node\"");
 }
 
 TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
@@ -161,6 +177,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
             {{"absent_delay", "1h"},
              {"rate", "100m"},
              {"depth", 8},
+             {"depth_per", "device"},
              {"spare", 25},
              {"detect", "6s"}}},
            {"clients", {{"restart", "90s"}}}}),
@@ -181,6 +198,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(c.repair.rate, 100u << 20);
   EXPECT_EQ(c.repair.spare, 25u);
   EXPECT_EQ(c.repair.depth, 8u);
+  EXPECT_TRUE(c.repair.depth_per_device);
   EXPECT_EQ(c.repair.detect, 6 * kSecond);
   EXPECT_EQ(c.client_restart, 90 * kSecond);
   const json eff = LayoutToJson(*l);
@@ -197,6 +215,7 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
   EXPECT_EQ(eff["cluster"]["repair"]["failed_delay"], "0s");
   EXPECT_EQ(eff["cluster"]["repair"]["spare"], 25);
   EXPECT_EQ(eff["cluster"]["repair"]["depth"], 8);
+  EXPECT_EQ(eff["cluster"]["repair"]["depth_per"], "device");
   EXPECT_EQ(eff["cluster"]["repair"]["detect"], "6s");
   auto again = ParseLayoutJson(eff, "x.json");
   ASSERT_TRUE(again.ok()) << again.error().message;

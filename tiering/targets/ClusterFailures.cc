@@ -51,7 +51,7 @@ void ClusterTarget::ReplaceNode(std::uint32_t n) {
   repair_hold_[n] = 0;
   if (rebuild_at_[n] == SparseBitmap::kNone) ++unavailable_;
   rebuild_at_[n] = 0;
-  rebuild_next_[n] = 0;
+  for (std::uint32_t d = 0; d < repair_devices_; ++d) RebuildCursor(n, d) = 0;
   ++epoch_[n];  // a resync in flight for the node it replaces starts over
   SetNodeDown(n, false);
 }
@@ -408,7 +408,9 @@ void ClusterTarget::ResyncNext(Resync* r) {
   // copy from (a piece with none waits for a node to come back), then the
   // rebuild's next.
   for (const std::uint64_t unit : stale_[r->node]) {
-    if (!Claimed(r->node, unit) && HasResyncSource(r->node, unit)) return start(unit, false);
+    if (InGroup(r, unit) && !Claimed(r->node, unit) && HasResyncSource(r->node, unit)) {
+      return start(unit, false);
+    }
   }
   if (NextRebuildUnit(r)) return start(r->unit, true);
   NotifyState(r->node);  // nothing left that it can copy now
@@ -417,23 +419,25 @@ void ClusterTarget::ResyncNext(Resync* r) {
 bool ClusterTarget::NextRebuildUnit(Resync* r) {
   const std::uint32_t n = r->node;
   if (rebuild_at_[n] == SparseBitmap::kNone) return false;
-  std::uint64_t& next = rebuild_next_[n];
+  std::uint64_t& next = RebuildCursor(n, r->device);
   while (true) {
     const std::uint64_t unit = next < units_ ? written_.NextSet(next) : units_;
     if (unit >= units_) {
       next = units_;
-      if (!RebuildInFlight(n)) {
+      // Rebuilt once no worker of any group has a unit left or in flight.
+      const std::uint64_t frontier = RebuildFrontier(n);
+      if (frontier < units_) {
+        rebuild_at_[n] = frontier;
+      } else {
         rebuild_at_[n] = SparseBitmap::kNone;  // rebuilt
         --unavailable_;
-      } else {
-        rebuild_at_[n] = RebuildFrontier(n);
       }
       return false;
     }
     next = unit + 1;
-    // Not its piece, or another worker's (taken again after a piece before
-    // it was given up).
-    if (PieceOn(n, unit) == kNoNode || Claimed(n, unit)) continue;
+    // Not its piece or its group's, or another worker's (taken again after
+    // a piece before it was given up).
+    if (PieceOn(n, unit) == kNoNode || !InGroup(r, unit) || Claimed(n, unit)) continue;
     if (!HasResyncSource(n, unit)) {
       // Nothing current to copy from: it waits with the stale pieces.
       MarkStale(n, unit);
@@ -446,8 +450,17 @@ bool ClusterTarget::NextRebuildUnit(Resync* r) {
 }
 
 void ClusterTarget::DropPiece(Resync* r) {
-  if (r->rebuild) rebuild_next_[r->node] = std::min(rebuild_next_[r->node], r->unit);
+  if (r->rebuild) {
+    std::uint64_t& next = RebuildCursor(r->node, r->device);
+    next = std::min(next, r->unit);
+  }
   r->running = false;
+}
+
+bool ClusterTarget::InGroup(const Resync* r, std::uint64_t unit) const {
+  if (repair_devices_ == 1) return true;
+  const std::uint32_t i = PieceOn(r->node, unit);
+  return i != kNoNode && device_of_(PieceAt(unit, i).offset) == r->device;
 }
 
 bool ClusterTarget::LostOnNode(std::uint32_t node, std::uint64_t offset,
@@ -474,7 +487,10 @@ bool ClusterTarget::RebuildInFlight(std::uint32_t node) const {
 }
 
 std::uint64_t ClusterTarget::RebuildFrontier(std::uint32_t node) const {
-  std::uint64_t frontier = rebuild_next_[node];
+  std::uint64_t frontier = units_;
+  for (std::uint32_t d = 0; d < repair_devices_; ++d) {
+    frontier = std::min(frontier, rebuild_next_[std::size_t{node} * repair_devices_ + d]);
+  }
   for (const auto& w : ResyncsOf(node)) {
     if (w->running && w->rebuild) frontier = std::min(frontier, w->unit);
   }

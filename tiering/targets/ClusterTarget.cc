@@ -102,12 +102,27 @@ ClusterTarget::ClusterTarget(Engine& engine, std::string name,
 
 void ClusterTarget::SetRepairDepth(std::uint32_t pieces) {
   repair_depth_ = std::max(pieces, 1u);
+  MakeResyncWorkers();
+}
+
+void ClusterTarget::SetRepairDevices(std::uint32_t devices,
+                                     std::function<std::uint32_t(std::uint64_t)> device_of) {
+  repair_devices_ = device_of ? std::max(devices, 1u) : 1;
+  device_of_ = std::move(device_of);
+  rebuild_next_.assign(children_.size() * repair_devices_, 0);
+  MakeResyncWorkers();
+}
+
+void ClusterTarget::MakeResyncWorkers() {
   resyncs_.clear();
   for (std::uint32_t n = 0; n < children_.size(); ++n) {
-    for (std::uint32_t j = 0; j < repair_depth_; ++j) {
-      resyncs_.push_back(std::make_unique<Resync>());
-      resyncs_.back()->self = this;
-      resyncs_.back()->node = n;
+    for (std::uint32_t d = 0; d < repair_devices_; ++d) {
+      for (std::uint32_t j = 0; j < repair_depth_; ++j) {
+        resyncs_.push_back(std::make_unique<Resync>());
+        resyncs_.back()->self = this;
+        resyncs_.back()->node = n;
+        resyncs_.back()->device = d;
+      }
     }
   }
 }

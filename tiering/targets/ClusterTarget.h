@@ -83,7 +83,9 @@
 // time under the piece's lock, pulling the data from the copies or chunks
 // that are current over its own port: vSAN's resync of what changed while
 // a host was absent. A node copies SetRepairDepth pieces at once, each a
-// window at a time (ScaleIO's concurrent rebuild I/O limit: 1 by default).
+// window at a time (ScaleIO's concurrent rebuild I/O limit: 1 by default),
+// or that many per device group (SetRepairDevices: ScaleIO counts it per
+// device).
 // Until a guest write has carried bytes (a timing-only run) a repair moves
 // the same I/Os at the same times but copies no bytes: the volume starts
 // empty, so there is nothing to copy, and a node holds no windows.
@@ -245,6 +247,12 @@ class ClusterTarget final : public FanOutTarget {
   // each one window at a time (at least 1, the default). Before any node
   // goes down.
   void SetRepairDepth(std::uint32_t pieces);
+  // Per device instead (ScaleIO counts its limit per device): a node's
+  // pieces fall in `devices` groups, each copied SetRepairDepth at once; a
+  // piece's group is `device_of` its address on the node (< devices).
+  // Before any node goes down.
+  void SetRepairDevices(std::uint32_t devices,
+                        std::function<std::uint32_t(std::uint64_t)> device_of);
   // How long after a node goes down the cluster notices (see the header);
   // 0, the default: at once.
   void SetFailureDetection(Nanos delay) { detect_ = delay; }
@@ -350,6 +358,7 @@ class ClusterTarget final : public FanOutTarget {
   struct Resync {
     ClusterTarget* self;
     std::uint32_t node;
+    std::uint32_t device = 0;  // the group it copies pieces of (SetRepairDevices)
     bool running = false;
     std::uint64_t unit = 0;  // extent (mirror) or stripe (erasure coding)
     std::uint64_t at = 0;    // the window's first byte within the piece
@@ -426,7 +435,14 @@ class ClusterTarget final : public FanOutTarget {
   // it that a worker is still copying.
   std::uint64_t RebuildFrontier(std::uint32_t node) const;
   std::span<const std::unique_ptr<Resync>> ResyncsOf(std::uint32_t node) const {
-    return {resyncs_.data() + std::size_t{node} * repair_depth_, repair_depth_};
+    const std::uint32_t per_node = repair_depth_ * repair_devices_;
+    return {resyncs_.data() + std::size_t{node} * per_node, per_node};
+  }
+  void MakeResyncWorkers();
+  // Whether the unit's piece on the worker's node is in its group.
+  bool InGroup(const Resync* r, std::uint64_t unit) const;
+  std::uint64_t& RebuildCursor(std::uint32_t node, std::uint32_t device) {
+    return rebuild_next_[std::size_t{node} * repair_devices_ + device];
   }
   void NotifyState(std::uint32_t node) {
     if (state_listener_) state_listener_(node);
@@ -489,16 +505,20 @@ class ClusterTarget final : public FanOutTarget {
   std::vector<std::unordered_set<std::uint64_t>> stale_;
   std::uint64_t stale_count_ = 0;
   std::uint64_t unavailable_ = 0;
-  std::vector<std::unique_ptr<Resync>> resyncs_;  // repair_depth_ per node, node by node
+  // Per node, node by node: repair_depth_ workers per device group.
+  std::vector<std::unique_ptr<Resync>> resyncs_;
   std::uint32_t repair_depth_ = 1;
+  std::uint32_t repair_devices_ = 1;
+  std::function<std::uint32_t(std::uint64_t)> device_of_;
   ResyncStats resync_stats_;
   // A guest write has carried bytes. Until one does the nodes hold nothing
   // to copy (a cluster volume starts empty), so a repair copies timing
   // only: no windows held, no erasure decoding.
   bool data_written_ = false;
   // Rebuild: the units ever written, and per node the first unit a
-  // replacement has not rebuilt yet (kNone: not rebuilding), the next unit
-  // its workers take (units_ once every unit is taken) and how many times
+  // replacement has not rebuilt yet (kNone: not rebuilding), per device
+  // group the next unit its workers take (units_ once every unit is
+  // taken; RebuildCursor) and how many times
   // it has gone down or been replaced (a piece copied across either starts
   // over).
   SparseBitmap written_;

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "tests/support/VerifyHarness.h"
 #include "tests/tiering/targets/ClusterFixture.h"
 
@@ -507,6 +509,49 @@ TEST(ClusterRebuildTest, SeveralPiecesAtOnceFillTheLinkAndKeepTheRate) {
   const double paced_four = rebuild(4, 64'000'000);
   EXPECT_GE(paced_four, 1.024e6 * static_cast<double>(held - 1));
   EXPECT_NEAR(paced_four, paced_one, 0.01 * paced_one);
+}
+
+// The same rebuild with the depth counted per device (SetRepairDevices):
+// node 1's pieces fall in two groups by their address (alternate 64 KiB
+// slots, as a stripe of two devices in chunks of a piece puts them), so
+// depth 1 copies two pieces at once and takes about what depth 2 per node
+// takes; groups that hold no piece add nothing. Nothing is lost across a
+// failure, a down-and-back and a replacement, mirror and 3 + 1.
+TEST(ClusterRebuildTest, ADepthPerDeviceCopiesOnePieceOfEachDeviceAtOnce) {
+  const auto two_devices = [](std::uint64_t offset) {
+    return static_cast<std::uint32_t>(offset / kChunk % 2);
+  };
+  const auto rebuild = [](std::uint32_t depth, std::uint32_t devices,
+                          std::function<std::uint32_t(std::uint64_t)> device_of) {
+    auto c = testing::MakeSmallCluster(5, 2, 0, "10gbe-tcp");
+    std::vector<std::byte> data(40 * kChunk, std::byte{0x2d});
+    EXPECT_EQ(Do(*c, 0, IoRequest{IoOp::kWrite, 0, 0, data.size(), data.data()}), Status::kOk);
+    c->target->SetRepairDepth(depth);
+    if (devices > 1) c->target->SetRepairDevices(devices, std::move(device_of));
+    const Nanos took = FailAndRebuild(*c, 1);
+    EXPECT_EQ(c->target->resync_stats().rebuilt_pieces, testing::PiecesOn(*c, 1, 40));
+    EXPECT_EQ(testing::ExtentsWithDifferentCopies(*c, 40), 0);
+    return static_cast<double>(took);
+  };
+  const double per_node = rebuild(1, 1, nullptr);
+  const double per_device = rebuild(1, 2, two_devices);
+  const double two_per_node = rebuild(2, 1, nullptr);
+  EXPECT_LT(per_device, 0.6 * per_node) << "per node " << per_node << " ns";
+  EXPECT_NEAR(per_device, two_per_node, 0.1 * two_per_node);
+  const double one_group_used = rebuild(1, 4, [](std::uint64_t) { return 2u; });
+  EXPECT_EQ(one_group_used, per_node);
+
+  for (const std::uint32_t k : {0u, 3u}) {
+    auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
+    c->target->SetRepairDevices(2, two_devices);
+    RunAcross(*c,
+              {{200, 1, Action::kDown},
+               {300, 1, Action::kUp},
+               {500, 2, Action::kFail},
+               {700, 2, Action::kReplace}},
+              280 + k);
+    EXPECT_GT(c->target->resync_stats().rebuilt_pieces, 10u) << "k " << k;
+  }
 }
 
 // A timing-only run (guest writes without bytes, as the matrix runs) has
