@@ -144,8 +144,9 @@ ClusterTarget::NodeState ClusterTarget::node_state(std::uint32_t n) const {
   if (retired_[n] != 0) return stranded_[n] != 0 ? NodeState::kDown : NodeState::kGone;
   if (down_[n] != 0) return NodeState::kDown;
   if (!copying_in_[n].empty() && engine().Now() < repair_hold_[n]) return NodeState::kDown;
-  if (rebuild_at_[n] != SparseBitmap::kNone || !copying_in_[n].empty())
+  if (rebuild_at_[n] != SparseBitmap::kNone || !copying_in_[n].empty()) {
     return NodeState::kRebuilding;
+  }
   if (!stale_[n].empty()) return NodeState::kResyncing;
   return NodeState::kHealthy;
 }
