@@ -1,59 +1,70 @@
 #include "layouts/ClusterBuilder.h"
 
 #include <functional>
+#include <string>
 
 #include "tiering/targets/SliceTarget.h"
 
 namespace tierlab {
 namespace {
 
-// What each failure's device holds of its node (every node is built the
-// same, so node 0's devices say it for all).
-std::vector<DeviceShare> FailureShares(const LayoutSpec& l, const std::vector<TierView>& tiers) {
+// What each capacity device holds of its node (every node is built the
+// same, so node 0's devices say it for all). A cache's device holds every
+// piece and is not listed.
+struct NamedShare {
+  std::string device;
+  DeviceShare share;
+};
+std::vector<NamedShare> CapacityShares(const LayoutSpec& l, const std::vector<TierView>& tiers) {
+  std::vector<NamedShare> out;
+  for (const TierSpec& t : l.tiers) {
+    if (l.cache && l.cache->tier == t.name) continue;
+    for (const TierView& view : tiers) {
+      if (view.name != t.name) continue;
+      for (std::uint32_t d = 0; d < view.devices.size(); ++d) {
+        out.push_back({DeviceName(t, d), ShareOfDevice(t, d, view.devices, l.cluster->extent)});
+      }
+    }
+  }
+  return out;
+}
+
+// What each failure's device holds of its node: every piece unless it is
+// a capacity device holding part of them.
+std::vector<DeviceShare> FailureShares(const LayoutSpec& l, const std::vector<NamedShare>& caps) {
   std::vector<DeviceShare> shares;
   for (const ClusterFailure& f : l.cluster->failures) {
     DeviceShare& share = shares.emplace_back();
-    for (const TierSpec& t : l.tiers) {
-      if (l.cache && l.cache->tier == t.name) continue;  // a cache's: every piece
-      for (std::uint32_t d = 0; d < t.count; ++d) {
-        if (DeviceName(t, d) != f.device) continue;
-        for (const TierView& view : tiers) {
-          if (view.name == t.name) share = ShareOfDevice(t, d, view.devices, l.cluster->extent);
-        }
-      }
+    for (const NamedShare& c : caps) {
+      if (c.device == f.device) share = c.share;
     }
   }
   return shares;
 }
 
 // With repair.depth_per "device": how many device groups a node's pieces
-// fall in and which a node address is in (its capacity device's, from
-// node 0's; one group where every piece meets every device).
+// fall in and which a node address is in (its capacity device's; one
+// group where every piece meets every device). The layout has one
+// capacity tier then (Layout.cc refuses more).
 struct RepairDevices {
   std::uint32_t count = 1;
   std::function<std::uint32_t(std::uint64_t)> device_of;
 };
-RepairDevices RepairDevicesOf(const LayoutSpec& l, const std::vector<TierView>& tiers) {
+RepairDevices RepairDevicesOf(const LayoutSpec& l, const std::vector<NamedShare>& caps) {
   RepairDevices out;
-  if (!l.cluster->repair.depth_per_device) return out;
-  for (const TierSpec& t : l.tiers) {
-    if (l.cache && l.cache->tier == t.name) continue;
-    for (const TierView& view : tiers) {
-      if (view.name != t.name) continue;
-      std::vector<DeviceShare> shares;
-      for (std::uint32_t d = 0; d < view.devices.size(); ++d) {
-        shares.push_back(ShareOfDevice(t, d, view.devices, l.cluster->extent));
-        if (shares.back().kind == DeviceShare::Kind::kAll) return out;
-      }
-      out.count = static_cast<std::uint32_t>(shares.size());
-      out.device_of = [shares = std::move(shares)](std::uint64_t offset) {
-        for (std::uint32_t d = 0; d < shares.size(); ++d) {
-          if (shares[d].Holds(offset, 1)) return d;
-        }
-        return 0u;  // past the last device: the first group's
-      };
-    }
+  if (!l.cluster->repair.depth_per_device || caps.size() <= 1) return out;
+  std::vector<DeviceShare> shares;
+  for (const NamedShare& c : caps) {
+    if (c.share.kind == DeviceShare::Kind::kAll) return out;
+    shares.push_back(c.share);
   }
+  out.count = static_cast<std::uint32_t>(shares.size());
+  out.device_of = [shares = std::move(shares)](std::uint64_t offset) {
+    for (std::uint32_t d = 0; d < shares.size(); ++d) {
+      if (shares[d].Holds(offset, 1)) return d;
+    }
+    return 0u;  // past the last device: the first group's
+  };
   return out;
 }
 
@@ -92,8 +103,9 @@ Expected<Volume> BuildClusterVolume(Engine& engine, const LayoutSpec& l,
     if (!built.ok()) return built.error();
     Volume& nv = built.value();
     if (n == 0) {
-      v.failure_shares_ = FailureShares(l, nv.tiers_);
-      repair_devices = RepairDevicesOf(l, nv.tiers_);
+      const std::vector<NamedShare> caps = CapacityShares(l, nv.tiers_);
+      v.failure_shares_ = FailureShares(l, caps);
+      repair_devices = RepairDevicesOf(l, caps);
     }
     // The node's files are the cluster's to remove, once its devices close.
     v.created_files_.insert(v.created_files_.end(), nv.created_files_.begin(),

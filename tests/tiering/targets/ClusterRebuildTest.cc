@@ -105,6 +105,24 @@ void RunAcross(Cluster& c, const std::vector<Event>& events, std::uint64_t seed)
 // once (SetRepairDepth): the same guarantees.
 constexpr std::uint32_t kDepths[] = {1, 4};
 
+// RunAcross on four nodes for a two-way mirror and for 3 + 1, each at
+// every depth (seed + k + 100 x depth); returns the pieces each rebuilt
+// (moved or lost ones copied in, or a replacement's), in that order.
+std::vector<std::uint64_t> RunAcrossMirrorAndParity(const std::vector<Event>& events,
+                                                    std::uint64_t seed) {
+  std::vector<std::uint64_t> rebuilt;
+  for (const std::uint32_t depth : kDepths) {
+    for (const std::uint32_t k : {0u, 3u}) {
+      SCOPED_TRACE("k " + std::to_string(k) + ", depth " + std::to_string(depth));
+      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
+      c->target->SetRepairDepth(depth);
+      RunAcross(*c, events, seed + k + 100 * depth);
+      rebuilt.push_back(c->target->resync_stats().rebuilt_pieces);
+    }
+  }
+  return rebuilt;
+}
+
 TEST(ClusterRebuildTest, AMirrorRebuildsAFailedNodeAndLosesNothing) {
   for (const std::uint32_t depth : kDepths) {
     auto c = testing::MakeSmallCluster(4, 2, 0);
@@ -132,33 +150,21 @@ TEST(ClusterRebuildTest, ErasureCodingRebuildsAFailedNodeAndLosesNothing) {
 // and 4, also when the node goes down and comes back in the middle, or
 // loses the device again.
 TEST(ClusterRebuildTest, PiecesLostWithADeviceAreRebuiltAndNothingIsLost) {
-  for (const std::uint32_t depth : kDepths) {
-    for (const std::uint32_t k : {0u, 3u}) {
-      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
-      c->target->SetRepairDepth(depth);
-      RunAcross(*c,
-                {{300, 1, Action::kLoseDevice},
-                 {500, 1, Action::kDown},
-                 {600, 1, Action::kUp},
-                 {800, 1, Action::kLoseDevice}},
-                260 + k + 100 * depth);
-      const std::uint64_t rebuilt = c->target->resync_stats().rebuilt_pieces;
-      EXPECT_GT(rebuilt, 0u) << "k " << k << ", depth " << depth;
-    }
+  for (const std::uint64_t rebuilt : RunAcrossMirrorAndParity({{300, 1, Action::kLoseDevice},
+                                                               {500, 1, Action::kDown},
+                                                               {600, 1, Action::kUp},
+                                                               {800, 1, Action::kLoseDevice}},
+                                                              260)) {
+    EXPECT_GT(rebuilt, 0u);
   }
 }
 
 // The device fails while its node is down: back, the node copies in what
 // it missed and every piece it lost, written while it was away or not.
 TEST(ClusterRebuildTest, ADeviceLostWhileItsNodeIsDownIsRebuiltWhenItIsBack) {
-  for (const std::uint32_t depth : kDepths) {
-    for (const std::uint32_t k : {0u, 3u}) {
-      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
-      c->target->SetRepairDepth(depth);
-      RunAcross(*c, {{300, 1, Action::kDown}, {400, 1, Action::kLoseDevice}, {600, 1, Action::kUp}},
-                270 + k + 100 * depth);
-      EXPECT_GT(c->target->resync_stats().rebuilt_pieces, 0u) << "k " << k << ", depth " << depth;
-    }
+  for (const std::uint64_t rebuilt : RunAcrossMirrorAndParity(
+           {{300, 1, Action::kDown}, {400, 1, Action::kLoseDevice}, {600, 1, Action::kUp}}, 270)) {
+    EXPECT_GT(rebuilt, 0u);
   }
 }
 
@@ -250,20 +256,13 @@ TEST(ClusterRebuildTest, AReadInFlightAcrossADeviceLossFailsOnlyWhereItMeetsALos
 // The replacement down in the middle of its rebuild goes on where it
 // stopped when back; one replaced again starts over; neither loses data.
 TEST(ClusterRebuildTest, ARebuildInterruptedOrRestartedLosesNothing) {
-  for (const std::uint32_t depth : kDepths) {
-    for (const std::uint32_t k : {0u, 3u}) {
-      auto c = k == 0 ? testing::MakeSmallCluster(4, 2, 0) : testing::MakeEcCluster(4, 3, 1);
-      c->target->SetRepairDepth(depth);
-      RunAcross(*c,
-                {{300, 1, Action::kFail},
-                 {500, 1, Action::kReplace},
-                 {505, 1, Action::kDown},
-                 {700, 1, Action::kUp},
-                 {705, 1, Action::kFail},
-                 {900, 1, Action::kReplace}},
-                220 + k + 100 * depth);
-    }
-  }
+  RunAcrossMirrorAndParity({{300, 1, Action::kFail},
+                            {500, 1, Action::kReplace},
+                            {505, 1, Action::kDown},
+                            {700, 1, Action::kUp},
+                            {705, 1, Action::kFail},
+                            {900, 1, Action::kReplace}},
+                           220);
 }
 
 // Written: 8 whole extents. The replacement copies the pieces of those it
