@@ -20,6 +20,7 @@
 #include <string>
 
 #include "bench/lab/DeviceCalibration.h"
+#include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
 #include "layouts/JsonFields.h"
 #include "layouts/PresetFile.h"
@@ -33,6 +34,7 @@ using json = nlohmann::json;
 
 struct CalibrateArgs {
   std::string path;
+  bool cpu = false;  // the host's CPU (CalibrateCpu.h), not a device
   bool quick = false;
   std::string size;
   std::string type = "auto";
@@ -91,13 +93,6 @@ std::string DetectMedium(const std::string& path) {
 // under this.
 constexpr double kRotationalLatency = 1e6;  // ns
 
-std::string Today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
 json FiguresJson(const PointFigures& f) {
   auto r = [](double v, double scale) { return std::round(v / scale * 100) / 100; };
   return {{"iops", r(f.iops, 1)},
@@ -134,7 +129,7 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
                       {"lat_mean_error", std::round(fp.lat_mean_error * 1000) / 1000}});
   }
   json j = {{"path", a.path},
-            {"date", Today()},
+            {"date", TodayUtc()},
             {"engine", engine},
             {"plan", a.quick ? "quick" : "full"},
             {"region", FormatBytes(plan.region)},
@@ -239,6 +234,31 @@ int NoCliffOnDisk(const std::string& path) {
               kExitUsage);
 }
 
+// --cpu: the options that apply to it, handed to RunCalibrateCpu.
+int RunCalibrateCpuFrom(const CalibrateArgs& a, std::uint64_t size_override) {
+  if (!a.path.empty()) {
+    return Fail(
+        "calibrate --cpu takes no PATH (it probes RAM files of its own); got \"" + a.path + "\"",
+        kExitUsage);
+  }
+  if (!a.write_cliff.empty() || a.cliff_idle_s > 0 || a.type != "auto" || a.force ||
+      a.engine != "auto" || !a.name.empty()) {
+    return Fail(
+        "calibrate --cpu: takes --quick, --size, --runtime, --tolerance, -o, -f and -q; "
+        "--write-cliff, --cliff-idle, --type, --engine, --name and --force are a device's",
+        kExitUsage);
+  }
+  CalibrateCpuArgs c;
+  c.quick = a.quick;
+  if (size_override != 0) c.region = size_override;
+  c.output = a.output == "calibrated.json" ? "cpu.json" : a.output;
+  c.format = a.format;
+  c.runtime_s = a.runtime_s;
+  c.tolerance_pct = a.tolerance_pct;
+  c.quiet = a.quiet;
+  return RunCalibrateCpu(c);
+}
+
 int RunCalibrate(const CalibrateArgs& a) {
   std::uint64_t size_override = 0;
   if (!a.size.empty()) {
@@ -246,6 +266,14 @@ int RunCalibrate(const CalibrateArgs& a) {
     if (!b.ok() || *b < (1u << 20))
       return Fail("--size: bytes, at least 1m, got \"" + a.size + "\"", kExitUsage);
     size_override = *b;
+  }
+  if (a.format != "table" && a.format != "json") {
+    return Fail("--format: unknown \"" + a.format + "\"; known: table, json", kExitUsage);
+  }
+  if (a.cpu) return RunCalibrateCpuFrom(a, size_override);
+  if (a.path.empty()) {
+    return Fail("calibrate: PATH, the file or block device to probe, is required (or --cpu)",
+                kExitUsage);
   }
   if (a.engine != "auto" && a.engine != "io_uring" && a.engine != "libaio") {
     return Fail("--engine: unknown \"" + a.engine + "\"; known: auto, io_uring, libaio",
@@ -264,9 +292,6 @@ int RunCalibrate(const CalibrateArgs& a) {
     cliff_plan.idle = static_cast<Nanos>(a.cliff_idle_s * 1e9);
   } else if (a.cliff_idle_s > 0) {
     return Fail("--cliff-idle: needs --write-cliff", kExitUsage);
-  }
-  if (a.format != "table" && a.format != "json") {
-    return Fail("--format: unknown \"" + a.format + "\"; known: table, json", kExitUsage);
   }
   const std::string medium = a.type == "auto" ? DetectMedium(a.path) : a.type;
   auto type = ParseDeviceType(medium);
@@ -410,7 +435,7 @@ int RunCalibrate(const CalibrateArgs& a) {
     base = *FindPreset("hdd-7200");
   }
   base.name = a.name.empty() ? "calibrated" : a.name;
-  base.product = "tierlab calibrate " + a.path + " (" + Today() + ")";
+  base.product = "tierlab calibrate " + a.path + " (" + TodayUtc() + ")";
   base.type = *type;
   base.capacity_bytes = (*dev)->Size();
   auto fit = disk ? FitHddModel(*probe, plan, base) : FitFlashModel(*probe, plan, base);
@@ -423,20 +448,8 @@ int RunCalibrate(const CalibrateArgs& a) {
   const json doc = PresetFileJson(
       fit->preset,
       CalibrationJson(a, plan, *probe, *fit, cliff, ToString((*dev)->engine()), seconds));
-  if (!a.output.empty() && a.output != "-") {
-    const int rc = WriteOutput(a.output, doc.dump(2) + "\n");
-    if (rc != kExitOk) return rc;
-  }
-  if (a.format == "json") {
-    std::printf("%s\n", doc.dump(2).c_str());
-  } else {
-    PrintTable(*fit, *probe);
-    if (!a.output.empty() && a.output != "-") {
-      std::printf("preset written to %s: name it in a tier as \"preset\": \"file:%s\"\n",
-                  a.output.c_str(), a.output.c_str());
-    }
-  }
-  return kExitOk;
+  return EmitCalibration(doc, a.output, a.format, [&] { PrintTable(*fit, *probe); },
+                         {"preset", "in a tier", "preset"});
 }
 
 }  // namespace
@@ -445,14 +458,21 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
   auto a = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate", "Measure a file or block device and fit a device preset to it");
-  cmd->add_option("path", a->path, "File or block device (a missing file is created, then removed)")
-      ->required();
+  cmd->add_option("path", a->path,
+                  "File or block device (a missing file is created, then removed); none with "
+                  "--cpu");
+  cmd->add_flag("--cpu", a->cpu,
+                "Measure the host CPU's cost per I/O of a cached volume on RAM files instead, "
+                "and write a cpu file (default cpu.json) a layout names as \"cpu\"");
   cmd->add_flag("--quick", a->quick, "At most a minute: fewer queue depths, shorter runs");
-  cmd->add_option("--size", a->size, "Bytes from the start to probe (default 1g, quick 512m)");
+  cmd->add_option("--size", a->size,
+                  "Bytes from the start to probe (default 1g, quick 512m; --cpu: the working "
+                  "set, default 128m)");
   cmd->add_option("--type", a->type, "Model type: auto, ram, optane, nvme, ssd or hdd")
       ->capture_default_str();
   cmd->add_option("--name", a->name, "The preset's name in its file");
-  cmd->add_option("-o,--output", a->output, "Preset file to write (- for none)")
+  cmd->add_option("-o,--output", a->output,
+                  "Preset file to write (- for none; --cpu: default cpu.json)")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "auto, io_uring or libaio")->capture_default_str();
   cmd->add_option("-f,--format", a->format, "table or json (the preset file, on stdout)")

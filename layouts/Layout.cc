@@ -542,6 +542,17 @@ const Field<LayoutSpec> kLayoutFields[] = {
        return l.reduction ? ReductionToJson(*l.reduction) : json();
      },
      false, "none"},
+    {"cpu", "object (cpu below) or \"file:PATH\"", "",
+     "the host's CPU in front of the stack, in simulation (none: it costs nothing)",
+     [](JsonFields& f, std::string_view k, LayoutSpec& l) {
+       const json* c = f.Raw(k);
+       if (c == nullptr || !f.ok()) return;
+       auto spec = ParseHostCpuJson(*c, l.source);
+       if (!spec.ok()) return f.Adopt(spec.error());
+       l.cpu = std::move(spec.value());
+     },
+     [](const LayoutSpec& l) -> json { return l.cpu ? HostCpuToJson(*l.cpu) : json(); }, false,
+     "none"},
     {"cluster", "object (cluster below)", "",
      "the volume over several nodes, each with the stack above (none: one node)",
      [](JsonFields& f, std::string_view k, LayoutSpec& l) {
@@ -757,6 +768,9 @@ Expected<LayoutSpec> ParseLayoutJson(const nlohmann::json& j, std::string_view s
   if (f.ok()) CheckNodePaths(f, l);
   if (f.ok()) CheckFailureDevices(f, l);
   if (f.ok()) CheckRepairDevices(f, l);
+  if (f.ok() && l.cpu && l.cluster) {
+    f.Fail("cpu", "a cluster's nodes have cluster.cpu; the layout's cpu is one node's");
+  }
   if (!f.ok()) return f.error();
   return l;
 }

@@ -15,6 +15,7 @@
 //     "tiering": {"extent_size": "...", ...},     // several capacity tiers: a tier target
 //     "block_cache": {"size": "1g", "policy": "lru", "lookup_ns": 300, ...},
 //     "reduction": {"dedupe": true, "compression": "lz4", "where": "inline", ...},
+//     "cpu": {"per_io_ns": 780, ...} or "file:cpu.json",  // the host's CPU (simulation)
 //     "cluster": {"nodes": 4, "network": {...}, "protection": {...}, ...}
 //   }
 //
@@ -44,6 +45,7 @@
 #include "layouts/CacheSpec.h"
 #include "layouts/ClusterSpec.h"
 #include "layouts/FieldTable.h"
+#include "layouts/HostCpuSpec.h"
 #include "layouts/JsonParse.h"  // ReadJsonFile
 #include "layouts/ReductionSpec.h"
 #include "layouts/TieringSpec.h"
@@ -109,6 +111,7 @@ struct LayoutSpec {
   std::optional<TieringSpec> tiering;         // none = defaults (used only with 2+ capacity tiers)
   std::optional<BlockCacheSpec> block_cache;  // none = no RAM block cache
   std::optional<ReductionSpec> reduction;     // none = no dedup or compression
+  std::optional<HostCpuSpec> cpu;             // none = the host's CPU costs nothing
   // The tiers and sections above are one node of a cluster (ClusterSpec.h).
   std::optional<ClusterSpec> cluster;  // none = one node, the volume its stack
   std::string source;                  // file name or shorthand, for error messages

@@ -12,6 +12,7 @@
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/ModelDevice.h"
 #include "tiering/targets/DelayTarget.h"
+#include "tiering/targets/HostCpuTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/LogStructuredTarget.h"
 #include "tiering/targets/MirrorTarget.h"
@@ -437,6 +438,11 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     v.block_cache_ = cache->get();
     v.effective_["block_cache"] = BlockCacheToJson(BlockCacheSpec{cfg});
     top = std::move(cache.value());
+  }
+  if (l.cpu && engine.IsSimulated()) {
+    auto cpu = std::make_unique<HostCpuTarget>(engine, "host", std::move(top), l.cpu->cpu);
+    v.host_cpu_ = &cpu->cpu();
+    top = std::move(cpu);
   }
   v.top_ = std::move(top);
   return v;

@@ -1,7 +1,7 @@
 #pragma once
 // Builds the device stack a layout describes, on a simulated or a real engine:
 //
-//   [block cache] -> [reduction, inline] -> [slice to the volume size]
+//   [host CPU] -> [block cache] -> [reduction, inline] -> [slice to the volume size]
 //     -> cache target -> [reduction, on destage] -> origin
 //   origin = one capacity tier's stack, or a tier target over several
 //   tier stack = stripe | mirror | linear | parity RAID of the tier's devices
@@ -93,6 +93,9 @@ class Volume {
   TierTarget* tier_target() const { return tier_target_; }
   BlockCache* block_cache() const { return block_cache_; }
   DataReductionTarget* reduction() const { return reduction_; }
+  // The host's CPU in front of the stack (the layout's "cpu", in
+  // simulation), or null.
+  const NodeCpu* host_cpu() const { return host_cpu_; }
   // The effective layout (defaults and resolved cache config written out).
   const nlohmann::json& effective() const { return effective_; }
   const std::vector<std::string>& created_files() const { return created_files_; }
@@ -118,6 +121,7 @@ class Volume {
   TierTarget* tier_target_ = nullptr;
   BlockCache* block_cache_ = nullptr;
   DataReductionTarget* reduction_ = nullptr;
+  const NodeCpu* host_cpu_ = nullptr;
   nlohmann::json effective_;
   std::vector<std::string> created_files_;
   ClusterTarget* cluster_ = nullptr;

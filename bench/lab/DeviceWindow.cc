@@ -107,9 +107,10 @@ std::vector<const NicModel*> ClusterPorts(const Volume& v) {
   return ports;
 }
 
-// A cluster's node CPUs, where modelled.
-std::vector<const NodeCpu*> ClusterCpus(const Volume& v) {
+// The CPUs modelled: a cluster's node CPUs, or a one-node layout's host CPU.
+std::vector<const NodeCpu*> ModelledCpus(const Volume& v) {
   std::vector<const NodeCpu*> cpus;
+  if (v.host_cpu() != nullptr) cpus.push_back(v.host_cpu());
   const ClusterTarget* c = v.cluster();
   if (c == nullptr) return cpus;
   for (std::size_t n = 0; n < c->placement().nodes(); ++n) {
@@ -145,7 +146,7 @@ void DeviceWindow::Begin(Volume& v) {
   ports_start_.clear();
   for (const NicModel* p : ClusterPorts(v)) ports_start_.emplace_back(p->tx(), p->rx());
   cpus_start_.clear();
-  for (const NodeCpu* c : ClusterCpus(v)) cpus_start_.emplace_back(c->busy(), c->requests());
+  for (const NodeCpu* c : ModelledCpus(v)) cpus_start_.emplace_back(c->busy(), c->requests());
 }
 
 void DeviceWindow::KeepPeaks(const Volume& v) {
@@ -240,7 +241,7 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
     }
     out["network"] = std::move(network);
   }
-  const std::vector<const NodeCpu*> cpus = ClusterCpus(v);
+  const std::vector<const NodeCpu*> cpus = ModelledCpus(v);
   if (!cpus.empty()) {
     nlohmann::json cpu = nlohmann::json::array();
     for (std::size_t k = 0; k < cpus.size(); ++k) {

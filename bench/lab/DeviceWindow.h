@@ -35,8 +35,9 @@ class DeviceWindow {
   // amplifications, and its segments in use and index memory now. A
   // cluster's volume also has "network": per port (node and host NICs),
   // each direction's bytes, messages and wire and CPU utilisation; where
-  // node CPUs are modelled, "cpu": per node, its cores, requests, busy time
-  // and busy share of its cores; and every window has "busiest": the
+  // node CPUs (or a one-node layout's host CPU) are modelled, "cpu": per
+  // CPU, its cores, requests, busy time and busy share of its cores; and
+  // every window has "busiest": the
   // device, port wire, port CPU or node CPU closest
   // to its limit (a port's or a CPU's busy share; a device's, or for a
   // device with several service units the share of its rated IOPS and
@@ -55,7 +56,7 @@ class DeviceWindow {
   std::vector<LogStructuredStats> log_start_;  // per tier (zeros where no log)
   // A cluster's ports, in ClusterPorts() order: tx and rx at the start.
   std::vector<std::pair<NicModel::Direction, NicModel::Direction>> ports_start_;
-  // A cluster's node CPUs, where modelled: busy time and requests at the start.
+  // The modelled CPUs (ModelledCpus): busy time and requests at the start.
   std::vector<std::pair<Nanos, std::uint64_t>> cpus_start_;
 };
 

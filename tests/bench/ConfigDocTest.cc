@@ -87,6 +87,7 @@ std::vector<Schema> Schemas() {
       {"pins", DocumentFields(TierPinFields())},
       {"block_cache", DocumentFields(BlockCacheFields())},
       {"reduction", DocumentFields(ReductionFields())},
+      {"cpu", DocumentFields(HostCpuFields())},
       {"cluster", DocumentFields(ClusterFields())},
       {"cluster.network", DocumentFields(ClusterNetworkFields())},
       {"cluster.clients", DocumentFields(ClusterClientsFields())},

@@ -94,6 +94,52 @@ assert 900 <= iops["measured"] <= 1050 and abs(iops["model"] - 1000) < 10, iops
 print("throttled tier: measured %.0f IOPS, model %.0f" % (iops["measured"], iops["model"]))
 PY
 
+# The host's CPU: calibrate --cpu fits tierlab's cost per I/O on a cached
+# volume over RAM files; a layout naming the file is bound by it in
+# simulation where its devices are RAM (a cache on /dev/shm that holds the
+# whole region): 4k reads at the fitted cost a read, QD8 of them at once.
+"$bin" calibrate --cpu --quick --size 16m --runtime 0.2 --tolerance 200 -q -o cpu.json >cpu.txt ||
+  fail "calibrate --cpu: $(cat cpu.txt)"
+grep -q '^fitted cpu: ' cpu.txt || fail "no fitted cpu: $(cat cpu.txt)"
+shm=/dev/shm/tierlab-validate-cli-$$.img
+trap 'rm -rf "$tmp"; rm -f "$shm"' EXIT
+cat >ram.json <<JSON
+{"name": "ram-cache",
+ "layouts": [{"name": "shm", "size": "64m", "cpu": "file:cpu.json",
+              "tiers": [{"name": "cache", "preset": "ram", "capacity": "32m", "paths": ["$shm"]},
+                        {"name": "capacity", "preset": "file:dev.json", "capacity": "64m",
+                         "paths": ["dev.img"]}],
+              "cache": {"tier": "cache", "line_size": "4k"}}],
+ "profiles": [{"name": "qd8", "rw": "randread", "bs": "4k", "iodepth": 8, "size": "16m",
+               "precondition": "fill", "runtime": "500ms", "ramp_time": "100ms",
+               "time_based": true}]}
+JSON
+"$bin" validate ram.json -q -f json -o ram-v.json || fail "validate ram.json"
+python3 - <<'PY'
+import json
+cpu = json.load(open("cpu.json"))
+assert cpu["cpu_file"] == 1 and len(cpu["calibration"]["points"]) == 6, cpu
+c = cpu["cpu"]
+assert c["cores"] == 1 and c["per_io_ns"] > 0 and c["per_write_io_ns"] > 0, c
+cost = c["per_io_ns"] + 4 * c["per_kib_ns"]
+cell = json.load(open("ram-v.json"))["cells"][0]
+ms = {m["metric"]: m for m in cell["metrics"]}
+# The slower of the CPU and the RAM model's 2 M IOPS binds (the CPU, on
+# every host measured so far), and then by Little's law QD x its cost.
+want = min(1e9 / cost, 2e6)
+assert abs(ms["iops"]["model"] - want) < 0.03 * want, (ms["iops"], cost)
+if want < 2e6:
+    assert abs(ms["lat"]["model"] - 8 * cost) < 0.05 * 8 * cost, (ms["lat"], cost)
+print("host cpu: %d ns a read; RAM cell measured %.0f IOPS, model %.0f" %
+      (cost, ms["iops"]["measured"], ms["iops"]["model"]))
+PY
+rc=0
+"$bin" calibrate --cpu dev.img 2>err || rc=$?
+[[ $rc -eq 2 && $(wc -l <err) -eq 1 ]] || fail "calibrate --cpu PATH: exit $rc: $(cat err)"
+rc=0
+"$bin" calibrate 2>err || rc=$?
+[[ $rc -eq 2 ]] && grep -q "PATH" err || fail "calibrate without PATH: exit $rc: $(cat err)"
+
 rc=0
 "$bin" validate no-such.json 2>err || rc=$?
 [[ $rc -ne 0 && $(wc -l <err) -eq 1 ]] || fail "missing matrix: exit $rc: $(cat err)"

@@ -434,7 +434,8 @@ void ClusterTarget::Arrived(Hop* h) {
     return;
   }
   const std::uint64_t bytes = h->req.op == IoOp::kFlush ? 0 : h->req.length;
-  const Nanos done = cpus_[h->node]->Run(engine().Now(), bytes);
+  const bool write = h->req.op == IoOp::kWrite || h->req.op == IoOp::kDiscard;
+  const Nanos done = cpus_[h->node]->Run(engine().Now(), bytes, write);
   if (done == engine().Now()) {
     Serve(h);
     return;

@@ -29,14 +29,19 @@ struct NodeCpuSpec {
   std::uint32_t cores = 0;  // 0: the CPU is not modelled
   Nanos per_io = 0;         // CPU time per request served
   Nanos per_kib = 0;        // and per KiB it carries (read or written)
+  // A write's (and a discard's) figures where they differ from a read's (a
+  // cache's dirty-line accounting, its destage); 0: per_io, per_kib.
+  Nanos per_write_io = 0;
+  Nanos per_write_kib = 0;
 };
 
 class NodeCpu {
  public:
   NodeCpu(std::string name, NodeCpuSpec spec);
 
-  // Queues a request of `bytes` at `now`: the time its work is done.
-  Nanos Run(Nanos now, std::uint64_t bytes);
+  // Queues a request of `bytes` at `now`: the time its work is done. A
+  // write costs spec().per_write_io and per_write_kib where they are set.
+  Nanos Run(Nanos now, std::uint64_t bytes, bool write = false);
 
   const std::string& name() const { return name_; }
   const NodeCpuSpec& spec() const { return spec_; }

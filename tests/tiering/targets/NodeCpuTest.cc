@@ -29,6 +29,18 @@ TEST(NodeCpuTest, PerKibCountsEveryKibStarted) {
   EXPECT_EQ(cpu.Run(300 * kMicro, 65537), 300 * kMicro + 2 * kMicro + 65 * kMicro);
 }
 
+TEST(NodeCpuTest, AWriteCostsItsOwnFiguresWhereTheyAreSet) {
+  NodeCpu same("n0.cpu", NodeCpuSpec{1, 2 * kMicro, 0});
+  EXPECT_EQ(same.Run(0, 4096, /*write=*/true), 2 * kMicro);
+  NodeCpu split("n1.cpu", NodeCpuSpec{1, 2 * kMicro, 1 * kMicro, 5 * kMicro});
+  EXPECT_EQ(split.Run(0, 4096, /*write=*/true), 5 * kMicro + 4 * kMicro);
+  EXPECT_EQ(split.Run(0, 4096), 9 * kMicro + 2 * kMicro + 4 * kMicro);  // waits for the write
+  EXPECT_EQ(split.busy(), 9 * kMicro + 6 * kMicro);
+  NodeCpu per_kib("n2.cpu", NodeCpuSpec{1, 2 * kMicro, 1 * kMicro, 0, 3 * kMicro});
+  EXPECT_EQ(per_kib.Run(0, 8192, /*write=*/true), 2 * kMicro + 24 * kMicro);
+  EXPECT_EQ(per_kib.Run(100 * kMicro, 8192), 100 * kMicro + 2 * kMicro + 8 * kMicro);
+}
+
 TEST(NodeCpuTest, NoCoresOrNoCostTakesNoTime) {
   NodeCpu off("n0.cpu", NodeCpuSpec{0, 10 * kMicro, 0});
   EXPECT_EQ(off.Run(7 * kMicro, 4096), 7 * kMicro);

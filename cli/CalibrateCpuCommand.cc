@@ -1,0 +1,149 @@
+// tierlab calibrate --cpu (CalibrateCpu.h): builds the probe's cached volume
+// on RAM files, runs the probe on the real engine, fits the CPU and writes
+// the cpu file with what was measured.
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bench/lab/HostCpuCalibration.h"
+#include "cli/CalibrateCpu.h"
+#include "cli/Commands.h"
+#include "layouts/HostCpuSpec.h"
+#include "layouts/StackBuilder.h"
+#include "tiering/core/RealEngine.h"
+
+namespace tierlab::cli {
+namespace {
+
+using json = nlohmann::json;
+
+json PointJson(const ProbeResult& r, const FitPoint& f) {
+  auto round2 = [](double v) { return std::round(v * 100) / 100; };
+  json runs = json::array();
+  for (const PointFigures& run : r.runs) runs.push_back(std::round(run.iops));
+  return {{"point", r.point.Name()},
+          {"iops", std::round(f.measured.iops)},
+          {"lat_mean_us", round2(f.measured.lat_mean_ns / 1e3)},
+          {"ns_per_io", round2(1e9 / f.measured.iops)},
+          {"runs", std::move(runs)},
+          {"spread", std::round(r.spread * 1000) / 1000},
+          {"model_iops", std::round(f.model.iops)},
+          {"iops_error", std::round(f.iops_error * 1000) / 1000}};
+}
+
+void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
+  std::printf("%-20s %12s %10s %12s %7s %7s\n", "point", "IOPS", "ns/io", "model", "error",
+              "spread");
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    const FitPoint& f = fit.points[i];
+    std::printf("%-20s %12.0f %10.1f %12.0f %+6.1f%% %6.1f%%\n", f.point.Name().c_str(),
+                f.measured.iops, 1e9 / f.measured.iops, f.model.iops, f.iops_error * 100,
+                probe[i].spread * 100);
+  }
+  std::printf(
+      "fitted cpu: a read %lld ns + %lld ns a KiB, a write %lld ns + %lld ns a KiB, on one "
+      "core (the 16k points are not fitted: their error checks the model)\n",
+      static_cast<long long>(fit.cpu.per_io), static_cast<long long>(fit.cpu.per_kib),
+      static_cast<long long>(fit.cpu.per_write_io), static_cast<long long>(fit.cpu.per_write_kib));
+}
+
+}  // namespace
+
+std::string TodayUtc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+int EmitCalibration(const json& doc, const std::string& output, const std::string& format,
+                    const std::function<void()>& table, CalibrationFileHint hint) {
+  const bool file = !output.empty() && output != "-";
+  if (file) {
+    const int rc = WriteOutput(output, doc.dump(2) + "\n");
+    if (rc != kExitOk) return rc;
+  }
+  if (format == "json") {
+    std::printf("%s\n", doc.dump(2).c_str());
+    return kExitOk;
+  }
+  table();
+  if (file) {
+    std::printf("%s written to %s: name it %s as \"%s\": \"file:%s\"\n", hint.what, output.c_str(),
+                hint.where, hint.key, output.c_str());
+  }
+  return kExitOk;
+}
+
+int RunCalibrateCpu(const CalibrateCpuArgs& a) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.dir, ec)) {
+    return Fail("calibrate --cpu: " + a.dir +
+                    ": not a directory (the probe's RAM files go there; tmpfs, as /dev/shm)",
+                kExitUsage);
+  }
+  CalibrationPlan plan = HostCpuPlan(a.quick, a.region);
+  if (a.runtime_s > 0) {
+    plan.runtime = static_cast<Nanos>(a.runtime_s * 1e9);
+    plan.ramp = std::min(plan.ramp, plan.runtime / 4);
+  }
+  if (a.tolerance_pct > 0) plan.tolerance = a.tolerance_pct / 100;
+
+  RealEngine engine;
+  BuildOptions bo;
+  bo.temp_dir = a.dir;
+  auto volume = BuildVolume(engine, HostCpuLayout(a.region), bo);
+  if (!volume.ok()) return Fail(volume.error());
+  if (!a.quiet) {
+    std::fprintf(stderr,
+                 "calibrate --cpu: a write-back cache over RAM files in %s, %zu points x %u "
+                 "runs over %s, about %.0f s\n",
+                 a.dir.c_str(), plan.points.size(), plan.repeats, FormatBytes(plan.region).c_str(),
+                 static_cast<double>(PlannedTime(plan)) / 1e9);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto probe = RunProbe(engine, volume->top(), plan, [&](const ProbeProgress& p) {
+    if (a.quiet || p.point == nullptr) return;
+    if (p.run == 1) std::fprintf(stderr, "calibrate --cpu: %s\n", p.point->Name().c_str());
+    if (p.run > plan.repeats) {
+      std::fprintf(stderr, "calibrate --cpu: %s not settled, run %u\n", p.point->Name().c_str(),
+                   p.run);
+    }
+  });
+  if (!probe.ok()) {
+    std::string m = "calibrate --cpu: " + probe.error().message;
+    if (probe.error().kind == ErrorKind::kInconsistent) {
+      m += " (another job sharing the cores: a quieter moment, longer runs (--runtime) or "
+           "--tolerance)";
+    }
+    return Fail(m, ExitCodeFor(probe.error().kind));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto fit = FitHostCpu(*probe);
+  if (!fit.ok()) return Fail(fit.error());
+
+  json points = json::array();
+  for (std::size_t i = 0; i < probe->size(); ++i) {
+    points.push_back(PointJson((*probe)[i], fit->points[i]));
+  }
+  const json calibration = {{"date", TodayUtc()},
+                            {"stack", "write-back cache, 4k lines, over RAM files in " + a.dir},
+                            {"region", FormatBytes(plan.region)},
+                            {"plan", a.quick ? "quick" : "full"},
+                            {"ramp_ms", plan.ramp / kMilli},
+                            {"runtime_ms", plan.runtime / kMilli},
+                            {"repeats", plan.repeats},
+                            {"tolerance", plan.tolerance},
+                            {"seconds", std::round(seconds)},
+                            {"max_iops_error", std::round(fit->max_iops_error * 1000) / 1000},
+                            {"points", std::move(points)}};
+  return EmitCalibration(CpuFileJson(fit->cpu, calibration), a.output, a.format,
+                         [&] { PrintTable(*fit, *probe); }, {"cpu", "in a layout", "cpu"});
+}
+
+}  // namespace tierlab::cli

@@ -1,0 +1,127 @@
+// A layout's "cpu": the figures or a cpu file, the errors naming the field,
+// the host CPU on top of a simulated stack and none on a real one.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "layouts/HostCpuSpec.h"
+#include "layouts/Layout.h"
+#include "layouts/StackBuilder.h"
+#include "tests/support/TempDir.h"
+#include "tiering/core/RealEngine.h"
+#include "tiering/core/SimEngine.h"
+
+namespace tierlab {
+namespace {
+
+using json = nlohmann::json;
+
+json WithCpu(json cpu) {
+  json j = {{"name", "c"},
+            {"tiers",
+             {{{"name", "cache"}, {"preset", "ram"}, {"capacity", "64m"}},
+              {{"name", "capacity"}, {"preset", "ram"}, {"capacity", "256m"}}}},
+            {"cache", {{"tier", "cache"}, {"line_size", "4k"}}}};
+  j["cpu"] = std::move(cpu);
+  return j;
+}
+
+std::string ErrorOf(const json& layout) {
+  auto l = ParseLayoutJson(layout, "x.json");
+  return l.ok() ? "" : l.error().message;
+}
+
+TEST(HostCpuSpecTest, FiguresAreReadAndWrittenBack) {
+  auto l = ParseLayoutJson(WithCpu({{"per_io_ns", 780},
+                                    {"per_write_io_ns", 950},
+                                    {"per_kib_ns", 40},
+                                    {"per_write_kib_ns", 90}}),
+                           "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  ASSERT_TRUE(l->cpu.has_value());
+  EXPECT_EQ(l->cpu->cpu.cores, 1u);
+  EXPECT_EQ(l->cpu->cpu.per_io, 780);
+  EXPECT_EQ(l->cpu->cpu.per_write_io, 950);
+  EXPECT_EQ(l->cpu->cpu.per_kib, 40);
+  EXPECT_EQ(l->cpu->cpu.per_write_kib, 90);
+  const json back = LayoutToJson(*l);
+  EXPECT_EQ(back["cpu"], json({{"cores", 1},
+                               {"per_io_ns", 780},
+                               {"per_kib_ns", 40},
+                               {"per_write_io_ns", 950},
+                               {"per_write_kib_ns", 90}}));
+  auto again = ParseLayoutJson(back, "x.json");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->cpu->cpu.per_write_io, 950);
+  EXPECT_FALSE(ParseLayoutJson(WithCpu(nullptr), "x.json")->cpu.has_value());
+}
+
+TEST(HostCpuSpecTest, BadFiguresNameTheField) {
+  EXPECT_EQ(ErrorOf(WithCpu({{"cores", 2}})),
+            "x.json: cpu.per_io_ns: missing; a CPU needs a cost (per_io_ns, per_kib_ns or a "
+            "write's)");
+  EXPECT_EQ(ErrorOf(WithCpu({{"cores", 0}, {"per_io_ns", 1}})),
+            "x.json: cpu.cores: must be 1..1024, got 0");
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", -5}})),
+            "x.json: cpu.per_io_ns: must be 0..1000000000, got -5");
+  EXPECT_NE(ErrorOf(WithCpu({{"per_op_ns", 5}})).find("x.json: cpu.per_op_ns: unknown key"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf(WithCpu(12)), "x.json: cpu: must be an object of figures or \"file:PATH\"");
+  EXPECT_EQ(ErrorOf(WithCpu("cpu.json")),
+            "x.json: cpu: \"cpu.json\" is not a file; an object of figures, or \"file:PATH\" "
+            "(tierlab calibrate --cpu writes one)");
+  json cluster = WithCpu({{"per_io_ns", 5}});
+  cluster["cluster"] = {{"nodes", 2}};
+  EXPECT_EQ(ErrorOf(cluster),
+            "x.json: cpu: a cluster's nodes have cluster.cpu; the layout's cpu is one node's");
+}
+
+TEST(HostCpuSpecTest, ACpuFileIsReadAndNamedAgain) {
+  testing::TempDir dir;
+  const std::string path = dir.path().string() + "/cpu.json";
+  NodeCpuSpec spec{
+      .cores = 1, .per_io = 700, .per_kib = 30, .per_write_io = 900, .per_write_kib = 60};
+  std::ofstream(path) << CpuFileJson(spec, {{"date", "today"}}).dump(2);
+  auto l = ParseLayoutJson(WithCpu("file:" + path), "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->cpu->cpu.per_io, 700);
+  EXPECT_EQ(l->cpu->cpu.per_write_io, 900);
+  EXPECT_EQ(l->cpu->cpu.per_kib, 30);
+  EXPECT_EQ(l->cpu->cpu.per_write_kib, 60);
+  EXPECT_EQ(LayoutToJson(*l)["cpu"], "file:" + path);
+
+  EXPECT_NE(ErrorOf(WithCpu("file:" + dir.path().string() + "/none.json"))
+                .find("x.json: cpu: " + dir.path().string() + "/none.json"),
+            std::string::npos);
+  std::ofstream(path) << R"({"cpu": {"per_io_ns": 5}})";
+  EXPECT_EQ(ErrorOf(WithCpu("file:" + path)),
+            "x.json: cpu: " + path + ": cpu_file: missing; must be 1");
+  std::ofstream(path) << R"({"cpu_file": 1, "cpu": {"per_io_ns": "fast"}})";
+  EXPECT_NE(ErrorOf(WithCpu("file:" + path)).find("x.json: cpu: " + path + ": cpu.per_io_ns: "),
+            std::string::npos);
+}
+
+TEST(HostCpuSpecTest, TheHostCpuIsOnTopInSimulationAndAbsentInARealRun) {
+  auto l = ParseLayoutJson(WithCpu({{"per_io_ns", 2000}}), "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  SimEngine sim;
+  auto v = BuildVolume(sim, *l, {});
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_NE(v->host_cpu(), nullptr);
+  EXPECT_EQ(v->top().Kind(), "cpu");
+  EXPECT_EQ(v->host_cpu()->spec().per_io, 2000);
+  ASSERT_NE(v->cache(), nullptr);
+
+  testing::TempDir dir;
+  RealEngine real;
+  BuildOptions o;
+  o.temp_dir = dir.path().string();
+  auto r = BuildVolume(real, *l, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->host_cpu(), nullptr);
+  EXPECT_NE(r->top().Kind(), "cpu");
+}
+
+}  // namespace
+}  // namespace tierlab
