@@ -98,6 +98,8 @@ PY
 # volume over RAM files; a layout naming the file is bound by it in
 # simulation where its devices are RAM (a cache on /dev/shm that holds the
 # whole region): 4k reads at the fitted cost a read, QD8 of them at once.
+# The real run's figure is printed, not held to the model: on a shared
+# host it moves by a fifth within minutes (docs/VALIDATION.md).
 "$bin" calibrate --cpu --quick --size 16m --runtime 0.2 --tolerance 200 -q -o cpu.json >cpu.txt ||
   fail "calibrate --cpu: $(cat cpu.txt)"
 grep -q '^fitted cpu: ' cpu.txt || fail "no fitted cpu: $(cat cpu.txt)"
@@ -106,7 +108,8 @@ trap 'rm -rf "$tmp"; rm -f "$shm"' EXIT
 cat >ram.json <<JSON
 {"name": "ram-cache",
  "layouts": [{"name": "shm", "size": "64m", "cpu": "file:cpu.json",
-              "tiers": [{"name": "cache", "preset": "ram", "capacity": "32m", "paths": ["$shm"]},
+              "tiers": [{"name": "cache", "preset": "ram", "capacity": "32m", "paths": ["$shm"],
+                         "model": {"read_iops_4k": 20000000, "seq_read_mbps": 100000}},
                         {"name": "capacity", "preset": "file:dev.json", "capacity": "64m",
                          "paths": ["dev.img"]}],
               "cache": {"tier": "cache", "line_size": "4k"}}],
@@ -124,12 +127,12 @@ assert c["cores"] == 1 and c["per_io_ns"] > 0 and c["per_write_io_ns"] > 0, c
 cost = c["per_io_ns"] + 4 * c["per_kib_ns"]
 cell = json.load(open("ram-v.json"))["cells"][0]
 ms = {m["metric"]: m for m in cell["metrics"]}
-# The slower of the CPU and the RAM model's 2 M IOPS binds (the CPU, on
-# every host measured so far), and then by Little's law QD x its cost.
-want = min(1e9 / cost, 2e6)
+# The cache's RAM is made fast enough (20 M reads a second) that the CPU
+# binds on any host: 1 / cost reads a second, and by Little's law QD x its
+# cost each.
+want = 1e9 / cost
 assert abs(ms["iops"]["model"] - want) < 0.03 * want, (ms["iops"], cost)
-if want < 2e6:
-    assert abs(ms["lat"]["model"] - 8 * cost) < 0.05 * 8 * cost, (ms["lat"], cost)
+assert abs(ms["lat"]["model"] - 8 * cost) < 0.05 * 8 * cost, (ms["lat"], cost)
 print("host cpu: %d ns a read; RAM cell measured %.0f IOPS, model %.0f" %
       (cost, ms["iops"]["measured"], ms["iops"]["model"]))
 PY
