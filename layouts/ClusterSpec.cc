@@ -202,6 +202,18 @@ const F kCpuFields[] = {
        c.cpu.per_kib = f.Int(k, c.cpu.per_kib, 0, 1'000'000'000);
      },
      [](const ClusterSpec& c) -> json { return c.cpu.per_kib; }},
+    {"per_write_io_ns", "integer 0..1e9", "ns",
+     "a write's copy per request, where it differs (0: per_io_ns)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.cpu.per_write_io = f.Int(k, c.cpu.per_write_io, 0, 1'000'000'000);
+     },
+     [](const ClusterSpec& c) -> json { return c.cpu.per_write_io; }},
+    {"per_write_kib_ns", "integer 0..1e9", "ns",
+     "a write's per KiB, where it differs (0: per_kib_ns)",
+     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
+       c.cpu.per_write_kib = f.Int(k, c.cpu.per_write_kib, 0, 1'000'000'000);
+     },
+     [](const ClusterSpec& c) -> json { return c.cpu.per_write_kib; }},
 };
 
 // A time: a number of seconds, or a string with a unit as fio writes
@@ -439,7 +451,8 @@ Expected<ClusterSpec> ParseClusterJson(const nlohmann::json& j, std::string_view
   ClusterSpec c;
   ReadFields(ClusterFields(), f, c);
   if (!f.ok()) return f.error();
-  if (c.cpu.cores > 0 && c.cpu.per_io == 0 && c.cpu.per_kib == 0) {
+  if (c.cpu.cores > 0 && c.cpu.per_io == 0 && c.cpu.per_kib == 0 && c.cpu.per_write_io == 0 &&
+      c.cpu.per_write_kib == 0) {
     return MakeError(
         std::string(source) +
         ": cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");

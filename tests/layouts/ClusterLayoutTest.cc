@@ -230,19 +230,21 @@ TEST(ClusterLayoutTest, FailuresAndRepairRoundTrip) {
 }
 
 TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
-  auto l =
-      ParseLayoutJson(ClusterLayout({{"nodes", 4},
-                                     {"network", {{"preset", "25gbe-rdma"}, {"nics", 2}}},
-                                     {"clients", {{"where", "hosts"}, {"hosts", 3}}},
-                                     {"placement", {{"scheme", "chained"}, {"reads", "primary"}}},
-                                     {"cpu", {{"cores", 16}, {"per_io_ns", 20000}}}}),
-                      "x.json");
+  auto l = ParseLayoutJson(
+      ClusterLayout({{"nodes", 4},
+                     {"network", {{"preset", "25gbe-rdma"}, {"nics", 2}}},
+                     {"clients", {{"where", "hosts"}, {"hosts", 3}}},
+                     {"placement", {{"scheme", "chained"}, {"reads", "primary"}}},
+                     {"cpu", {{"cores", 16}, {"per_io_ns", 20000}, {"per_write_io_ns", 35000}}}}),
+      "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const nlohmann::json eff = LayoutToJson(*l);
   EXPECT_EQ(eff["cluster"]["network"]["nics"], 2);
   EXPECT_EQ(eff["cluster"]["protection"]["copies"], 2);
   EXPECT_EQ(eff["cluster"]["placement"]["extent"], "1m");
   EXPECT_EQ(eff["cluster"]["cpu"]["per_io_ns"], 20000);
+  EXPECT_EQ(eff["cluster"]["cpu"]["per_write_io_ns"], 35000);
+  EXPECT_EQ(l->cluster->cpu.per_write_io, 35000);
   // The preset's latency and CPU are not written unless replaced.
   EXPECT_FALSE(eff["cluster"]["network"].contains("one_way_latency_ns"));
   EXPECT_EQ(eff["cluster"]["cpu"]["per_kib_ns"], 0);

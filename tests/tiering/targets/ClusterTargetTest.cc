@@ -403,6 +403,24 @@ TEST(ClusterTargetTest, ANodesCpuCostsItsTimePerRequestAndBindsAtCoresOverPerIo)
   EXPECT_NEAR(cpu.Utilisation(1000 * 14 * kMicro, elapsed), 1.0, 1e-9);
 }
 
+// A write's copy costs the write figures where they are set; a read the
+// read figures.
+TEST(ClusterTargetTest, AWriteCostsTheNodesWriteFigures) {
+  auto c = MakeCluster(1, 1, ClusterTarget::ReadCopy::kLocal);
+  AddCpus(*c, NodeCpuSpec{1, 10 * kMicro, 1 * kMicro, 25 * kMicro, 2 * kMicro});
+  BlockDevice& v = c->target->ClientView(0);
+  Status st = Status::kShutdown;
+  v.Submit(IoRequest{IoOp::kWrite, 0, 0, 8192, nullptr}, [&](Status s) { st = s; });
+  c->e.Run();
+  ASSERT_EQ(st, Status::kOk);
+  EXPECT_EQ(c->e.Now(), 25 * kMicro + 8 * 2 * kMicro);
+  const Nanos start = c->e.Now();
+  v.Submit(IoRequest{IoOp::kRead, 0, 0, 8192, nullptr}, [&](Status s) { st = s; });
+  c->e.Run();
+  ASSERT_EQ(st, Status::kOk);
+  EXPECT_EQ(c->e.Now() - start, 10 * kMicro + 8 * 1 * kMicro);
+}
+
 // Mirrored writes: each copy costs its own node's CPU, the remote one once
 // it has arrived, so every node serves its share of copies.
 TEST(ClusterTargetTest, EveryCopyOfAWriteCostsItsNodesCpu) {
