@@ -39,7 +39,7 @@ struct CalibrateArgs {
   std::string size;
   std::string type = "auto";
   std::string name;
-  std::string output = "calibrated.json";
+  std::string output;  // empty: calibrated.json, or cpu.json with --cpu
   std::string engine = "auto";
   std::string format = "table";
   bool force = false;
@@ -251,7 +251,7 @@ int RunCalibrateCpuFrom(const CalibrateArgs& a, std::uint64_t size_override) {
   CalibrateCpuArgs c;
   c.quick = a.quick;
   if (size_override != 0) c.region = size_override;
-  c.output = a.output == "calibrated.json" ? "cpu.json" : a.output;
+  if (!a.output.empty()) c.output = a.output;
   c.format = a.format;
   c.runtime_s = a.runtime_s;
   c.tolerance_pct = a.tolerance_pct;
@@ -448,8 +448,8 @@ int RunCalibrate(const CalibrateArgs& a) {
   const json doc = PresetFileJson(
       fit->preset,
       CalibrationJson(a, plan, *probe, *fit, cliff, ToString((*dev)->engine()), seconds));
-  return EmitCalibration(doc, a.output, a.format, [&] { PrintTable(*fit, *probe); },
-                         {"preset", "in a tier", "preset"});
+  return EmitCalibration(doc, a.output.empty() ? "calibrated.json" : a.output, a.format,
+                         [&] { PrintTable(*fit, *probe); }, {"preset", "in a tier", "preset"});
 }
 
 }  // namespace
@@ -472,8 +472,7 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   cmd->add_option("--name", a->name, "The preset's name in its file");
   cmd->add_option("-o,--output", a->output,
-                  "Preset file to write (- for none; --cpu: default cpu.json)")
-      ->capture_default_str();
+                  "Preset file to write, - for none (default calibrated.json; --cpu: cpu.json)");
   cmd->add_option("--engine", a->engine, "auto, io_uring or libaio")->capture_default_str();
   cmd->add_option("-f,--format", a->format, "table or json (the preset file, on stdout)")
       ->capture_default_str();

@@ -86,6 +86,14 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                     ": not a directory (the probe's RAM files go there; tmpfs, as /dev/shm)",
                 kExitUsage);
   }
+  // The region is written into the cache file and destaged into the
+  // capacity file: twice it in memory, which must fit.
+  const std::filesystem::space_info space = std::filesystem::space(a.dir, ec);
+  if (!ec && 2 * a.region > space.available) {
+    return Fail("--size: the probe keeps twice its region, " + FormatBytes(2 * a.region) + ", in " +
+                    a.dir + ", which has " + std::to_string(space.available >> 20) + " MiB free",
+                kExitUsage);
+  }
   CalibrationPlan plan = HostCpuPlan(a.quick, a.region);
   if (a.runtime_s > 0) {
     plan.runtime = static_cast<Nanos>(a.runtime_s * 1e9);

@@ -140,6 +140,9 @@ rc=0
 "$bin" calibrate --cpu dev.img 2>err || rc=$?
 [[ $rc -eq 2 && $(wc -l <err) -eq 1 ]] || fail "calibrate --cpu PATH: exit $rc: $(cat err)"
 rc=0
+"$bin" calibrate --cpu --size 64t 2>err || rc=$?
+[[ $rc -eq 2 ]] && grep -q "free" err || fail "calibrate --cpu beyond tmpfs: exit $rc: $(cat err)"
+rc=0
 "$bin" calibrate 2>err || rc=$?
 [[ $rc -eq 2 ]] && grep -q "PATH" err || fail "calibrate without PATH: exit $rc: $(cat err)"
 
