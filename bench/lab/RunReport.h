@@ -16,10 +16,10 @@
 // cluster's run has "network" (per port and direction: bytes, messages,
 // wire and CPU utilisation) and, where node CPUs are modelled, "cpu" (per
 // node: cores, requests, busy time and share) and, where its nodes have
-// caches, "node_caches" (each node's "cache" figures, with "node"); every
-// run has "busiest"
-// ({"resource", "util"}: the device, port direction or node CPU busiest over
-// the window, DeviceWindow.h).
+// caches, "node_caches" (each node's "cache" figures, with "node"). A
+// one-node layout with a "cpu" has "cpu" too, its one entry "host.cpu".
+// Every run has "busiest" ({"resource", "util"}: the device, port
+// direction or CPU busiest over the window, DeviceWindow.h).
 //
 // A run of several sections (a job file) is one document: CombineRuns.
 // Each section's "devices" and "tiers" cover that section (from its start to
