@@ -25,8 +25,10 @@
 // WarmSettle): no engine time passes. On a stack with data (--real, or a
 // simulation with data) the writes are real, run as one section per region
 // through RunSections at iodepth 16, so every block holds data a read can
-// return; engine time passes and destage goes on in the background after
-// it, as it would on the array.
+// return; then the engine runs on until the stack's background work has
+// caught up (no request reached a device for 20 ms, at most 60 s), so the
+// job starts from the same state as on a timing-only stack rather than in
+// the middle of the fill's destage.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -45,10 +47,11 @@ struct PreparationResult {
   std::uint64_t regions = 0;  // distinct regions prepared
   std::uint64_t bytes = 0;    // written in all
   std::uint64_t writes = 0;   // requests
-  Nanos elapsed = 0;          // engine time the real writes took (0 if functional)
+  Nanos elapsed = 0;          // engine time the real writes and the settling took (0 if functional)
+  Nanos settle = 0;           // of which waiting for the stack to catch up
 
   // {"fill" | "random[:SIZE]" as asked, "functional", "regions", "bytes",
-  //  "writes", "elapsed_ns"}
+  //  "writes", "elapsed_ns", "settle_ns"}
   nlohmann::json Json(const Profile& p) const;
 };
 

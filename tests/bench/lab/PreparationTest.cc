@@ -159,6 +159,30 @@ TEST(PreparationTest, WithDataTheFillIsWrittenForRealAndReadsBack) {
   EXPECT_GT(j["elapsed_ns"].get<std::int64_t>(), 0);
 }
 
+// A 64 MiB fill through a 16 MiB write-back cache over a disk ends with
+// the cache full of dirty lines and the disk behind; preparation waits for
+// destage to catch up, so the job that follows (reads of lines the cache
+// does not hold) finds the disk doing nothing else: not one write reaches
+// it during the job, where without the wait the fill's destage ran into it.
+TEST(PreparationTest, WithDataTheJobStartsOnceDestageHasCaughtUp) {
+  const Profile p =
+      MakeProfile({{"size", "64m"}, {"precondition", "fill"}, {"number_ios", 200}, {"iodepth", 4}});
+  RunSettings s;
+  s.with_data = true;
+  auto runs = RunCell(CachedHdd(), Workload{std::vector<Profile>{p}}, s);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const nlohmann::json& run = (*runs)[0].json;
+  const nlohmann::json& j = run["jobs"][0]["precondition"];
+  EXPECT_GT(j["settle_ns"].get<std::int64_t>(), 0);
+  EXPECT_LE(j["settle_ns"].get<std::int64_t>(), j["elapsed_ns"].get<std::int64_t>());
+  ASSERT_EQ(run["devices"].size(), 2u);
+  EXPECT_EQ(run["devices"][1]["name"], "h0");
+  EXPECT_GT(run["devices"][1]["read_ops"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(run["devices"][1]["write_ops"], 0u) << run["devices"][1].dump();
+  const nlohmann::json& cache = run["cache"];
+  EXPECT_LE(cache["dirty_lines"].get<double>(), 0.5 * cache["capacity_lines"].get<double>() + 1);
+}
+
 TEST(PreparationTest, BadValuesAreOneLineErrors) {
   for (const char* bad : {"full", "random:", "random:0", "random:x"}) {
     auto p = ParseProfileJson({{"precondition", bad}}, "job.json");
