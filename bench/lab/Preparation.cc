@@ -91,33 +91,47 @@ PreparationResult PrepareFunctionally(BlockDevice& volume, const std::vector<Tas
   return r;
 }
 
-// Requests the devices below `d` (the leaves: what reaches media) have
-// started, all kinds.
-std::uint64_t LeafRequests(const BlockDevice& d) {
+// What the devices below the volume are doing: requests the leaves (what
+// reaches media) have started, all kinds, and requests in flight anywhere
+// in the stack (a delay or a throttle holds a request before a leaf sees
+// it; a leaf may take longer than a step on one).
+struct StackActivity {
+  std::uint64_t leaf_requests = 0;
+  std::uint64_t in_flight = 0;
+};
+
+void AddActivity(const BlockDevice& d, StackActivity& a) {
   const std::vector<BlockDevice*> children = d.Children();
+  for (const BlockDevice* c : children) {
+    a.in_flight += c->in_flight();
+    AddActivity(*c, a);
+  }
   if (children.empty()) {
     const DeviceStats& s = d.stats();
-    return s.read_ops + s.write_ops + s.flush_ops + s.discard_ops;
+    a.leaf_requests += s.read_ops + s.write_ops + s.flush_ops + s.discard_ops;
   }
-  std::uint64_t n = 0;
-  for (const BlockDevice* c : children) n += LeafRequests(*c);
-  return n;
+}
+
+StackActivity Activity(const BlockDevice& volume) {
+  StackActivity a;
+  AddActivity(volume, a);
+  return a;
 }
 
 // Runs the engine until the stack's background work (a write-back cache's
 // destage down to its watermark, a tier target's moves) has caught up with
-// the writes: until a whole step passes with no request reaching a device.
-// The state preparation promises is that one, which the functional path
-// reaches at once; without this a run's first seconds measured the
-// destage of the fill (docs/VALIDATION.md, the 64k cell). Returns the time
-// it took.
+// the writes: until a whole step passes with no request reaching a device
+// and none is in flight below the volume at its end. The state preparation
+// promises is that one, which the functional path reaches at once; without
+// this a run's first seconds measured the destage of the fill
+// (docs/VALIDATION.md, the 64k cell). Returns the time it took.
 Nanos Settle(Engine& engine, const BlockDevice& volume) {
   const Nanos start = engine.Now();
-  std::uint64_t before = LeafRequests(volume);
+  StackActivity before = Activity(volume);
   while (engine.Now() - start < kSettleCap) {
     engine.RunUntil(engine.Now() + kSettleStep);
-    const std::uint64_t now = LeafRequests(volume);
-    if (now == before) break;
+    const StackActivity now = Activity(volume);
+    if (now.in_flight == 0 && now.leaf_requests == before.leaf_requests) break;
     before = now;
   }
   return engine.Now() - start;
@@ -194,7 +208,7 @@ Expected<std::optional<PreparationResult>> PrepareRegions(Engine& engine, BlockD
   }
   auto r = PrepareWithData(engine, volume, *tasks, oracle);
   if (!r.ok()) return r.error();
-  return std::optional<PreparationResult>{std::move(*r)};
+  return std::optional<PreparationResult>{*r};
 }
 
 }  // namespace tierlab

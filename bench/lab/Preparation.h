@@ -26,7 +26,8 @@
 // simulation with data) the writes are real, run as one section per region
 // through RunSections at iodepth 16, so every block holds data a read can
 // return; then the engine runs on until the stack's background work has
-// caught up (no request reached a device for 20 ms, at most 60 s), so the
+// caught up (no request reached a device for 20 ms and none is in flight
+// below the volume, at most 60 s), so the
 // job starts from the same state as on a timing-only stack rather than in
 // the middle of the fill's destage.
 

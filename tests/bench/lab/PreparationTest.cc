@@ -164,16 +164,24 @@ TEST(PreparationTest, WithDataTheFillIsWrittenForRealAndReadsBack) {
 // destage to catch up, so the job that follows (reads of lines the cache
 // does not hold) finds the disk doing nothing else: not one write reaches
 // it during the job, where without the wait the fill's destage ran into it.
-TEST(PreparationTest, WithDataTheJobStartsOnceDestageHasCaughtUp) {
+// With 50 ms added in front of each disk write (dm-delay), destage's
+// writes spend longer than a settling step where no device sees them: the
+// wait also counts what is in flight (without that it ended with destage
+// writes held in the delay, and the job saw their successors).
+class PreparationSettleTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(PreparationSettleTest, WithDataTheJobStartsOnceDestageHasCaughtUp) {
   const Profile p =
       MakeProfile({{"size", "64m"}, {"precondition", "fill"}, {"number_ios", 200}, {"iodepth", 4}});
   RunSettings s;
   s.with_data = true;
-  auto runs = RunCell(CachedHdd(), Workload{std::vector<Profile>{p}}, s);
+  LayoutSpec layout = CachedHdd();
+  layout.tiers[1].write_delay = GetParam() * kMilli;
+  auto runs = RunCell(layout, Workload{std::vector<Profile>{p}}, s);
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   const nlohmann::json& run = (*runs)[0].json;
   const nlohmann::json& j = run["jobs"][0]["precondition"];
-  EXPECT_GT(j["settle_ns"].get<std::int64_t>(), 0);
+  EXPECT_GT(j["settle_ns"].get<std::int64_t>(), GetParam() * kMilli);
   EXPECT_LE(j["settle_ns"].get<std::int64_t>(), j["elapsed_ns"].get<std::int64_t>());
   ASSERT_EQ(run["devices"].size(), 2u);
   EXPECT_EQ(run["devices"][1]["name"], "h0");
@@ -182,6 +190,8 @@ TEST(PreparationTest, WithDataTheJobStartsOnceDestageHasCaughtUp) {
   const nlohmann::json& cache = run["cache"];
   EXPECT_LE(cache["dirty_lines"].get<double>(), 0.5 * cache["capacity_lines"].get<double>() + 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(DiskWriteDelayMs, PreparationSettleTest, ::testing::Values(0, 50));
 
 TEST(PreparationTest, BadValuesAreOneLineErrors) {
   for (const char* bad : {"full", "random:", "random:0", "random:x"}) {
