@@ -462,8 +462,9 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
                   "File or block device (a missing file is created, then removed); none with "
                   "--cpu");
   cmd->add_flag("--cpu", a->cpu,
-                "Measure the host CPU's cost per I/O of a cached volume on RAM files instead, "
-                "and write a cpu file (default cpu.json) a layout names as \"cpu\"");
+                "Measure the host CPU's cost per I/O of a cached volume on RAM files and its "
+                "stalls instead, and write a cpu file (default cpu.json) a layout names as "
+                "\"cpu\"");
   cmd->add_flag("--quick", a->quick, "At most a minute: fewer queue depths, shorter runs");
   cmd->add_option("--size", a->size,
                   "Bytes from the start to probe (default 1g, quick 512m; --cpu: the working "

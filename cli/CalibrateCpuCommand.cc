@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/lab/HostCpuCalibration.h"
+#include "bench/lab/HostStalls.h"
 #include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
 #include "layouts/HostCpuSpec.h"
@@ -35,6 +36,17 @@ json PointJson(const ProbeResult& r, const FitPoint& f) {
           {"iops_error", std::round(f.iops_error * 1000) / 1000}};
 }
 
+// Beyond this share of the time away the host is too busy to be
+// calibrated (and a model of it would be mostly stalls).
+constexpr double kMaxLostShare = 0.25;
+
+json StallsJson(const HostStalls& h) {
+  return {{"window_ms", h.window / kMilli},
+          {"count", h.count},
+          {"lost_share", std::round(h.lost_share * 10000) / 10000},
+          {"longest_us", std::round(static_cast<double>(h.longest) / 100) / 10}};
+}
+
 void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
   std::printf("%-20s %12s %10s %12s %7s %7s\n", "point", "IOPS", "ns/io", "model", "error",
               "spread");
@@ -49,6 +61,16 @@ void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
       "core (the 16k points are not fitted: their error checks the model)\n",
       static_cast<long long>(fit.cpu.per_io), static_cast<long long>(fit.cpu.per_kib),
       static_cast<long long>(fit.cpu.per_write_io), static_cast<long long>(fit.cpu.per_write_kib));
+  const HostStalls& h = fit.stalls;
+  std::printf(
+      "host stalls: %llu in %.1f s, %.2f%% of the time (the costs are net of them), the "
+      "longest %.0f us:",
+      static_cast<unsigned long long>(h.count), static_cast<double>(h.window) / 1e9,
+      h.lost_share * 100, static_cast<double>(h.longest) / 1e3);
+  for (const CpuStall& c : h.stalls) {
+    std::printf(" %.1f us %.0f/s;", static_cast<double>(c.duration) / 1e3, c.per_second);
+  }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -111,7 +133,7 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                  "calibrate --cpu: a write-back cache over RAM files in %s, %zu points x %u "
                  "runs over %s, about %.0f s\n",
                  a.dir.c_str(), plan.points.size(), plan.repeats, FormatBytes(plan.region).c_str(),
-                 static_cast<double>(PlannedTime(plan)) / 1e9);
+                 static_cast<double>(PlannedTime(plan)) / 1e9 + (a.quick ? 1 : 3));
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto probe = RunProbe(engine, volume->top(), plan, [&](const ProbeProgress& p) {
@@ -130,9 +152,19 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
     }
     return Fail(m, ExitCodeFor(probe.error().kind));
   }
+  // The host's stalls, beside the points: their share comes out of the
+  // costs and they go into the model as they are (HostCpuCalibration.h).
+  if (!a.quiet) std::fprintf(stderr, "calibrate --cpu: the host's stalls\n");
+  const HostStalls stalls = MeasureHostStalls(a.quick ? kSecond : 3 * kSecond);
+  if (stalls.lost_share >= kMaxLostShare) {
+    return Fail("calibrate --cpu: the host took the core away " +
+                    std::to_string(std::lround(stalls.lost_share * 100)) +
+                    "% of the time (another job sharing the cores: a quieter moment)",
+                ExitCodeFor(ErrorKind::kInconsistent));
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  auto fit = FitHostCpu(*probe);
+  auto fit = FitHostCpu(*probe, stalls);
   if (!fit.ok()) return Fail(fit.error());
 
   json points = json::array();
@@ -149,6 +181,7 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                             {"tolerance", plan.tolerance},
                             {"seconds", std::round(seconds)},
                             {"max_iops_error", std::round(fit->max_iops_error * 1000) / 1000},
+                            {"stalls", StallsJson(stalls)},
                             {"points", std::move(points)}};
   return EmitCalibration(CpuFileJson(fit->cpu, calibration), a.output, a.format,
                          [&] { PrintTable(*fit, *probe); }, {"cpu", "in a layout", "cpu"});

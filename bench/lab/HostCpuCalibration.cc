@@ -48,9 +48,12 @@ LayoutSpec HostCpuLayout(std::uint64_t region) {
   return std::move(l.value());  // a fixed layout: it always parses
 }
 
-Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe) {
+Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe, const HostStalls& stalls) {
   HostCpuFit fit;
   fit.cpu.cores = 1;
+  fit.stalls = stalls;
+  fit.cpu.stalls = stalls.stalls;
+  const double running = 1 - std::clamp(stalls.lost_share, 0.0, 0.5);
   for (const RwMode rw : {RwMode::kRandRead, RwMode::kRandWrite}) {
     const ProbeResult* small = Find(probe, rw, 4096);
     const ProbeResult* large = Find(probe, rw, 65536);
@@ -58,13 +61,14 @@ Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe) {
       return MakeError("the CPU's fit needs 4k and 64k random reads and writes");
     }
     const double per_kib = std::max(0.0, (NsPerIo(*large) - NsPerIo(*small)) / 60);
-    const Nanos per_io = std::max<Nanos>(1, std::llround(NsPerIo(*small) - 4 * per_kib));
+    const Nanos per_io =
+        std::max<Nanos>(1, std::llround((NsPerIo(*small) - 4 * per_kib) * running));
     if (rw == RwMode::kRandRead) {
       fit.cpu.per_io = per_io;
-      fit.cpu.per_kib = std::llround(per_kib);
+      fit.cpu.per_kib = std::llround(per_kib * running);
     } else {
       fit.cpu.per_write_io = per_io;
-      fit.cpu.per_write_kib = std::llround(per_kib);
+      fit.cpu.per_write_kib = std::llround(per_kib * running);
     }
   }
   for (const ProbeResult& r : probe) {
@@ -72,8 +76,10 @@ Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe) {
     const Nanos per_io = write ? fit.cpu.per_write_io : fit.cpu.per_io;
     const Nanos per_kib = write ? fit.cpu.per_write_kib : fit.cpu.per_kib;
     const std::uint64_t kib_started = (r.point.bs + 1023) / 1024;  // as NodeCpu counts
-    const double cost = static_cast<double>(per_io) +
-                        static_cast<double>(per_kib) * static_cast<double>(kib_started);
+    // The wall time per request: the work's own and the stalls' share.
+    const double cost = (static_cast<double>(per_io) +
+                         static_cast<double>(per_kib) * static_cast<double>(kib_started)) /
+                        running;
     FitPoint p;
     p.point = r.point;
     p.measured = r.median;

@@ -17,6 +17,10 @@
 // per I/O of its 4 KiB and 64 KiB points (the thread's time, and what the
 // host lets it have):
 //   per_kib = (64k - 4k) / 60,   per_io = 4k - 4 per_kib
+// The host's stalls (HostStalls.h), measured beside the points, take
+// their share of that wall time: the costs given are net of them, each
+// times (1 - the share lost), and the stalls are part of the fit, so a
+// model with both runs at the measured rate and sees the host's tail.
 // The 16 KiB points are not fitted: their error checks the model's form (a
 // cost per request plus one per KiB). Each point's model figures are those
 // of one core at that cost: IOPS = 1 / cost, mean latency = QD x cost
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "bench/lab/DeviceCalibration.h"
+#include "bench/lab/HostStalls.h"
 #include "layouts/Layout.h"
 #include "tiering/core/Engine.h"
 #include "tiering/core/Expected.h"
@@ -48,14 +53,17 @@ CalibrationPlan HostCpuPlan(bool quick, std::uint64_t region);
 LayoutSpec HostCpuLayout(std::uint64_t region);
 
 struct HostCpuFit {
-  NodeCpuSpec cpu;
+  NodeCpuSpec cpu;  // net of the stalls, which it carries
+  HostStalls stalls;
   std::vector<FitPoint> points;  // per probed point, measured and modelled
   double max_iops_error = 0;
 };
 
-// Fits the CPU to a HostCpuPlan probe. Errors (kInput): a probe without its
+// Fits the CPU to a HostCpuPlan probe and the host's `stalls` (none: a
+// host that never takes the core). Errors (kInput): a probe without its
 // 4 KiB and 64 KiB points. A 64 KiB request no dearer than a 4 KiB one
 // gives a per-KiB cost of 0.
-Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe);
+Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe,
+                                const HostStalls& stalls = {});
 
 }  // namespace tierlab

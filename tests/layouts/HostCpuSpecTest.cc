@@ -77,6 +77,40 @@ TEST(HostCpuSpecTest, BadFiguresNameTheField) {
             "x.json: cpu: a cluster's nodes have cluster.cpu; the layout's cpu is one node's");
 }
 
+TEST(HostCpuSpecTest, StallsAreReadCheckedAndWrittenBack) {
+  auto l = ParseLayoutJson(WithCpu({{"per_io_ns", 600},
+                                    {"stalls",
+                                     {{{"duration_ns", 14000}, {"per_second", 800}},
+                                      {{"duration_ns", 30000}, {"per_second", 2.5}}}}}),
+                           "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  ASSERT_EQ(l->cpu->cpu.stalls.size(), 2u);
+  EXPECT_EQ(l->cpu->cpu.stalls[0].duration, 14000);
+  EXPECT_DOUBLE_EQ(l->cpu->cpu.stalls[1].per_second, 2.5);
+  const json back = LayoutToJson(*l)["cpu"];
+  EXPECT_EQ(back["stalls"], json::parse(R"([{"duration_ns": 14000, "per_second": 800.0},
+                                            {"duration_ns": 30000, "per_second": 2.5}])"));
+  EXPECT_FALSE(
+      LayoutToJson(*ParseLayoutJson(WithCpu({{"per_io_ns", 1}}), "x.json"))["cpu"].contains(
+          "stalls"));
+
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", 5}})),
+            "x.json: cpu.stalls: must be an array of {duration_ns, per_second}");
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", {{{"per_second", 5}}}}})),
+            "x.json: cpu.stalls[0].duration_ns: missing; how long a stall is");
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", {{{"duration_ns", 0}}}}})),
+            "x.json: cpu.stalls[0].duration_ns: must be 1..1000000000, got 0");
+  EXPECT_NE(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", {{{"duration_ns", 5}, {"rate", 1}}}}}))
+                .find("x.json: cpu.stalls[0].rate: unknown key"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", {7}}})),
+            "x.json: cpu.stalls[0]: must be a JSON object");
+  // 100 us, 6,000 times a second: 60% of the core.
+  EXPECT_EQ(ErrorOf(WithCpu(
+                {{"per_io_ns", 1}, {"stalls", {{{"duration_ns", 100000}, {"per_second", 6000}}}}})),
+            "x.json: cpu.stalls: take 60% of the core's time; at most 50%");
+}
+
 TEST(HostCpuSpecTest, ACpuFileIsReadAndNamedAgain) {
   testing::TempDir dir;
   const std::string path = dir.path().string() + "/cpu.json";

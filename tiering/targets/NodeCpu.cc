@@ -1,11 +1,78 @@
 #include "tiering/targets/NodeCpu.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tierlab {
 
-NodeCpu::NodeCpu(std::string name, NodeCpuSpec spec) : name_(std::move(name)), spec_(spec) {
-  for (std::uint32_t i = 0; i < spec_.cores; ++i) free_at_.push(0);
+namespace {
+
+std::uint64_t SplitMix(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [0, 1).
+double Uniform(std::uint64_t& x) {
+  return static_cast<double>(SplitMix(x) >> 11) * 0x1.0p-53;
+}
+
+std::uint64_t Fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
+}
+
+}  // namespace
+
+NodeCpu::NodeCpu(std::string name, NodeCpuSpec spec)
+    : name_(std::move(name)), spec_(std::move(spec)) {
+  for (const CpuStall& s : spec_.stalls) {
+    if (s.duration > 0) stall_rate_ += s.per_second / 1e9;
+  }
+  for (std::uint32_t i = 0; i < spec_.cores; ++i) {
+    free_at_.push({0, i});
+    if (stall_rate_ > 0) {
+      StallClock c;
+      c.rng = Fnv1a(name_) + i;
+      NextStall(c, 0);
+      stall_clocks_.push_back(c);
+    }
+  }
+}
+
+void NodeCpu::NextStall(StallClock& s, Nanos after) const {
+  const double gap = -std::log1p(-Uniform(s.rng)) / stall_rate_;
+  double pick = Uniform(s.rng) * stall_rate_ * 1e9;
+  Nanos duration = 0;
+  for (const CpuStall& c : spec_.stalls) {
+    if (c.duration <= 0) continue;
+    duration = c.duration;
+    if (pick < c.per_second) break;
+    pick -= c.per_second;
+  }
+  s.start = after + static_cast<Nanos>(std::ceil(gap));
+  s.end = s.start + duration;
+}
+
+Nanos NodeCpu::Serve(std::size_t core, Nanos start, Nanos work) {
+  if (stall_clocks_.empty()) return start + work;
+  StallClock& s = stall_clocks_[core];
+  while (s.end <= start) NextStall(s, s.end);  // over while the core was idle
+  const Nanos ready = start;
+  if (s.start <= start) {  // under way: the work starts when it ends
+    start = s.end;
+    NextStall(s, s.end);
+  }
+  Nanos end = start + work;
+  while (s.start < end) {  // the work is interrupted
+    end += s.end - s.start;
+    NextStall(s, s.end);
+  }
+  stalled_ += end - ready - work;
+  return end;
 }
 
 Nanos NodeCpu::Run(Nanos now, std::uint64_t bytes, bool write) {
@@ -15,11 +82,12 @@ Nanos NodeCpu::Run(Nanos now, std::uint64_t bytes, bool write) {
   const Nanos work = per_io + per_kib * static_cast<Nanos>((bytes + 1023) / 1024);
   ++requests_;
   if (free_at_.empty() || work == 0) return now;
-  const Nanos start = std::max(now, free_at_.top());
+  const auto [free_at, core] = free_at_.top();
   free_at_.pop();
-  free_at_.push(start + work);
+  const Nanos end = Serve(core, std::max(now, free_at), work);
+  free_at_.push({end, core});
   busy_ += work;
-  return start + work;
+  return end;
 }
 
 }  // namespace tierlab

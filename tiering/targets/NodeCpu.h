@@ -9,6 +9,15 @@
 // second the node's CPU is what binds the cluster (DESIGN.md, "Clusters";
 // issue 18, item 1).
 //
+// Stalls: a host takes its cores away now and then (a timer tick, another
+// tenant's vCPU on a shared core, an interrupt): each class of stall comes
+// `per_second` times a second on each core, at random (a Poisson process,
+// seeded from the CPU's name and the core), and lasts `duration`. Work on a
+// core that stalls waits for it to end, and so does a request that arrives
+// while it lasts; they are what makes a RAM-speed stack's p99 several
+// times its mean (docs/VALIDATION.md). The costs are then the work's own,
+// net of the stalls (tierlab calibrate --cpu measures both).
+//
 // The ports' own per-message CPU (NicModel.h) is separate: a port's
 // protocol work runs beside the storage stack's, as an RDMA NIC's or a TCP
 // offload's does.
@@ -19,11 +28,17 @@
 #include <functional>
 #include <queue>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tiering/core/Engine.h"
 
 namespace tierlab {
+
+struct CpuStall {
+  Nanos duration = 0;     // how long the core is away
+  double per_second = 0;  // how often, on each core
+};
 
 struct NodeCpuSpec {
   std::uint32_t cores = 0;  // 0: the CPU is not modelled
@@ -33,6 +48,7 @@ struct NodeCpuSpec {
   // cache's dirty-line accounting, its destage); 0: per_io, per_kib.
   Nanos per_write_io = 0;
   Nanos per_write_kib = 0;
+  std::vector<CpuStall> stalls{};  // none: the cores are always there
 };
 
 class NodeCpu {
@@ -45,7 +61,8 @@ class NodeCpu {
 
   const std::string& name() const { return name_; }
   const NodeCpuSpec& spec() const { return spec_; }
-  Nanos busy() const { return busy_; }  // core time spent, summed over cores
+  Nanos busy() const { return busy_; }        // core time spent, summed over cores
+  Nanos stalled() const { return stalled_; }  // of which work waited for stalls
   std::uint64_t requests() const { return requests_; }
   // Busy share of the node's cores over `elapsed` (1: every core all the time).
   double Utilisation(Nanos busy, Nanos elapsed) const {
@@ -55,11 +72,26 @@ class NodeCpu {
   }
 
  private:
+  // A core's next stall (or the one under way).
+  struct StallClock {
+    std::uint64_t rng = 0;
+    Nanos start = 0;
+    Nanos end = 0;
+  };
+  void NextStall(StallClock& s, Nanos after) const;
+  // When work that may start at `start` on core `core` is done; stalls
+  // delay both its start and its end.
+  Nanos Serve(std::size_t core, Nanos start, Nanos work);
+
   std::string name_;
   NodeCpuSpec spec_;
-  // When each core is next free; the top is the core free first.
-  std::priority_queue<Nanos, std::vector<Nanos>, std::greater<>> free_at_;
+  double stall_rate_ = 0;                 // all classes, per ns
+  std::vector<StallClock> stall_clocks_;  // per core, when there are stalls
+  // When each core is next free, and which; the top is the core free first.
+  using CoreFree = std::pair<Nanos, std::size_t>;
+  std::priority_queue<CoreFree, std::vector<CoreFree>, std::greater<>> free_at_;
   Nanos busy_ = 0;
+  Nanos stalled_ = 0;
   std::uint64_t requests_ = 0;
 };
 

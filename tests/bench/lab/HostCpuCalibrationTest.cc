@@ -59,22 +59,31 @@ TEST(HostCpuCalibrationTest, TheHostCpuBindsARamSpeedRunAndIsNamedTheBusiest) {
   EXPECT_FALSE(free.contains("cpu"));
 }
 
+// The host CPU the simulated probes below run on.
+NodeCpuSpec KnownCpu() {
+  return {.cores = 1, .per_io = 3000, .per_kib = 200, .per_write_io = 4500, .per_write_kib = 300};
+}
+
+// The probe's points over 64 MiB on a simulated volume whose host CPU is
+// `cpu`, each run for `runtime`.
+Expected<std::vector<ProbeResult>> ProbeSimulated(const NodeCpuSpec& cpu, Nanos runtime) {
+  LayoutSpec l = HostCpuLayout(64ull << 20);
+  l.cpu = HostCpuSpec{cpu, ""};
+  SimEngine engine;
+  auto v = BuildVolume(engine, l, {});
+  if (!v.ok()) return v.error();
+  CalibrationPlan plan = HostCpuPlan(/*quick=*/true, 64ull << 20);
+  plan.ramp = 20 * kMilli;
+  plan.runtime = runtime;
+  return RunProbe(engine, v->top(), plan);
+}
+
 // The probe run on a simulated volume whose host CPU is known: the fit
 // gives it back, and predicts the 16k points it was not fitted to (the RAM
 // model's own time, 0.5 us a 4k request and 6.5 us a 64k one at its 10
 // GB/s, is under the CPU's at every point).
 TEST(HostCpuCalibrationTest, CalibratingASimulatedCpuGivesItBack) {
-  const NodeCpuSpec known{
-      .cores = 1, .per_io = 3000, .per_kib = 200, .per_write_io = 4500, .per_write_kib = 300};
-  LayoutSpec l = HostCpuLayout(64ull << 20);
-  l.cpu = HostCpuSpec{known, ""};
-  SimEngine engine;
-  auto v = BuildVolume(engine, l, {});
-  ASSERT_TRUE(v.ok()) << v.error().message;
-  CalibrationPlan plan = HostCpuPlan(/*quick=*/true, 64ull << 20);
-  plan.ramp = 20 * kMilli;
-  plan.runtime = 200 * kMilli;
-  auto probe = RunProbe(engine, v->top(), plan);
+  auto probe = ProbeSimulated(KnownCpu(), 200 * kMilli);
   ASSERT_TRUE(probe.ok()) << probe.error().message;
   auto fit = FitHostCpu(*probe);
   ASSERT_TRUE(fit.ok()) << fit.error().message;
@@ -85,6 +94,63 @@ TEST(HostCpuCalibrationTest, CalibratingASimulatedCpuGivesItBack) {
   EXPECT_NEAR(fit->cpu.per_write_kib, 300, 15);
   ASSERT_EQ(fit->points.size(), 6u);
   EXPECT_LT(fit->max_iops_error, 0.02);  // the 16k points, not fitted, too
+}
+
+// A host that stalls: the simulated CPU above with 10 us stalls 10,000
+// times a second of running time (the core away 1/11 of the time), and the
+// stalls as a probe would see them. The fit's costs, net of the stalls,
+// are the known ones: the rates the probe measured include the stalls'
+// share, which the fit takes out again.
+TEST(HostCpuCalibrationTest, CalibratingAStallingCpuGivesBackItsCostsNetOfTheStalls) {
+  NodeCpuSpec known = KnownCpu();
+  known.stalls = {{10 * kMicro, 10'000}};
+  auto probe = ProbeSimulated(known, 500 * kMilli);
+  ASSERT_TRUE(probe.ok()) << probe.error().message;
+  HostStalls seen;
+  seen.lost_share = 1.0 / 11;
+  seen.stalls = known.stalls;
+  auto fit = FitHostCpu(*probe, seen);
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_NEAR(fit->cpu.per_io, 3000, 150);
+  EXPECT_NEAR(fit->cpu.per_write_io, 4500, 225);
+  EXPECT_NEAR(fit->cpu.per_kib, 200, 10);
+  EXPECT_NEAR(fit->cpu.per_write_kib, 300, 15);
+  ASSERT_EQ(fit->cpu.stalls.size(), 1u);
+  EXPECT_EQ(fit->cpu.stalls[0].duration, 10 * kMicro);
+  EXPECT_LT(fit->max_iops_error, 0.03);
+  // Without the stalls' share taken out, the costs would be 10% too high.
+  auto gross = FitHostCpu(*probe);
+  ASSERT_TRUE(gross.ok());
+  EXPECT_NEAR(static_cast<double>(gross->cpu.per_io) / 3000, 1.1, 0.05);
+}
+
+// Gaps under 2 us are the loop's own; the rest fall in classes by length,
+// each its mean length and its count a second the loop ran.
+TEST(HostCpuCalibrationTest, StallsAreClassedByLengthAndCountedPerRunningSecond) {
+  std::vector<Nanos> gaps(1000, 1500);                   // not stalls
+  for (int i = 0; i < 600; ++i) gaps.push_back(12'000);  // 10-20 us
+  for (int i = 0; i < 200; ++i) gaps.push_back(18'000);
+  for (int i = 0; i < 10; ++i) gaps.push_back(300'000);  // 200-500 us
+  gaps.push_back(3'000);                                 // 2-5 us
+  // 7.2 + 3.6 + 3 + 0.003 ms lost of 1 s.
+  const HostStalls h = ClassifyStalls(gaps, kSecond);
+  EXPECT_EQ(h.count, 811u);
+  EXPECT_EQ(h.longest, 300'000);
+  const double lost = (600 * 12e3 + 200 * 18e3 + 10 * 300e3 + 3e3) / 1e9;
+  EXPECT_NEAR(h.lost_share, lost, 1e-12);
+  ASSERT_EQ(h.stalls.size(), 3u);
+  EXPECT_EQ(h.stalls[0].duration, 3'000);
+  EXPECT_EQ(h.stalls[1].duration, 13'500);
+  EXPECT_NEAR(h.stalls[1].per_second, 800 / (1 - lost), 1e-6);
+  EXPECT_EQ(h.stalls[2].duration, 300'000);
+  EXPECT_NEAR(h.stalls[2].per_second, 10 / (1 - lost), 1e-6);
+  // On this host, a short spin: what it sees is consistent.
+  const HostStalls here = MeasureHostStalls(20 * kMilli);
+  EXPECT_GE(here.window, 20 * kMilli);
+  EXPECT_LT(here.lost_share, 1.0);
+  for (std::size_t i = 1; i < here.stalls.size(); ++i) {
+    EXPECT_LT(here.stalls[i - 1].duration, here.stalls[i].duration);
+  }
 }
 
 ProbeResult Point(RwMode rw, std::uint64_t bs, double iops) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tiering/core/IoRequest.h"
 #include "tiering/targets/NodeCpu.h"
 
@@ -48,6 +50,72 @@ TEST(NodeCpuTest, NoCoresOrNoCostTakesNoTime) {
   EXPECT_EQ(free.Run(7 * kMicro, 4096), 7 * kMicro);
   EXPECT_EQ(free.busy(), 0);
   EXPECT_EQ(off.requests(), 1u);
+}
+
+// One class of stall, 10 us at 10,000 a second: each comes after an
+// exponential gap of mean 100 us that follows the last one's end, so the
+// core is away 10 / (10 + 100) of the time, and 100,000 requests of 1 us
+// queued at once take 0.1 s / (1 - 1/11) = 0.11 s. The work's own time is
+// still what busy() counts.
+// When the last of `n` requests, all queued at 0, is done.
+Nanos AllQueuedAtOnce(NodeCpu& cpu, int n) {
+  Nanos end = 0;
+  for (int i = 0; i < n; ++i) end = cpu.Run(0, 4096);
+  return end;
+}
+
+TEST(NodeCpuTest, StallsTakeTheirShareOfTheCore) {
+  NodeCpuSpec spec{1, 1 * kMicro, 0};
+  spec.stalls = {{10 * kMicro, 10'000}};
+  NodeCpu cpu("host.cpu", spec);
+  const Nanos end = AllQueuedAtOnce(cpu, 100'000);
+  EXPECT_NEAR(static_cast<double>(end) / 1e9, 0.11, 0.11 * 0.03);
+  EXPECT_EQ(cpu.busy(), 100'000 * kMicro);
+  EXPECT_EQ(cpu.stalled(), end - cpu.busy());
+}
+
+// Requests 1 ms apart, each 1 us of work: one waits when a stall is under
+// way as it arrives or starts while it runs, about 10,000 x 11 us = 11% of
+// them, by the rest of the stall it arrives in or the whole of one that
+// interrupts it (or of two, when the next comes soon after).
+TEST(NodeCpuTest, ARequestThatArrivesDuringAStallWaitsForItsEnd) {
+  NodeCpuSpec spec{1, 1 * kMicro, 0};
+  spec.stalls = {{10 * kMicro, 10'000}};
+  NodeCpu cpu("host.cpu", spec);
+  int delayed = 0;
+  Nanos longest = 0;
+  constexpr int kRequests = 20'000;
+  for (int i = 0; i < kRequests; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * kMilli;
+    const Nanos took = cpu.Run(at, 4096) - at;
+    if (took > 1 * kMicro) ++delayed;
+    longest = std::max(longest, took);
+  }
+  EXPECT_NEAR(static_cast<double>(delayed) / kRequests, 0.11, 0.02);
+  EXPECT_GT(longest, 10 * kMicro);
+  // Seeded by the name and the core: the same CPU stalls at the same times.
+  NodeCpu again("host.cpu", spec);
+  NodeCpu other("other.cpu", spec);
+  bool same = true, differs = false;
+  NodeCpu first("host.cpu", spec);
+  for (int i = 0; i < 1000; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * 50 * kMicro;
+    const Nanos a = first.Run(at, 4096), b = again.Run(at, 4096), c = other.Run(at, 4096);
+    same = same && a == b;
+    differs = differs || a != c;
+  }
+  EXPECT_TRUE(same);
+  EXPECT_TRUE(differs);
+}
+
+// Classes mix by their rates: 5 us at 20,000 a second and 50 us at 1,000
+// take 5 x 20 + 50 x 1 = 150 us of each ms between them (renewal: 150 /
+// 1,150 of the time), so 100,000 requests of 1 us take 0.1 s x 1.15.
+TEST(NodeCpuTest, StallClassesMixByTheirRates) {
+  NodeCpuSpec spec{1, 1 * kMicro, 0};
+  spec.stalls = {{5 * kMicro, 20'000}, {50 * kMicro, 1'000}};
+  NodeCpu cpu("host.cpu", spec);
+  EXPECT_NEAR(static_cast<double>(AllQueuedAtOnce(cpu, 100'000)) / 1e9, 0.115, 0.115 * 0.03);
 }
 
 }  // namespace
