@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "layouts/JsonFields.h"
+#include "layouts/NodeCpuFields.h"
 
 namespace tierlab {
 namespace {
@@ -186,35 +187,16 @@ const F kPlacementFields[] = {
      [](const ClusterSpec& c) -> json { return std::string(ToString(c.reads)); }},
 };
 
-const F kCpuFields[] = {
+constexpr std::array<F, 1> kCpuCoresField = {{
     {"cores", "integer 0..1024", "", "each node's cores for its storage work; 0: not modelled",
      [](JsonFields& f, std::string_view k, ClusterSpec& c) {
        c.cpu.cores = static_cast<std::uint32_t>(f.Int(k, c.cpu.cores, 0, 1024));
      },
      [](const ClusterSpec& c) -> json { return c.cpu.cores; }},
-    {"per_io_ns", "integer 0..1e9", "ns", "CPU time per request a node serves (a copy, a read)",
-     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.cpu.per_io = f.Int(k, c.cpu.per_io, 0, 1'000'000'000);
-     },
-     [](const ClusterSpec& c) -> json { return c.cpu.per_io; }},
-    {"per_kib_ns", "integer 0..1e9", "ns", "and per KiB the request carries",
-     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.cpu.per_kib = f.Int(k, c.cpu.per_kib, 0, 1'000'000'000);
-     },
-     [](const ClusterSpec& c) -> json { return c.cpu.per_kib; }},
-    {"per_write_io_ns", "integer 0..1e9", "ns",
-     "a write's copy per request, where it differs (0: per_io_ns)",
-     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.cpu.per_write_io = f.Int(k, c.cpu.per_write_io, 0, 1'000'000'000);
-     },
-     [](const ClusterSpec& c) -> json { return c.cpu.per_write_io; }},
-    {"per_write_kib_ns", "integer 0..1e9", "ns",
-     "a write's per KiB, where it differs (0: per_kib_ns)",
-     [](JsonFields& f, std::string_view k, ClusterSpec& c) {
-       c.cpu.per_write_kib = f.Int(k, c.cpu.per_write_kib, 0, 1'000'000'000);
-     },
-     [](const ClusterSpec& c) -> json { return c.cpu.per_write_kib; }},
-};
+}};
+
+constexpr auto kCpuFields =
+    JoinFields(kCpuCoresField, CpuCostFields<ClusterSpec, &ClusterSpec::cpu>());
 
 // A time: a number of seconds, or a string with a unit as fio writes
 // times ("500ms", "60s", "60m", "1h"; "us" and "ns" too). Times are whole ns.
@@ -378,7 +360,7 @@ const F kClusterFields[] = {
      },
      false, "its keys' defaults"},
     {"cpu", "object (cluster.cpu below)", "", "each node's CPU as a queued resource",
-     &ReadObject<kCpuFields, std::size(kCpuFields)>,
+     &ReadObject<kCpuFields.data(), kCpuFields.size()>,
      [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kCpuFields), c); },
      false, "its keys' defaults"},
     {"failures", "array of {node, at, kind, back, device}, or one such object", "",

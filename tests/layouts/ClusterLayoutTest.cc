@@ -56,6 +56,8 @@ TEST(ClusterLayoutTest, BadClusterSectionsNameTheField) {
             "x.json: cluster.cpu: cores without a cost; set per_io_ns or per_kib_ns, or cores 0");
   EXPECT_EQ(ErrorOf({{"cpu", {{"cores", 8}, {"per_io_ns", -1}}}}),
             "x.json: cluster.cpu.per_io_ns: must be 0..1000000000, got -1");
+  EXPECT_EQ(ErrorOf({{"cpu", {{"cores", 8}, {"per_io_ns", 1}, {"stalls", {{{"per_second", 9}}}}}}}),
+            "x.json: cluster.cpu.stalls[0].duration_ns: missing; how long a stall is");
   EXPECT_EQ(ErrorOf({{"nodes", 3}, {"protection", {{"scheme", "ec"}}}}),
             "x.json: cluster.protection: 3 data + 1 parity chunks need 4 nodes; the cluster has 3");
   EXPECT_EQ(ErrorOf({{"nodes", 6}, {"protection", {{"scheme", "ec"}, {"parity", 4}}}}),
@@ -235,7 +237,11 @@ TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
                      {"network", {{"preset", "25gbe-rdma"}, {"nics", 2}}},
                      {"clients", {{"where", "hosts"}, {"hosts", 3}}},
                      {"placement", {{"scheme", "chained"}, {"reads", "primary"}}},
-                     {"cpu", {{"cores", 16}, {"per_io_ns", 20000}, {"per_write_io_ns", 35000}}}}),
+                     {"cpu",
+                      {{"cores", 16},
+                       {"per_io_ns", 20000},
+                       {"per_write_io_ns", 35000},
+                       {"stalls", {{{"duration_ns", 20000}, {"per_second", 500}}}}}}}),
       "x.json");
   ASSERT_TRUE(l.ok()) << l.error().message;
   const nlohmann::json eff = LayoutToJson(*l);
@@ -245,6 +251,10 @@ TEST(ClusterLayoutTest, EffectiveLayoutRoundTrips) {
   EXPECT_EQ(eff["cluster"]["cpu"]["per_io_ns"], 20000);
   EXPECT_EQ(eff["cluster"]["cpu"]["per_write_io_ns"], 35000);
   EXPECT_EQ(l->cluster->cpu.per_write_io, 35000);
+  // A node's CPU takes the host's stalls as a one-node layout's does.
+  ASSERT_EQ(l->cluster->cpu.stalls.size(), 1u);
+  EXPECT_EQ(l->cluster->cpu.stalls[0].duration, 20000);
+  EXPECT_EQ(eff["cluster"]["cpu"]["stalls"][0]["per_second"], 500.0);
   // The preset's latency and CPU are not written unless replaced.
   EXPECT_FALSE(eff["cluster"]["network"].contains("one_way_latency_ns"));
   EXPECT_EQ(eff["cluster"]["cpu"]["per_kib_ns"], 0);
