@@ -11,8 +11,10 @@
 //
 // Stalls: a host takes its cores away now and then (a timer tick, another
 // tenant's vCPU on a shared core, an interrupt): each class of stall comes
-// `per_second` times a second on each core, at random (a Poisson process,
-// seeded from the CPU's name and the core), and lasts `duration`. Work on a
+// `per_second` times a second of a core's running time, at random (each
+// stall an exponential gap after the last one's end, the class drawn by
+// rate; seeded from the CPU's name and the core), and lasts `duration`,
+// so the classes take sum(d r) / (1 + sum(d r)) of the time. Work on a
 // core that stalls waits for it to end, and so does a request that arrives
 // while it lasts; they are what makes a RAM-speed stack's p99 several
 // times its mean (docs/VALIDATION.md). The costs are then the work's own,
@@ -37,7 +39,7 @@ namespace tierlab {
 
 struct CpuStall {
   Nanos duration = 0;     // how long the core is away
-  double per_second = 0;  // how often, on each core
+  double per_second = 0;  // how often, a second of each core's running time
 };
 
 struct NodeCpuSpec {
