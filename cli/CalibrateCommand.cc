@@ -48,6 +48,7 @@ struct CalibrateArgs {
   double tolerance_pct = 0;
   std::string write_cliff;  // bytes of the write saturation probe; empty: none
   double cliff_idle_s = 0;
+  std::string dir;  // --cpu: where its RAM files go; empty: CalibrateCpuArgs' default
 };
 
 constexpr long kTmpfsMagic = 0x01021994;
@@ -244,11 +245,22 @@ int RunCalibrateCpuFrom(const CalibrateArgs& a, std::uint64_t size_override) {
   if (!a.write_cliff.empty() || a.cliff_idle_s > 0 || a.type != "auto" || a.force ||
       a.engine != "auto" || !a.name.empty()) {
     return Fail(
-        "calibrate --cpu: takes --quick, --size, --runtime, --tolerance, -o, -f and -q; "
+        "calibrate --cpu: takes --quick, --size, --dir, --runtime, --tolerance, -o, -f and -q; "
         "--write-cliff, --cliff-idle, --type, --engine, --name and --force are a device's",
         kExitUsage);
   }
   CalibrateCpuArgs c;
+  if (!a.dir.empty()) {
+    // The probe is the CPU's over RAM files: on a disk it would time the disk.
+    std::error_code ec;
+    if (std::filesystem::is_directory(a.dir, ec) && DetectMedium(a.dir) != "ram") {
+      return Fail("--dir: " + a.dir +
+                      " is not on a RAM filesystem (tmpfs, ramfs); the probe times the CPU "
+                      "over RAM files",
+                  kExitUsage);
+    }
+    c.dir = a.dir;
+  }
   c.quick = a.quick;
   if (size_override != 0) c.region = size_override;
   if (!a.output.empty()) c.output = a.output;
@@ -271,6 +283,10 @@ int RunCalibrate(const CalibrateArgs& a) {
     return Fail("--format: unknown \"" + a.format + "\"; known: table, json", kExitUsage);
   }
   if (a.cpu) return RunCalibrateCpuFrom(a, size_override);
+  if (!a.dir.empty()) {
+    return Fail("calibrate: --dir is --cpu's (where its RAM files go); a device's probe uses PATH",
+                kExitUsage);
+  }
   if (a.path.empty()) {
     return Fail("calibrate: PATH, the file or block device to probe, is required (or --cpu)",
                 kExitUsage);
@@ -474,6 +490,9 @@ void RegisterCalibrateCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("--name", a->name, "The preset's name in its file");
   cmd->add_option("-o,--output", a->output,
                   "Preset file to write, - for none (default calibrated.json; --cpu: cpu.json)");
+  cmd->add_option("--dir", a->dir,
+                  "--cpu: the directory its RAM files go in, on tmpfs or ramfs (default "
+                  "/dev/shm)");
   cmd->add_option("--engine", a->engine, "auto, io_uring or libaio")->capture_default_str();
   cmd->add_option("-f,--format", a->format, "table or json (the preset file, on stdout)")
       ->capture_default_str();

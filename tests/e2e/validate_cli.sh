@@ -100,11 +100,15 @@ PY
 # whole region): 4k reads at the fitted cost a read, QD8 of them at once.
 # The real run's figure is printed, not held to the model: on a shared
 # host it moves by a fifth within minutes (docs/VALIDATION.md).
-"$bin" calibrate --cpu --quick --size 16m --runtime 0.2 --tolerance 200 -q -o cpu.json >cpu.txt ||
-  fail "calibrate --cpu: $(cat cpu.txt)"
+# Its RAM files in a directory of our own (--dir), which it leaves empty.
+ramdir=$(mktemp -d /dev/shm/tierlab-validate-cli.XXXXXX)
+trap 'rm -rf "$tmp" "$ramdir"' EXIT
+"$bin" calibrate --cpu --quick --size 16m --runtime 0.2 --tolerance 200 -q --dir "$ramdir" \
+  -o cpu.json >cpu.txt || fail "calibrate --cpu: $(cat cpu.txt)"
+[[ -z $(ls -A "$ramdir") ]] || fail "calibrate --cpu left files in --dir: $(ls -A "$ramdir")"
 grep -q '^fitted cpu: ' cpu.txt || fail "no fitted cpu: $(cat cpu.txt)"
 shm=/dev/shm/tierlab-validate-cli-$$.img
-trap 'rm -rf "$tmp"; rm -f "$shm"' EXIT
+trap 'rm -rf "$tmp" "$ramdir"; rm -f "$shm"' EXIT
 cat >ram.json <<JSON
 {"name": "ram-cache",
  "layouts": [{"name": "shm", "size": "64m", "cpu": "file:cpu.json",
@@ -151,6 +155,21 @@ rc=0
 rc=0
 "$bin" calibrate 2>err || rc=$?
 [[ $rc -eq 2 ]] && grep -q "PATH" err || fail "calibrate without PATH: exit $rc: $(cat err)"
+# --dir is the CPU probe's, and a RAM filesystem: the build directory's
+# disk is not (where it is, this check has nothing to refuse).
+bindir=$(dirname "$bin")
+case $(stat -f -c %T "$bindir") in
+  tmpfs | ramfs) echo "SKIP: $bindir is on a RAM filesystem" ;;
+  *)
+    rc=0
+    "$bin" calibrate --cpu --dir "$bindir" 2>err || rc=$?
+    [[ $rc -eq 2 && $(wc -l <err) -eq 1 ]] && grep -q -- "--dir: .* not on a RAM filesystem" err ||
+      fail "calibrate --cpu --dir on disk: exit $rc: $(cat err)"
+    ;;
+esac
+rc=0
+"$bin" calibrate --dir "$ramdir" dev.img 2>err || rc=$?
+[[ $rc -eq 2 ]] && grep -q "\-\-dir is \-\-cpu's" err || fail "calibrate PATH --dir: exit $rc: $(cat err)"
 
 rc=0
 "$bin" validate no-such.json 2>err || rc=$?
