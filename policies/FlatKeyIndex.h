@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "policies/ReplacementPolicy.h"
+#include "tiering/core/SplitMix64.h"
 
 namespace tierlab {
 
@@ -46,12 +47,9 @@ class FlatKeyIndex {
 
  private:
   std::size_t Home(LineKey key) const {
-    // splitmix64 finaliser: line numbers are dense and sequential, so they
-    // need real mixing before masking.
-    std::uint64_t z = key + 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return static_cast<std::size_t>(z ^ (z >> 31)) & mask_;
+    // Line numbers are dense and sequential, so they need real mixing
+    // before masking.
+    return static_cast<std::size_t>(SplitMix64Hash(key)) & mask_;
   }
 
   std::size_t max_entries_;

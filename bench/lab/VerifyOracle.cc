@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tiering/core/SplitMix64.h"
+
 namespace tierlab {
 namespace {
-
-std::uint64_t Mix(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Removes [offset, end) from a map of non-overlapping [start, value.end)
 // pieces, keeping what lies outside it.
@@ -45,9 +40,10 @@ void VerifyOracle::Fill(const Piece& piece, std::uint64_t block_offset, std::byt
   // The block's own offset first, as fio's header has it: a block read from
   // the wrong place says where it came from.
   std::memcpy(out, &block_offset, sizeof block_offset);
-  const std::uint64_t key = Mix(piece.seed ^ Mix(piece.serial) ^ Mix(block_offset + 1));
+  const std::uint64_t key =
+      SplitMix64Hash(piece.seed ^ SplitMix64Hash(piece.serial) ^ SplitMix64Hash(block_offset + 1));
   for (std::uint32_t i = 8; i + 8 <= block_; i += 8) {
-    const std::uint64_t v = Mix(key + i);
+    const std::uint64_t v = SplitMix64Hash(key + i);
     std::memcpy(out + i, &v, 8);
   }
 }

@@ -1,28 +1,17 @@
 #pragma once
 // Cheap, reproducible pseudo-random numbers for workload generation.
 //
-// SplitMix64 expands one 64-bit seed into independent stream seeds;
+// SplitMix64 (tiering/core/SplitMix64.h) expands one 64-bit seed into
+// independent stream seeds;
 // Xoshiro256** (Blackman & Vigna) is the per-stream generator: 4 words of
 // state, ~1 ns per draw, no allocation. Neither is cryptographic. Objects are
 // not thread-safe; give each job (thread) its own.
 
 #include <cstdint>
 
+#include "tiering/core/SplitMix64.h"
+
 namespace tierlab {
-
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t Next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
- private:
-  std::uint64_t state_;
-};
 
 // Derives a stream seed from (seed, a, b) so that jobs and the decisions
 // within a job (op, block size, offset...) draw from unrelated streams.

@@ -2,16 +2,11 @@
 
 #include <memory>
 
+#include "tiering/core/SplitMix64.h"
+
 namespace tierlab::testing {
 
 namespace {
-
-std::uint64_t SplitMix64(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 class Loop {
  public:
@@ -39,17 +34,15 @@ class Loop {
  private:
   void Issue(std::uint32_t slot) {
     IoRequest req;
-    const bool read =
-        cfg_.read_fraction >= 1.0 ||
-        (cfg_.read_fraction > 0.0 &&
-         static_cast<double>(SplitMix64(rng_) >> 11) * 0x1.0p-53 < cfg_.read_fraction);
+    const bool read = cfg_.read_fraction >= 1.0 ||
+                      (cfg_.read_fraction > 0.0 && rng_.NextUnit() < cfg_.read_fraction);
     req.op = read ? IoOp::kRead : IoOp::kWrite;
     std::uint64_t block;
     if (cfg_.sequential) {
       block = next_block_;
       next_block_ = (next_block_ + 1) % blocks_;
     } else {
-      block = SplitMix64(rng_) % blocks_;
+      block = rng_.Next() % blocks_;
     }
     req.offset = cfg_.region_offset + block * cfg_.block_size;
     req.length = cfg_.block_size;
@@ -80,7 +73,7 @@ class Loop {
   SimEngine& engine_;
   BlockDevice& device_;
   ClosedLoopConfig cfg_;
-  std::uint64_t rng_;
+  SplitMix64 rng_;
   std::uint64_t region_bytes_ = 0;
   std::uint64_t blocks_ = 0;
   std::uint64_t next_block_ = 0;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tiering/core/SplitMix64.h"
+
 namespace tierlab::testing {
 namespace {
 
@@ -19,13 +21,6 @@ using Buffer = std::unique_ptr<std::byte, FreeDeleter>;
 Buffer AlignedBuffer(std::uint64_t len) {
   const std::uint64_t rounded = (len + 4095) / 4096 * 4096;
   return Buffer(static_cast<std::byte*>(std::aligned_alloc(4096, rounded)));
-}
-
-std::uint64_t Mix(std::uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 class Verifier {
@@ -109,7 +104,7 @@ class Verifier {
     if (q.op == IoOp::kWrite) {
       const std::uint64_t seq = ++write_seq_;
       for (std::uint64_t w = 0; w < q.length; w += 8) {
-        const std::uint64_t v = Mix((q.offset + w) ^ (seq << 40) ^ o_.seed);
+        const std::uint64_t v = SplitMix64Hash((q.offset + w) ^ (seq << 40) ^ o_.seed);
         std::memcpy(q.data + w, &v, 8);
       }
     }

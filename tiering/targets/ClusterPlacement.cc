@@ -2,19 +2,9 @@
 
 #include <numeric>
 
+#include "tiering/core/SplitMix64.h"
+
 namespace tierlab {
-
-namespace {
-
-// splitmix64: a well-mixed 64-bit value from a counter.
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 ClusterPlacement::ClusterPlacement(std::uint32_t nodes, std::uint32_t copies,
                                    std::uint64_t extent_bytes, Scheme scheme, std::uint64_t seed)
@@ -28,9 +18,9 @@ std::uint32_t ClusterPlacement::Permuted(std::uint64_t group, std::uint32_t x) c
   if (m.group != group) {
     // Fisher-Yates from the group's own random stream.
     std::iota(m.nodes.begin(), m.nodes.begin() + nodes_, std::uint8_t{0});
-    std::uint64_t state = Mix(seed_ ^ Mix(group));
+    std::uint64_t state = SplitMix64Hash(seed_ ^ SplitMix64Hash(group));
     for (std::uint32_t i = nodes_ - 1; i > 0; --i) {
-      state = Mix(state);
+      state = SplitMix64Hash(state);
       const auto j = static_cast<std::uint32_t>(state % (i + 1));
       std::swap(m.nodes[i], m.nodes[j]);
     }

@@ -7,18 +7,6 @@ namespace tierlab {
 
 namespace {
 
-std::uint64_t SplitMix(std::uint64_t& x) {
-  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// Uniform in [0, 1).
-double Uniform(std::uint64_t& x) {
-  return static_cast<double>(SplitMix(x) >> 11) * 0x1.0p-53;
-}
-
 std::uint64_t Fnv1a(const std::string& s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
@@ -36,7 +24,7 @@ NodeCpu::NodeCpu(std::string name, NodeCpuSpec spec)
     free_at_.push({0, i});
     if (stall_rate_ > 0) {
       StallClock c;
-      c.rng = Fnv1a(name_) + i;
+      c.rng = SplitMix64(Fnv1a(name_) + i);
       NextStall(c, 0);
       stall_clocks_.push_back(c);
     }
@@ -44,8 +32,8 @@ NodeCpu::NodeCpu(std::string name, NodeCpuSpec spec)
 }
 
 void NodeCpu::NextStall(StallClock& s, Nanos after) const {
-  const double gap = -std::log1p(-Uniform(s.rng)) / stall_rate_;
-  double pick = Uniform(s.rng) * stall_rate_ * 1e9;
+  const double gap = -std::log1p(-s.rng.NextUnit()) / stall_rate_;
+  double pick = s.rng.NextUnit() * stall_rate_ * 1e9;
   Nanos duration = 0;
   for (const CpuStall& c : spec_.stalls) {
     if (c.duration <= 0) continue;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "tiering/core/Engine.h"
+#include "tiering/core/SplitMix64.h"
 
 namespace tierlab {
 
@@ -76,7 +77,7 @@ class NodeCpu {
  private:
   // A core's next stall (or the one under way).
   struct StallClock {
-    std::uint64_t rng = 0;
+    SplitMix64 rng;
     Nanos start = 0;
     Nanos end = 0;
   };
