@@ -183,7 +183,15 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                             {"max_iops_error", std::round(fit->max_iops_error * 1000) / 1000},
                             {"stalls", StallsJson(stalls)},
                             {"points", std::move(points)}};
-  return EmitCalibration(CpuFileJson(fit->cpu, calibration), a.output, a.format,
+  // The host's speed now, for validate to measure again beside each real
+  // cell (bench/lab/HostReference.h): the 4 KiB points' wall time per I/O.
+  HostCpuReference reference{plan.region, std::filesystem::absolute(a.dir, ec).string(), 0, 0};
+  for (const ProbeResult& r : *probe) {
+    if (r.point.bs != 4096 || !(r.median.iops > 0)) continue;
+    (r.point.is_read() ? reference.read_ns_per_io : reference.write_ns_per_io) =
+        std::round(1e10 / r.median.iops) / 10;
+  }
+  return EmitCalibration(CpuFileJson(fit->cpu, calibration, reference), a.output, a.format,
                          [&] { PrintTable(*fit, *probe); }, {"cpu", "in a layout", "cpu"});
 }
 

@@ -1,12 +1,16 @@
 // tierlab validate MATRIX: the matrix's cells run in real time on the
 // layouts' devices, then in simulation on their presets (the ones
 // `tierlab calibrate` fitted to the same devices), and the model's error per
-// cell and metric (bench/report/Validation.h; docs/VALIDATION.md).
+// cell and metric (bench/report/Validation.h; docs/VALIDATION.md). Where a
+// layout's cpu file has a reference, the host's speed is measured after
+// each real cell and that cell's model runs at it (bench/lab/HostReference.h).
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 
+#include "bench/lab/HostReference.h"
 #include "bench/lab/Matrix.h"
 #include "bench/lab/MatrixRunner.h"
 #include "bench/report/Report.h"
@@ -23,9 +27,13 @@ struct ValidateArgs {
   std::string output;
   std::string save;
   bool quiet = false;
+  bool no_host_reference = false;
 };
 
-Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, bool quiet) {
+// `measured`: the real run's results, whose host references the model's
+// cells take (null: the real run itself, which measures them).
+Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, bool quiet,
+                               bool host_reference, const nlohmann::json* measured) {
   MatrixSpec s = spec;
   s.mode = mode;
   auto m = ExpandMatrix(s);
@@ -33,6 +41,30 @@ Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, 
   const auto t0 = std::chrono::steady_clock::now();
   MatrixRunOptions o;
   o.jobs = mode == "real" ? 1 : 0;
+  CellHostReference host;
+  std::map<std::size_t, const nlohmann::json*> twins;  // measured cells by index
+  if (host_reference && measured == nullptr) {
+    o.before_cell = [&host](MatrixCell& c) { return host.Before(c); };
+    o.after_cell = [&host](const MatrixCell& c, nlohmann::json& j) { return host.After(c, j); };
+  } else if (host_reference) {
+    for (const nlohmann::json& c : measured->at("cells")) {
+      twins[c.value("index", std::size_t{0})] = &c;
+    }
+    auto twin = [&twins](const MatrixCell& c) -> const nlohmann::json* {
+      const auto it = twins.find(c.index);
+      return it == twins.end() ? nullptr : it->second;
+    };
+    o.before_cell = [twin](MatrixCell& c) -> Expected<void> {
+      const nlohmann::json* t = twin(c);
+      return t == nullptr ? Expected<void>{} : ApplyHostReference(c, *t);
+    };
+    o.after_cell = [twin](const MatrixCell& c, nlohmann::json& j) -> Expected<void> {
+      const nlohmann::json* t = twin(c);
+      if (t != nullptr && t->contains("host_reference"))
+        j["host_reference"] = t->at("host_reference");
+      return {};
+    };
+  }
   auto r = RunMatrix(*m, o);
   if (!r.ok()) return r.error();
   if (!quiet) {
@@ -48,9 +80,10 @@ int RunValidate(const ValidateArgs& a) {
   if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
   auto spec = LoadMatrixFile(a.file);
   if (!spec.ok()) return Fail(spec.error());
-  auto measured = RunIn(*spec, "real", a.quiet);
+  const bool host = !a.no_host_reference;
+  auto measured = RunIn(*spec, "real", a.quiet, host, nullptr);
   if (!measured.ok()) return Fail(measured.error());
-  auto model = RunIn(*spec, "sim", a.quiet);
+  auto model = RunIn(*spec, "sim", a.quiet, host, &*measured);
   if (!model.ok()) return Fail(model.error());
   if (!a.save.empty()) {
     for (const auto& [suffix, doc] :
@@ -86,6 +119,9 @@ void RegisterValidateCommand(CLI::App& app, CommandResult& result) {
   cmd->add_option("-o,--output", a->output, "Write the report to this file instead of stdout");
   cmd->add_option("--save", a->save,
                   "Keep both results files as PREFIX-measured.json and PREFIX-model.json");
+  cmd->add_flag("--no-host-reference", a->no_host_reference,
+                "Model the CPU at its calibrated costs: no measurement of the host's speed "
+                "after each real cell (a cpu file's reference)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   cmd->callback([a, &result] { result.exit_code = RunValidate(*a); });
 }

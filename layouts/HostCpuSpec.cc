@@ -36,13 +36,30 @@ HostCpuSpec ReadFigures(JsonFields& f) {
   return c;
 }
 
+// A file's "reference" object at `f`.
+HostCpuReference ReadReference(JsonFields& f) {
+  f.OnlyKeys({"region", "dir", "read_ns_per_io", "write_ns_per_io"});
+  HostCpuReference r;
+  r.region = f.Bytes("region", 0);
+  if (f.ok() && r.region < 4096)
+    f.Fail("region", "missing or below 4k; the bytes the probe covers");
+  r.dir = f.String("dir", "");
+  if (f.ok() && r.dir.empty()) f.Fail("dir", "missing; where the probe's RAM files go");
+  for (auto [key, v] : {std::pair{"read_ns_per_io", &r.read_ns_per_io},
+                        std::pair{"write_ns_per_io", &r.write_ns_per_io}}) {
+    *v = f.Number(key, 0, 0, 1e9);
+    if (f.ok() && !(*v > 0)) f.Fail(key, "missing; above 0");
+  }
+  return r;
+}
+
 Expected<HostCpuSpec> ReadCpuFile(std::string_view path) {
   auto doc = ReadJsonFile(path);
   if (!doc.ok()) return doc.error();
   const std::string source(path);
   if (!doc->is_object()) return MakeError(source + ": a cpu file is a JSON object");
   JsonFields f(*doc, source, "");
-  f.OnlyKeys({"cpu_file", "cpu", "calibration"});
+  f.OnlyKeys({"cpu_file", "cpu", "reference", "calibration"});
   if (f.ok() && f.Int("cpu_file", 0, 1, 1) != 1) f.Fail("cpu_file", "missing; must be 1");
   const json* cpu = f.Raw("cpu");
   if (f.ok() && (cpu == nullptr || !cpu->is_object())) {
@@ -52,6 +69,12 @@ Expected<HostCpuSpec> ReadCpuFile(std::string_view path) {
   JsonFields cf = f.Child(*cpu, "cpu");
   HostCpuSpec c = ReadFigures(cf);
   if (!cf.ok()) return cf.error();
+  if (const json* ref = f.Raw("reference"); ref != nullptr) {
+    if (!ref->is_object()) return MakeError(f.Where("reference") + ": must be an object");
+    JsonFields rf = f.Child(*ref, "reference");
+    c.reference = ReadReference(rf);
+    if (!rf.ok()) return rf.error();
+  }
   return c;
 }
 
@@ -89,9 +112,16 @@ json HostCpuToJson(const HostCpuSpec& c) {
   return WriteFields(std::span<const F>(kFields), c);
 }
 
-json CpuFileJson(const NodeCpuSpec& cpu, const json& calibration) {
+json CpuFileJson(const NodeCpuSpec& cpu, const json& calibration,
+                 const std::optional<HostCpuReference>& reference) {
   json j = {{"cpu_file", 1},
-            {"cpu", WriteFields(std::span<const F>(kFields), HostCpuSpec{cpu, ""})}};
+            {"cpu", WriteFields(std::span<const F>(kFields), HostCpuSpec{cpu, "", std::nullopt})}};
+  if (reference) {
+    j["reference"] = {{"region", FormatBytes(reference->region)},
+                      {"dir", reference->dir},
+                      {"read_ns_per_io", reference->read_ns_per_io},
+                      {"write_ns_per_io", reference->write_ns_per_io}};
+  }
   if (!calibration.is_null()) j["calibration"] = calibration;
   return j;
 }

@@ -14,14 +14,24 @@
 //   {
 //     "cpu_file": 1,
 //     "cpu": {"cores": 1, "per_io_ns": 780, ...},   // the keys above
+//     "reference": {"region": "128m", "dir": "/dev/shm",
+//                   "read_ns_per_io": 842.1, "write_ns_per_io": 977.5},
 //     "calibration": {...}                          // what was measured; not read
 //   }
+//
+// "reference" (optional) is the host's speed when the file was written:
+// the wall time per I/O of the probe's 4k random reads and writes at QD32
+// over `region` on RAM files in `dir`. `tierlab validate` measures the
+// same beside each real cell and scales the costs by the ratios, so a host
+// that runs faster or slower than when it was calibrated is modelled as it
+// ran (bench/lab/HostReference.h).
 //
 // A cluster's nodes have cluster.cpu instead. A real run ignores the key:
 // its CPU is the real one. Every key, its default and unit:
 // HostCpuFields() and docs/CONFIG.md.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,9 +42,19 @@
 
 namespace tierlab {
 
+// The points the reference measures: 4 KiB random reads and writes at
+// QD32 (HostCpuPlan's).
+struct HostCpuReference {
+  std::uint64_t region = 0;    // bytes the probe's I/O covers
+  std::string dir;             // where its RAM files go (tmpfs)
+  double read_ns_per_io = 0;   // wall time per I/O, the host's stalls included
+  double write_ns_per_io = 0;  // the same for the writes
+};
+
 struct HostCpuSpec {
   NodeCpuSpec cpu{.cores = 1};
   std::string file;  // "file:PATH" as written, when the figures came from one
+  std::optional<HostCpuReference> reference;  // a file's, when it has one
 };
 
 std::span<const Field<HostCpuSpec>> HostCpuFields();
@@ -45,7 +65,9 @@ Expected<HostCpuSpec> ParseHostCpuJson(const nlohmann::json& j, std::string_view
 // The file name as written, or the figures.
 nlohmann::json HostCpuToJson(const HostCpuSpec& c);
 
-// A cpu file's JSON for `cpu`, with `calibration` under "calibration".
-nlohmann::json CpuFileJson(const NodeCpuSpec& cpu, const nlohmann::json& calibration);
+// A cpu file's JSON for `cpu`, with `calibration` under "calibration" and
+// the reference, if any.
+nlohmann::json CpuFileJson(const NodeCpuSpec& cpu, const nlohmann::json& calibration,
+                           const std::optional<HostCpuReference>& reference = std::nullopt);
 
 }  // namespace tierlab

@@ -31,6 +31,23 @@ std::string MakeTempDir() {
   return tmpl;
 }
 
+Expected<nlohmann::json> RunHookedCell(const MatrixRunOptions& o, MatrixCell& cell,
+                                       const std::string& mode, const std::string& dir) {
+  auto named = [&cell](const Error& e) {
+    return Error{"cell \"" + cell.label + "\": " + e.message, e.kind};
+  };
+  if (o.before_cell) {
+    auto b = o.before_cell(cell);
+    if (!b.ok()) return named(b.error());
+  }
+  auto r = RunMatrixCell(cell, mode, dir, o.stop);
+  if (r.ok() && o.after_cell) {
+    auto a = o.after_cell(cell, *r);
+    if (!a.ok()) return named(a.error());
+  }
+  return r;
+}
+
 }  // namespace
 
 Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string& mode,
@@ -138,7 +155,7 @@ Expected<void> RunMatrixInto(const MatrixPlan& plan, const MatrixRunOptions& o,
         std::error_code ec;
         std::filesystem::create_directories(cell_dir, ec);
       }
-      auto r = RunMatrixCell(cell, spec.mode, cell_dir, o.stop);
+      auto r = RunHookedCell(o, cell, spec.mode, cell_dir);
       if (!cell_dir.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(cell_dir, ec);

@@ -63,6 +63,13 @@ struct MatrixRunOptions {
   // wait): progress on stderr, and saving the results as they grow.
   std::function<void(const MatrixProgress&, const ResultsFile&)> tick;
   double tick_s = 0.2;
+  // Called by the worker that runs a cell, outside the runner's lock, right
+  // before the cell runs (it may change the cell: validate scales a model's
+  // CPU) and right after it ran (it may add to the cell's JSON); with
+  // jobs > 1, concurrently for different cells. An error fails the run as
+  // the cell's own would.
+  std::function<Expected<void>(MatrixCell&)> before_cell;
+  std::function<Expected<void>(const MatrixCell&, nlohmann::json&)> after_cell;
 };
 
 struct MatrixRunStats {

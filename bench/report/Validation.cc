@@ -77,6 +77,20 @@ std::string Title(const std::string& metric) {
   return metric + " us";
 }
 
+// The mean of the runs' host_reference.KEY; none when a run has none.
+std::optional<double> MeanHostScale(const CellGroup& g, const char* key) {
+  double sum = 0;
+  for (const json* run : g.runs) {
+    const auto ref = run->find("host_reference");
+    if (ref == run->end() || !ref->contains(key) || !ref->at(key).is_number()) {
+      return std::nullopt;
+    }
+    sum += ref->at(key).get<double>();
+  }
+  if (g.runs.empty()) return std::nullopt;
+  return sum / static_cast<double>(g.runs.size());
+}
+
 }  // namespace
 
 const std::vector<std::string>& ValidationMetrics() {
@@ -116,6 +130,8 @@ Expected<Validation> CompareMeasuredAndModel(const json& measured, const json& m
     const double mean = c.metrics[2].measured;
     c.demerit_pct = mean > 0 ? 100 * Demerit(c.cdf_model, c.cdf_measured) / mean : 0;
     v.worst_demerit_pct = std::max(v.worst_demerit_pct, c.demerit_pct);
+    c.read_scale = MeanHostScale(real[i], "read_scale");
+    c.write_scale = MeanHostScale(real[i], "write_scale");
     v.cells.push_back(std::move(c));
   }
   return v;
@@ -132,6 +148,9 @@ TextTable MakeTable(const Validation& v) {
     t.header.push_back("error");
   }
   t.header.push_back("demerit");
+  const bool host = std::any_of(v.cells.begin(), v.cells.end(),
+                                [](const ValidationCell& c) { return c.read_scale.has_value(); });
+  if (host) t.header.push_back("host");
   for (const ValidationCell& c : v.cells) {
     std::vector<std::string> row = {c.label};
     for (const ValidationMetric& m : c.metrics) {
@@ -142,6 +161,10 @@ TextTable MakeTable(const Validation& v) {
     char d[32];
     std::snprintf(d, sizeof d, "%.1f%%", c.demerit_pct);
     row.push_back(d);
+    if (host) {
+      std::snprintf(d, sizeof d, "x%.3f/%.3f", c.read_scale.value_or(1), c.write_scale.value_or(1));
+      row.push_back(c.read_scale && c.write_scale ? d : "-");
+    }
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -162,8 +185,12 @@ json ValidationJson(const Validation& v) {
   for (const ValidationCell& c : v.cells) {
     json ms = json::array();
     for (const ValidationMetric& m : c.metrics) ms.push_back(metric(m));
-    cells.push_back(
-        {{"label", c.label}, {"metrics", std::move(ms)}, {"demerit_pct", c.demerit_pct}});
+    json cell = {{"label", c.label}, {"metrics", std::move(ms)}, {"demerit_pct", c.demerit_pct}};
+    if (c.read_scale && c.write_scale) {
+      cell["read_scale"] = *c.read_scale;
+      cell["write_scale"] = *c.write_scale;
+    }
+    cells.push_back(std::move(cell));
   }
   json worst = json::array();
   for (const ValidationMetric& m : v.worst) worst.push_back(metric(m));
@@ -177,7 +204,9 @@ std::string ValidationHtml(const Validation& v, const std::string& title) {
   h += "<h1>" + HtmlEscape(title) + "</h1>\n";
   h += "<p>Measured (real time) against modelled (simulation on the calibrated presets); "
        "error is (model - measured) / measured; demerit is the root mean square horizontal "
-       "distance between the latency CDFs, in % of the measured mean.</p>\n<table>\n<tr>";
+       "distance between the latency CDFs, in % of the measured mean; host is the factors the "
+       "model's CPU costs for reads and writes were scaled by, the host's speed measured after "
+       "the cell against its speed at calibration.</p>\n<table>\n<tr>";
   const TextTable t = MakeTable(v);
   for (const std::string& f : t.header) h += "<th>" + HtmlEscape(f) + "</th>";
   h += "</tr>\n";

@@ -12,8 +12,15 @@
 // square of the horizontal distance between the two CDFs, integrated over
 // probability from fio's percentiles (1% to 99.99%), as a percentage of the
 // measured mean latency.
+//
+// Where the real run measured the host's speed beside a cell
+// (bench/lab/HostReference.h), the cell has the factors its model's CPU
+// costs were scaled by (read_scale and write_scale, means over repeats): a
+// column "host" in the table ("x1.030/0.970": reads 3% dearer than when
+// calibrated, writes 3% cheaper).
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +40,7 @@ struct ValidationCell {
   std::string label;
   std::vector<ValidationMetric> metrics;
   double demerit_pct = 0;
+  std::optional<double> read_scale, write_scale;  // the host reference's, if measured
   // The latency CDFs (percentile, ns), for the plot.
   std::vector<std::pair<double, double>> cdf_measured, cdf_model;
 };
@@ -56,7 +64,8 @@ Expected<Validation> CompareMeasuredAndModel(const nlohmann::json& measured,
 // One row per cell: measured, model and error per metric, and the demerit.
 std::string FormatValidation(const Validation& v, TableStyle style);
 // {"cells": [{"label", "metrics": [{"metric", "measured", "model", "error"}],
-//  "demerit_pct"}], "worst": {...}, "worst_demerit_pct"}.
+//  "demerit_pct", "read_scale", "write_scale" (when measured)}], "worst": {...},
+//  "worst_demerit_pct"}.
 nlohmann::json ValidationJson(const Validation& v);
 // A self-contained page: the table, and per cell the two latency CDFs.
 std::string ValidationHtml(const Validation& v, const std::string& title);

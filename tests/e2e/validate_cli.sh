@@ -121,9 +121,11 @@ cat >ram.json <<JSON
                "precondition": "fill", "runtime": "500ms", "ramp_time": "100ms",
                "time_based": true}]}
 JSON
-"$bin" validate ram.json -q -f json -o ram-v.json || fail "validate ram.json"
-python3 - <<'PY'
-import json
+"$bin" validate ram.json -q -f json -o ram-v.json --save ram || fail "validate ram.json"
+[[ -z $(ls -A "$ramdir") ]] || fail "validate's host reference left files: $(ls -A "$ramdir")"
+"$bin" validate ram.json -q -f csv --no-host-reference -o ram-plain.csv || fail "validate plain"
+ramdir=$ramdir python3 - <<'PY'
+import json, os
 cpu = json.load(open("cpu.json"))
 assert cpu["cpu_file"] == 1 and len(cpu["calibration"]["points"]) == 6, cpu
 c = cpu["cpu"]
@@ -134,17 +136,36 @@ st = cpu["calibration"]["stalls"]
 assert st["window_ms"] >= 1000 and 0 <= st["lost_share"] < 0.25, st
 assert len(c.get("stalls", [])) > 0 or st["count"] == 0, (c, st)
 assert all(s["duration_ns"] >= 2000 and s["per_second"] > 0 for s in c.get("stalls", [])), c
-cost = (c["per_io_ns"] + 4 * c["per_kib_ns"]) / (1 - st["lost_share"])
+# The reference: the probe's 4k reads and writes at QD32 as calibrated, in
+# --dir.
+ref = cpu["reference"]
+assert ref["region"] == "16m" and ref["dir"] == os.environ["ramdir"], ref
+points = {p["point"]: p for p in cpu["calibration"]["points"]}
+for key, point in (("read_ns_per_io", "randread 4k QD32"), ("write_ns_per_io", "randwrite 4k QD32")):
+    assert abs(ref[key] - 1e9 / points[point]["iops"]) < 0.1, (ref, points[point])
 cell = json.load(open("ram-v.json"))["cells"][0]
+# validate measured the host after the real cell: the reference's time per
+# I/O against the calibration's scales the model's costs, so that its time
+# per reference I/O is the measured one.
+href = json.load(open("ram-measured.json"))["cells"][0]["host_reference"]
+assert json.load(open("ram-model.json"))["cells"][0]["host_reference"] == href, href
+scale = href["read_scale"]
+assert cell["read_scale"] == scale and cell["write_scale"] == href["write_scale"], (cell, href)
+assert href["calibrated_read_ns_per_io"] == ref["read_ns_per_io"], href
+assert abs(scale - href["read_ns_per_io"] / ref["read_ns_per_io"]) < 1e-3, href
+assert "host" not in open("ram-plain.csv").readline(), "--no-host-reference has a host column"
+# The reads' cost in the model: the calibrated one times the scale, with
+# the stalls' share of the time.
+cost = scale * (c["per_io_ns"] + 4 * c["per_kib_ns"]) / (1 - st["lost_share"])
 ms = {m["metric"]: m for m in cell["metrics"]}
 # The cache's RAM is made fast enough (20 M reads a second) that the CPU
 # binds on any host: 1 / cost reads a second (the cost with the stalls'
-# share), and by Little's law QD x that cost each.
+# share and the host's scale), and by Little's law QD x that cost each.
 want = 1e9 / cost
 assert abs(ms["iops"]["model"] - want) < 0.03 * want, (ms["iops"], cost)
 assert abs(ms["lat"]["model"] - 8 * cost) < 0.05 * 8 * cost, (ms["lat"], cost)
-print("host cpu: %d ns a read; RAM cell measured %.0f IOPS, model %.0f" %
-      (cost, ms["iops"]["measured"], ms["iops"]["model"]))
+print("host cpu: %d ns a read (x%.3f); RAM cell measured %.0f IOPS, model %.0f" %
+      (cost, scale, ms["iops"]["measured"], ms["iops"]["model"]))
 PY
 rc=0
 "$bin" calibrate --cpu dev.img 2>err || rc=$?

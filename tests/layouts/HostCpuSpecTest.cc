@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "layouts/HostCpuSpec.h"
 #include "layouts/Layout.h"
@@ -134,6 +136,53 @@ TEST(HostCpuSpecTest, ACpuFileIsReadAndNamedAgain) {
   std::ofstream(path) << R"({"cpu_file": 1, "cpu": {"per_io_ns": "fast"}})";
   EXPECT_NE(ErrorOf(WithCpu("file:" + path)).find("x.json: cpu: " + path + ": cpu.per_io_ns: "),
             std::string::npos);
+}
+
+TEST(HostCpuSpecTest, ACpuFilesReferenceIsReadAndChecked) {
+  testing::TempDir dir;
+  const std::string path = dir.path().string() + "/cpu.json";
+  const NodeCpuSpec spec{.cores = 1, .per_io = 700};
+  std::ofstream(path)
+      << CpuFileJson(spec, {}, HostCpuReference{128ull << 20, "/dev/shm", 842.5, 977.5}).dump(2);
+  auto l = ParseLayoutJson(WithCpu("file:" + path), "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  ASSERT_TRUE(l->cpu->reference.has_value());
+  EXPECT_EQ(l->cpu->reference->region, 128ull << 20);
+  EXPECT_EQ(l->cpu->reference->dir, "/dev/shm");
+  EXPECT_DOUBLE_EQ(l->cpu->reference->read_ns_per_io, 842.5);
+  EXPECT_DOUBLE_EQ(l->cpu->reference->write_ns_per_io, 977.5);
+  // Without one, none; figures written in the layout never have one.
+  std::ofstream(path) << CpuFileJson(spec, {}).dump(2);
+  EXPECT_FALSE(ParseLayoutJson(WithCpu("file:" + path), "x.json")->cpu->reference.has_value());
+  EXPECT_NE(ErrorOf(WithCpu({{"per_io_ns", 1}, {"reference", json::object()}}))
+                .find("x.json: cpu.reference: unknown key"),
+            std::string::npos);
+
+  auto with_reference = [&](const json& ref) {
+    json f = CpuFileJson(spec, {});
+    f["reference"] = ref;
+    std::ofstream(path) << f.dump(2);
+    return ErrorOf(WithCpu("file:" + path));
+  };
+  const std::string at = "x.json: cpu: " + path + ": reference";
+  const json good = {
+      {"region", "8m"}, {"dir", "/tmp"}, {"read_ns_per_io", 900}, {"write_ns_per_io", 1100}};
+  EXPECT_EQ(with_reference(good), "");
+  EXPECT_EQ(with_reference(7), at + ": must be an object");
+  // Each change to the good one (null: the key removed) and its error.
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"region", nullptr}}, ".region: missing or below 4k; the bytes the probe covers"},
+      {{{"dir", nullptr}}, ".dir: missing; where the probe's RAM files go"},
+      {{{"read_ns_per_io", 0}}, ".read_ns_per_io: missing; above 0"},
+      {{{"write_ns_per_io", nullptr}}, ".write_ns_per_io: missing; above 0"}};
+  for (const auto& [change, error] : cases) {
+    json bad = good;
+    bad.merge_patch(change);
+    EXPECT_EQ(with_reference(bad), at + error) << change;
+  }
+  json bad = good;
+  bad["speed"] = 1;
+  EXPECT_NE(with_reference(bad).find(at + ".speed: unknown key"), std::string::npos);
 }
 
 TEST(HostCpuSpecTest, TheHostCpuIsOnTopInSimulationAndAbsentInARealRun) {

@@ -237,6 +237,58 @@ TEST(MatrixTest, ResultsDoNotDependOnWorkerCount) {
   EXPECT_EQ(a->at("matrix_hash"), m.hash);
 }
 
+// The hooks around each cell: what before_cell changes is what runs, what
+// after_cell adds is in the cell's JSON, and an error of either is the
+// cell's (validate measures the host around real cells with them).
+TEST(MatrixTest, HooksChangeACellBeforeAndAnnotateItAfter) {
+  const ExpandedMatrix m = MustExpand(Tiny());
+  MatrixRunOptions o;
+  o.jobs = 2;
+  std::atomic<int> before{0};
+  o.before_cell = [&before](MatrixCell& c) -> Expected<void> {
+    ++before;
+    if (c.index == 1) c.profile.iodepth = 1;
+    return {};
+  };
+  o.after_cell = [](const MatrixCell& c, nlohmann::json& j) -> Expected<void> {
+    j["note"] = c.index * 10;
+    return {};
+  };
+  auto r = RunMatrix(m, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(before.load(), static_cast<int>(m.cells.size()));
+  const auto& cells = r->at("cells");
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    EXPECT_EQ(cells[i]["note"], i * 10);
+    EXPECT_EQ(cells[i]["profile"]["iodepth"], i == 1 ? 1 : 8) << i;
+  }
+
+  MatrixRunOptions failing;
+  failing.jobs = 1;
+  failing.before_cell = [](MatrixCell& c) -> Expected<void> {
+    if (c.index == 2) return MakeError("no host", ErrorKind::kIo);
+    return {};
+  };
+  ResultsFile partial(MakeResultsHeader(m.plan, m.hash, Shard{}));
+  auto e = RunMatrixInto(m.plan, failing, partial);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().kind, ErrorKind::kIo);
+  EXPECT_NE(e.error().message.find("cell \"" + m.cells[2].label + "\": no host"), std::string::npos)
+      << e.error().message;
+  EXPECT_TRUE(partial.Has(0) && partial.Has(1) && !partial.Has(2));
+
+  MatrixRunOptions after_fails;
+  after_fails.jobs = 1;
+  after_fails.after_cell = [](const MatrixCell&, nlohmann::json&) -> Expected<void> {
+    return MakeError("lost the reference");
+  };
+  auto a = RunMatrix(m, after_fails);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("cell \"" + m.cells[0].label + "\": lost the reference"),
+            std::string::npos)
+      << a.error().message;
+}
+
 TEST(MatrixTest, MergeIsOrderIndependentAndRefusesMismatches) {
   const ExpandedMatrix m = MustExpand(Tiny());
   std::vector<nlohmann::json> parts;

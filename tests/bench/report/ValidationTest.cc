@@ -56,6 +56,34 @@ TEST(ValidationTest, ErrorsAreModelAgainstMeasured) {
   EXPECT_NEAR(v->worst[0].error, 0.10, 1e-12);
 }
 
+// The host's speed measured beside a cell: the factors its model's CPU
+// ran at, in the JSON and as the table's last column ("-" for a cell
+// without one; no column when no cell has one).
+TEST(ValidationTest, TheHostReferenceScaleIsShownPerCell) {
+  const auto flat = [](double) { return 100'000.0; };
+  json a = Cell(0, "a", 1000, flat);
+  a["host_reference"] = {{"read_scale", 1.031}, {"write_scale", 0.96}};
+  auto v = CompareMeasuredAndModel(Results({a, Cell(1, "b", 1000, flat)}),
+                                   Results({Cell(0, "a", 1000, flat), Cell(1, "b", 1000, flat)}));
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_TRUE(v->cells[0].read_scale.has_value());
+  EXPECT_DOUBLE_EQ(*v->cells[0].read_scale, 1.031);
+  EXPECT_DOUBLE_EQ(*v->cells[0].write_scale, 0.96);
+  EXPECT_FALSE(v->cells[1].read_scale.has_value());
+  const json j = ValidationJson(*v);
+  EXPECT_DOUBLE_EQ(j["cells"][0]["read_scale"].get<double>(), 1.031);
+  EXPECT_DOUBLE_EQ(j["cells"][0]["write_scale"].get<double>(), 0.96);
+  EXPECT_FALSE(j["cells"][1].contains("read_scale"));
+  const std::string csv = FormatValidation(*v, TableStyle::kCsv);
+  EXPECT_NE(csv.find(",demerit,host\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",x1.031/0.960\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("%,-\n"), std::string::npos) << csv;
+
+  auto none = CompareMeasuredAndModel(Results({Cell(0, "a", 1000, flat)}),
+                                      Results({Cell(0, "a", 1000, flat)}));
+  EXPECT_EQ(FormatValidation(*none, TableStyle::kCsv).find("host"), std::string::npos);
+}
+
 TEST(ValidationTest, TheDemeritOfAShiftedDistributionIsTheShift) {
   // Every quantile 20 us later: the CDFs are 20 us apart everywhere, which
   // is 20% of the measured mean of 100 us.
