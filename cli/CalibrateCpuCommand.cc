@@ -183,7 +183,7 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                             {"max_iops_error", std::round(fit->max_iops_error * 1000) / 1000},
                             {"stalls", StallsJson(stalls)},
                             {"points", std::move(points)}};
-  // The host's speed now, for validate to measure again beside each real
+  // The host's speed now, for validate to measure again after each real
   // cell (bench/lab/HostReference.h): the 4 KiB points' wall time per I/O.
   HostCpuReference reference{plan.region, std::filesystem::absolute(a.dir, ec).string(), 0, 0};
   for (const ProbeResult& r : *probe) {

@@ -1,5 +1,5 @@
 #pragma once
-// The host's speed beside each real cell of `tierlab validate`.
+// The host's speed after each real cell of `tierlab validate`.
 //
 // Why: the cells whose devices are RAM are bound by the host's CPU, and on
 // a shared host its speed moves by 10-30% within minutes (another tenant's
