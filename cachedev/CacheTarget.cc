@@ -343,8 +343,11 @@ void CacheTarget::Lock(Op* op, LineLockMode mode) {
     op->lock_wait_start = engine().Now();
     return;
   }
-  if (mode == LineLockMode::kRead) {
-    QueueRead(op);
+  // A write or discard queues behind reads already waiting for the batch:
+  // dispatched at once it would overtake them, and in a mix every read
+  // would wait for the writes issued after it (docs/VALIDATION.md).
+  if (mode == LineLockMode::kRead || !batch_.empty()) {
+    QueueDispatch(op);
   } else {
     Dispatch(op);
   }
@@ -363,23 +366,23 @@ void CacheTarget::PrefetchHint(IoOp op, std::uint64_t offset, int distance) {
   }
 }
 
-void CacheTarget::QueueRead(Op* op) {
-  read_batch_.push_back(op);
-  if (read_batch_.size() == 1) engine().Defer([this] { DispatchReads(); });
+void CacheTarget::QueueDispatch(Op* op) {
+  batch_.push_back(op);
+  if (batch_.size() == 1) engine().Defer([this] { DispatchBatch(); });
 }
 
-void CacheTarget::DispatchReads() {
-  // Swap out first: a read queued while this batch runs starts a new batch.
-  read_batch_scratch_.swap(read_batch_);
-  const std::size_t n = read_batch_scratch_.size();
+void CacheTarget::DispatchBatch() {
+  // Swap out first: an op queued while this batch runs starts a new batch.
+  batch_scratch_.swap(batch_);
+  const std::size_t n = batch_scratch_.size();
   for (std::size_t base = 0; base < n; base += LineTable::kWarmBatch) {
     const std::size_t m = std::min(LineTable::kWarmBatch, n - base);
     std::array<std::uint64_t, LineTable::kWarmBatch> keys;
-    for (std::size_t i = 0; i < m; ++i) keys[i] = read_batch_scratch_[base + i]->first;
+    for (std::size_t i = 0; i < m; ++i) keys[i] = batch_scratch_[base + i]->first;
     if (m > 1) table_.WarmChains(keys.data(), m);  // alone, Find does the same walk
-    for (std::size_t i = 0; i < m; ++i) ReadLocked(read_batch_scratch_[base + i]);
+    for (std::size_t i = 0; i < m; ++i) Dispatch(batch_scratch_[base + i]);
   }
-  read_batch_scratch_.clear();
+  batch_scratch_.clear();
 }
 
 void CacheTarget::OnGranted(LockWaiter* w) {

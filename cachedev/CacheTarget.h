@@ -271,10 +271,11 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   static void OnGranted(LockWaiter* w);
   // Reads holding their locks wait here until the engine finishes the
   // callback that submitted them (Engine::Defer), then are dispatched
-  // together (DispatchReads) with their line-table lookups prefetched in two
-  // passes.
-  void QueueRead(Op* op);
-  void DispatchReads();
+  // together (DispatchBatch) with their line-table lookups prefetched in two
+  // passes; a write or discard granted while reads wait joins them, so ops
+  // leave in the order they were granted.
+  void QueueDispatch(Op* op);
+  void DispatchBatch();
   void Dispatch(Op* op);
   // Releases the op's locks, recycles it and acknowledges the request.
   void Complete(Op* op);
@@ -378,11 +379,12 @@ class CacheTarget final : public BlockDevice, private DestageCache {
   // (bucket head, then slot word); reads submitted in one burst (an NBD
   // receive, a queue-depth refill) are dispatched together when that
   // callback returns so those misses overlap, as DPDK's bulk hash lookups do
-  // for a packet burst. Only reads: they already hold their kRead line
-  // locks, so the delay cannot reorder them against a write miss, fill or
-  // discard of the same line (a write hit may run beside them anyway).
-  std::vector<Op*> read_batch_;
-  std::vector<Op*> read_batch_scratch_;
+  // for a packet burst. Every op in the batch already holds its line locks,
+  // so the delay cannot reorder it against a write miss, fill or discard of
+  // the same line. A batch starts with a read; writes join one that has
+  // started (a write alone is dispatched at once).
+  std::vector<Op*> batch_;
+  std::vector<Op*> batch_scratch_;
   // Writes waiting for space, admitted strictly in arrival order: only the
   // head replans (throttle_waking_ while its replan is pending), and a new
   // write that needs a slot queues behind them instead of overtaking.
