@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
+
+#include "tiering/core/SplitMix64.h"
 
 namespace tierlab {
 
@@ -43,18 +46,46 @@ HostStalls ClassifyStalls(const std::vector<Nanos>& gaps, Nanos window) {
 
 HostStalls MeasureHostStalls(Nanos window) {
   using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+  };
+  // The working set, written once so no page fault lands in the window.
+  std::vector<std::uint64_t> memory(kStallWorkingSet / sizeof(std::uint64_t), 1);
+  SplitMix64 rng(0x57a11);
+  std::uint64_t sum = 0;
+  const auto unit = [&] {
+    for (int i = 0; i < kStallUnitTouches; ++i) {
+      std::uint64_t& word = memory[rng.Next() % memory.size()];
+      sum += word;
+      word = sum;
+    }
+  };
+  // A unit's own time: the median of the first units.
+  std::vector<Nanos> first(kStallUnitsForMedian);
+  Clock::time_point last = Clock::now();
+  for (Nanos& d : first) {
+    unit();
+    const Clock::time_point now = Clock::now();
+    d = since(last, now);
+    last = now;
+  }
+  std::nth_element(first.begin(), first.begin() + first.size() / 2, first.end());
+  const Nanos own = first[first.size() / 2];
+
   std::vector<Nanos> gaps;
   const Clock::time_point start = Clock::now();
   const Clock::time_point stop = start + std::chrono::nanoseconds(window);
-  Clock::time_point last = start;
+  last = start;
   while (last < stop) {
+    unit();
     const Clock::time_point now = Clock::now();
-    const Nanos gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count();
+    const Nanos gap = since(last, now) - own;
     if (gap >= kStallThreshold) gaps.push_back(gap);
     last = now;
   }
-  return ClassifyStalls(gaps,
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(last - start).count());
+  // The work's result goes somewhere the compiler cannot see through.
+  [[maybe_unused]] volatile std::uint64_t sink = sum;
+  return ClassifyStalls(gaps, since(start, last));
 }
 
 }  // namespace tierlab

@@ -1,12 +1,22 @@
 #pragma once
-// The host's stalls as a thread that never blocks sees them: a loop that
-// reads the monotonic clock as fast as it can (a read every 20-30 ns) for a
-// while, and counts every gap between two reads of 2 us or more as a time
-// the host took the core away (a timer tick, an interrupt, another tenant's
-// vCPU on the same physical core). `tierlab calibrate --cpu` measures them
-// beside the stack's costs, which it then gives net of them, so a model
-// with the stalls (NodeCpu.h) has the measured mean and the p99 a run on
-// this host sees (docs/VALIDATION.md).
+// The host's stalls as a thread that never blocks and works on memory sees
+// them: a loop of small units of work (random reads and writes over a 32
+// MiB working set, about half a microsecond each), reading the monotonic
+// clock after each, for a while; a unit that took 2 us or more beyond a
+// unit's median own time had the core taken away (a timer tick, an
+// interrupt, another tenant's vCPU on the same physical core) for that
+// excess. `tierlab calibrate --cpu` measures them beside the stack's costs,
+// which it then gives net of them, so a model with the stalls (NodeCpu.h)
+// has the measured mean and the p99 a run on this host sees
+// (docs/VALIDATION.md).
+//
+// Why work and not a bare clock loop: the same stalls cost a thread that
+// touches memory more than one that only reads the clock. On this
+// machine's VM a bare loop saw most of them at 15-25 us (about 900 a second
+// of 18 us), a loop over 4 or 128 MiB the same events at 20-30 us (about
+// 900 a second of 24-27 us) and more of 30-100 us, losing 3.5-5.8% of the
+// time against 2.5-3.0%; a cached volume's p99 at RAM speed is its mean
+// plus the latter (docs/VALIDATION.md).
 //
 // Classes by duration, in bins of 2-5, 5-10, 10-20, 20-50, 50-100 us and
 // so on up to 5 ms and beyond; each class is its gaps' mean duration and
@@ -14,6 +24,7 @@
 // is the rate NodeCpu's stall clock takes (it draws the next stall after
 // the last one ends).
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -32,11 +43,16 @@ struct HostStalls {
 
 // Gaps of this length or more are stalls.
 inline constexpr Nanos kStallThreshold = 2 * kMicro;
+// The probe's unit of work, and how many units give its own time.
+inline constexpr std::size_t kStallWorkingSet = std::size_t{32} << 20;
+inline constexpr int kStallUnitTouches = 16;
+inline constexpr std::size_t kStallUnitsForMedian = 4096;
 
 // The classes of `gaps` (each at least kStallThreshold) seen over `window`.
 HostStalls ClassifyStalls(const std::vector<Nanos>& gaps, Nanos window);
 
-// Spins on this thread for `window` of wall time and classifies what it saw.
+// Works on this thread for `window` of wall time (after a few milliseconds
+// to time a unit and fill the working set) and classifies what it saw.
 HostStalls MeasureHostStalls(Nanos window);
 
 }  // namespace tierlab
