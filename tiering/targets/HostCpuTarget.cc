@@ -11,11 +11,32 @@ void HostCpuTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   const std::uint64_t bytes = req.op == IoOp::kRead || req.op == IoOp::kWrite ? req.length : 0;
   const Nanos now = engine().Now();
   const Nanos at = cpu_.Run(now, bytes, write);
+  Op* op = ops_.Acquire();
+  op->req = req;
+  op->done = std::move(done);
   if (at == now) {
-    Forward(req, std::move(done));
+    Send(op);
   } else {
-    ForwardAt(at, req, std::move(done));
+    engine().ScheduleAt(at, [this, op] { Send(op); });
   }
+}
+
+void HostCpuTarget::Send(Op* op) {
+  child().Submit(op->req, [this, op](Status st) {
+    const Nanos now = engine().Now();
+    const Nanos back = cpu_.Resume(now);
+    if (back == now) {
+      Complete(op, st);
+      return;
+    }
+    op->status = st;
+    engine().ScheduleAt(back, [this, op] { Complete(op, op->status); });
+  });
+}
+
+void HostCpuTarget::Complete(Op* op, Status status) {
+  Finish(op->done, status);
+  ops_.Release(op);
 }
 
 }  // namespace tierlab

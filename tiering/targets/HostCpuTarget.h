@@ -12,13 +12,18 @@
 // Costs are charged at submission, in one place, so the figure is the whole
 // stack's per I/O (the workload's generation, every layer, the device's
 // copy), not per layer: what a calibration can measure on one thread.
-// Completion passes through untouched.
+// A completion costs nothing more, but waits out a stall under way when it
+// comes back (NodeCpu::Resume): a real engine's thread that the host has
+// taken sees no completion either, so a stall holds every request in
+// flight, those at a device, a delay or a throttle too, not only those
+// queued for the CPU (docs/VALIDATION.md).
 //
 // Threading: the engine's thread. Failure: the child's status.
 
 #include <memory>
 #include <string>
 
+#include "tiering/core/ObjectPool.h"
 #include "tiering/targets/ForwardingTarget.h"
 #include "tiering/targets/NodeCpu.h"
 
@@ -37,7 +42,17 @@ class HostCpuTarget final : public ForwardingTarget {
   void SubmitImpl(const IoRequest& req, IoCallback done) override;
 
  private:
+  struct Op {
+    IoRequest req;
+    IoCallback done;
+    Status status = Status::kOk;
+  };
+  // To the child now; back through the CPU's stalls.
+  void Send(Op* op);
+  void Complete(Op* op, Status status);
+
   NodeCpu cpu_;
+  ObjectPool<Op> ops_;
 };
 
 }  // namespace tierlab

@@ -45,22 +45,49 @@ void NodeCpu::NextStall(StallClock& s, Nanos after) const {
   s.end = s.start + duration;
 }
 
+void NodeCpu::PassStall(StallClock& s) {
+  if (s.end > horizon_) s.behind.emplace_back(s.start, s.end);
+  NextStall(s, s.end);
+}
+
+void NodeCpu::Prune(StallClock& s) const {
+  while (!s.behind.empty() && s.behind.front().second <= horizon_) s.behind.pop_front();
+}
+
 Nanos NodeCpu::Serve(std::size_t core, Nanos start, Nanos work) {
   if (stall_clocks_.empty()) return start + work;
   StallClock& s = stall_clocks_[core];
-  while (s.end <= start) NextStall(s, s.end);  // over while the core was idle
+  Prune(s);
+  while (s.end <= start) PassStall(s);  // over while the core was idle
   const Nanos ready = start;
   if (s.start <= start) {  // under way: the work starts when it ends
     start = s.end;
-    NextStall(s, s.end);
+    PassStall(s);
   }
   Nanos end = start + work;
   while (s.start < end) {  // the work is interrupted
     end += s.end - s.start;
-    NextStall(s, s.end);
+    PassStall(s);
   }
   stalled_ += end - ready - work;
   return end;
+}
+
+Nanos NodeCpu::Resume(Nanos now) {
+  if (stall_clocks_.empty()) return now;
+  horizon_ = std::max(horizon_, now);
+  Nanos back = 0;
+  for (StallClock& s : stall_clocks_) {
+    Prune(s);
+    while (s.end <= now) PassStall(s);
+    Nanos until = s.start <= now ? s.end : now;
+    for (const auto& [from, to] : s.behind) {
+      if (from <= now) until = std::max(until, to);
+    }
+    if (until == now) return now;  // this core is there
+    back = back == 0 ? until : std::min(back, until);
+  }
+  return back;
 }
 
 Nanos NodeCpu::Run(Nanos now, std::uint64_t bytes, bool write) {
@@ -69,6 +96,7 @@ Nanos NodeCpu::Run(Nanos now, std::uint64_t bytes, bool write) {
   // Rounded up per KiB started: a 512-byte request costs as a KiB does.
   const Nanos work = per_io + per_kib * static_cast<Nanos>((bytes + 1023) / 1024);
   ++requests_;
+  horizon_ = std::max(horizon_, now);
   if (free_at_.empty() || work == 0) return now;
   const auto [free_at, core] = free_at_.top();
   free_at_.pop();

@@ -16,8 +16,10 @@
 // rate; seeded from the CPU's name and the core), and lasts `duration`,
 // so the classes take sum(d r) / (1 + sum(d r)) of the time. Work on a
 // core that stalls waits for it to end, and so does a request that arrives
-// while it lasts; they are what makes a RAM-speed stack's p99 several
-// times its mean (docs/VALIDATION.md). The costs are then the work's own,
+// while it lasts, and (Resume, where the caller asks: a one-node layout's
+// host CPU) a completion that comes back while every core is stalled; they
+// are what makes a RAM-speed stack's p99 several times its mean
+// (docs/VALIDATION.md). The costs are then the work's own,
 // net of the stalls (tierlab calibrate --cpu measures both).
 //
 // The ports' own per-message CPU (NicModel.h) is separate: a port's
@@ -27,6 +29,7 @@
 // Threading: the engine's thread. Time is the caller's and does not go back.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <queue>
 #include <string>
@@ -61,6 +64,12 @@ class NodeCpu {
   // Queues a request of `bytes` at `now`: the time its work is done. A
   // write costs spec().per_write_io and per_write_kib where they are set.
   Nanos Run(Nanos now, std::uint64_t bytes, bool write = false);
+  // When a result that came back at `now` (a device's completion) reaches
+  // the work above it: at once, unless every core is stalled at `now`, and
+  // then when the first of them is back. A host's thread sees nothing while
+  // the host has it, a completion no more than a new request; this charges
+  // no work (the costs are the submission's). `now` does not go back.
+  Nanos Resume(Nanos now);
 
   const std::string& name() const { return name_; }
   const NodeCpuSpec& spec() const { return spec_; }
@@ -80,8 +89,17 @@ class NodeCpu {
     SplitMix64 rng;
     Nanos start = 0;
     Nanos end = 0;
+    // Stalls the clock has moved past (work queued ahead runs the clock
+    // ahead of the engine) that end after the horizon: a completion may
+    // still come back during one.
+    std::deque<std::pair<Nanos, Nanos>> behind;
   };
   void NextStall(StallClock& s, Nanos after) const;
+  // Moves `s` to its next stall, keeping the one it leaves in `behind` if
+  // it ends after the horizon.
+  void PassStall(StallClock& s);
+  // Forgets what ends by the horizon.
+  void Prune(StallClock& s) const;
   // When work that may start at `start` on core `core` is done; stalls
   // delay both its start and its end.
   Nanos Serve(std::size_t core, Nanos start, Nanos work);
@@ -90,6 +108,7 @@ class NodeCpu {
   NodeCpuSpec spec_;
   double stall_rate_ = 0;                 // all classes, per ns
   std::vector<StallClock> stall_clocks_;  // per core, when there are stalls
+  Nanos horizon_ = 0;                     // the latest `now` seen: no query comes before it
   // When each core is next free, and which; the top is the core free first.
   using CoreFree = std::pair<Nanos, std::size_t>;
   std::priority_queue<CoreFree, std::vector<CoreFree>, std::greater<>> free_at_;

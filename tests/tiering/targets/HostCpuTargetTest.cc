@@ -12,6 +12,7 @@
 #include "tests/support/SyncIo.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/RamDevice.h"
+#include "tiering/targets/DelayTarget.h"
 #include "tiering/targets/HostCpuTarget.h"
 
 namespace tierlab {
@@ -76,6 +77,47 @@ TEST(HostCpuTargetTest, DataPassesThrough) {
   ASSERT_EQ(SubmitAndRun(f.engine, f.target, IoOp::kRead, 4096, r.size(), r.data()), Status::kOk);
   EXPECT_EQ(std::memcmp(w.data(), r.data(), w.size()), 0);
   EXPECT_EQ(f.target.Size(), 1u << 20);
+}
+
+// A completion that comes back during one of the CPU's stalls is held to
+// its end (NodeCpu::Resume): requests 1 ms apart, each 2 us of CPU and 50
+// us at a delay below, complete when a twin CPU (same name, same seed)
+// says they would; about a tenth of them are held.
+TEST(HostCpuTargetTest, ACompletionDuringAStallIsHeldToItsEnd) {
+  NodeCpuSpec spec{1, 2 * kMicro, 0};
+  spec.stalls = {{10 * kMicro, 10'000}};
+  SimEngine engine;
+  DelayConfig delay;
+  delay.read = 50 * kMicro;
+  HostCpuTarget target(
+      engine, "vol",
+      std::make_unique<DelayTarget>(
+          engine, "delay", std::make_unique<RamDevice>(engine, "ram", 1 << 20, 512), delay),
+      spec);
+  NodeCpu twin("vol.cpu", spec);
+  std::array<std::byte, 4096> buf{};
+  constexpr int kRequests = 2'000;
+  int held = 0;
+  for (int i = 0; i < kRequests; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * kMilli;
+    const Nanos reached = twin.Run(at, 0) + 50 * kMicro;
+    const Nanos expected = twin.Resume(reached);
+    held += expected > reached ? 1 : 0;
+    Nanos done = -1;
+    engine.ScheduleAt(at, [&] {
+      IoRequest r;
+      r.op = IoOp::kRead;
+      r.length = buf.size();
+      r.data = buf.data();
+      target.Submit(r, [&](Status st) {
+        EXPECT_EQ(st, Status::kOk);
+        done = engine.Now();
+      });
+    });
+    engine.Run();
+    ASSERT_EQ(done, expected) << i;
+  }
+  EXPECT_NEAR(static_cast<double>(held) / kRequests, 0.09, 0.03);
 }
 
 }  // namespace
