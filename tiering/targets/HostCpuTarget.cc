@@ -1,10 +1,12 @@
 #include "tiering/targets/HostCpuTarget.h"
 
+#include <utility>
+
 namespace tierlab {
 
 HostCpuTarget::HostCpuTarget(Engine& engine, const std::string& name,
                              std::unique_ptr<BlockDevice> child, NodeCpuSpec spec)
-    : ForwardingTarget(engine, name, std::move(child)), cpu_(name + ".cpu", spec) {}
+    : ForwardingTarget(engine, name, std::move(child)), cpu_(name + ".cpu", std::move(spec)) {}
 
 void HostCpuTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   const bool write = req.op == IoOp::kWrite || req.op == IoOp::kDiscard;
