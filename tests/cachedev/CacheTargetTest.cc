@@ -265,10 +265,7 @@ TEST(CacheTargetTest, PartialHitReadsSplitBetweenCacheAndOrigin) {
 // and a read submitted after the write's acknowledgement the new one.
 TEST(CacheTargetTest, ReadBurstSpanningLookupBatchesReturnsEveryLine) {
   SimEngine e;
-  CacheConfig cfg;
-  cfg.line_size = 4 * kKiB;
-  cfg.with_data = true;
-  cfg.write = WriteMode::kWriteThrough;
+  const CacheConfig cfg = DataCache(WriteMode::kWriteThrough);
   constexpr std::uint64_t kLines = 200;
   auto c = MakeCache(e, cfg, 256, 4 * kMiB);
   auto data = Pattern(kLines * 4 * kKiB, 7);
@@ -322,10 +319,7 @@ TEST(CacheTargetTest, ReadBurstSpanningLookupBatchesReturnsEveryLine) {
 // work, so the acknowledgements show the dispatch order.
 TEST(CacheTargetTest, AMixedBurstIsDispatchedInTheOrderItCame) {
   SimEngine e;
-  CacheConfig cfg;
-  cfg.line_size = 4 * kKiB;
-  cfg.with_data = true;
-  cfg.write = WriteMode::kWriteBack;
+  const CacheConfig cfg = DataCache(WriteMode::kWriteBack);
   constexpr std::uint64_t kLines = 40;
   auto c = MakeCache(e, cfg, 256, 4 * kMiB);
   auto data = Pattern(4 * kKiB, 3);

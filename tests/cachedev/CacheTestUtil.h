@@ -127,6 +127,15 @@ inline std::unique_ptr<CacheTarget> MakeJitterCache(Engine& e, CacheConfig cfg, 
   return r.ok() ? std::move(r).value() : nullptr;
 }
 
+// A cache of 4 KiB lines that keeps its data, in write mode `mode`.
+inline CacheConfig DataCache(WriteMode mode) {
+  CacheConfig cfg;
+  cfg.line_size = 4 * kKiB;
+  cfg.with_data = true;
+  cfg.write = mode;
+  return cfg;
+}
+
 inline std::unique_ptr<CacheTarget> MakeCache(Engine& e, CacheConfig cfg, std::uint64_t lines,
                                               std::uint64_t origin_size = 4 * kMiB, int ndev = 1) {
   std::vector<std::unique_ptr<BlockDevice>> caches;
