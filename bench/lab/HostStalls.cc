@@ -44,17 +44,18 @@ HostStalls ClassifyStalls(const std::vector<Nanos>& gaps, Nanos window) {
   return h;
 }
 
-HostStalls MeasureHostStalls(Nanos window) {
+HostStalls MeasureHostStalls(Nanos window, const StallProbe& probe) {
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
   };
   // The working set, written once so no page fault lands in the window.
-  std::vector<std::uint64_t> memory(kStallWorkingSet / sizeof(std::uint64_t), 1);
+  std::vector<std::uint64_t> memory(probe.working_set / sizeof(std::uint64_t), 1);
+  const int touches = memory.empty() ? 0 : probe.touches;
   SplitMix64 rng(0x57a11);
   std::uint64_t sum = 0;
   const auto unit = [&] {
-    for (int i = 0; i < kStallUnitTouches; ++i) {
+    for (int i = 0; i < touches; ++i) {
       std::uint64_t& word = memory[rng.Next() % memory.size()];
       sum += word;
       word = sum;
@@ -85,7 +86,9 @@ HostStalls MeasureHostStalls(Nanos window) {
   }
   // The work's result goes somewhere the compiler cannot see through.
   [[maybe_unused]] volatile std::uint64_t sink = sum;
-  return ClassifyStalls(gaps, since(start, last));
+  HostStalls h = ClassifyStalls(gaps, since(start, last));
+  h.unit = own;
+  return h;
 }
 
 }  // namespace tierlab

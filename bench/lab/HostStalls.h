@@ -10,13 +10,14 @@
 // has the measured mean and the p99 a run on this host sees
 // (docs/VALIDATION.md).
 //
-// Why work and not a bare clock loop: the same stalls cost a thread that
-// touches memory more than one that only reads the clock. On this
-// machine's VM a bare loop saw most of them at 15-25 us (about 900 a second
-// of 18 us), a loop over 4 or 128 MiB the same events at 20-30 us (about
-// 900 a second of 24-27 us) and more of 30-100 us, losing 3.5-5.8% of the
-// time against 2.5-3.0%; a cached volume's p99 at RAM speed is its mean
-// plus the latter (docs/VALIDATION.md).
+// Why work and not a bare clock loop: the same stalls often cost a thread
+// that touches memory more than one that only reads the clock. On this
+// machine's VM a bare loop has seen most of them at 15-20 us (700-1,000 a
+// second of 18 us) when a loop over 4, 32 or 128 MiB saw 1,000-1,300 a
+// second of 25-30 us, losing 3.4-4.4% of the time against 2.4-3.4%; a
+// cached volume's p99 at RAM speed is its mean plus the latter. At other
+// times both see the longer ones. bench/micro/HostStallProbeBench.cc runs
+// them side by side (docs/VALIDATION.md).
 //
 // Classes by duration, in bins of 2-5, 5-10, 10-20, 20-50, 50-100 us and
 // so on up to 5 ms and beyond; each class is its gaps' mean duration and
@@ -39,20 +40,28 @@ struct HostStalls {
   std::vector<CpuStall> stalls;  // per class with any, shortest first
   std::uint64_t count = 0;       // stalls seen
   Nanos longest = 0;
+  Nanos unit = 0;  // a unit of the probe's work, its median own time
 };
 
 // Gaps of this length or more are stalls.
 inline constexpr Nanos kStallThreshold = 2 * kMicro;
-// The probe's unit of work, and how many units give its own time.
-inline constexpr std::size_t kStallWorkingSet = std::size_t{32} << 20;
-inline constexpr int kStallUnitTouches = 16;
+// How many units give a unit's own time (their median).
 inline constexpr std::size_t kStallUnitsForMedian = 4096;
+
+// The probe's unit of work: `touches` random reads and writes of a word
+// over `working_set` bytes between two clock reads. No touches is the bare
+// clock loop the probe was first, kept for the comparison in
+// bench/micro/HostStallProbeBench.cc.
+struct StallProbe {
+  int touches = 16;
+  std::size_t working_set = std::size_t{32} << 20;
+};
 
 // The classes of `gaps` (each at least kStallThreshold) seen over `window`.
 HostStalls ClassifyStalls(const std::vector<Nanos>& gaps, Nanos window);
 
 // Works on this thread for `window` of wall time (after a few milliseconds
 // to time a unit and fill the working set) and classifies what it saw.
-HostStalls MeasureHostStalls(Nanos window);
+HostStalls MeasureHostStalls(Nanos window, const StallProbe& probe = {});
 
 }  // namespace tierlab

@@ -68,7 +68,9 @@ NodeCpuSpec KnownCpu() {
 // `cpu`, each run for `runtime`.
 Expected<std::vector<ProbeResult>> ProbeSimulated(const NodeCpuSpec& cpu, Nanos runtime) {
   LayoutSpec l = HostCpuLayout(64ull << 20);
-  l.cpu = HostCpuSpec{cpu, ""};
+  HostCpuSpec host;
+  host.cpu = cpu;
+  l.cpu = host;
   SimEngine engine;
   auto v = BuildVolume(engine, l, {});
   if (!v.ok()) return v.error();
@@ -153,8 +155,17 @@ TEST(HostCpuCalibrationTest, StallsAreClassedByLengthAndCountedPerRunningSecond)
   EXPECT_GE(here.longest, here.count > 0 ? kStallThreshold : 0);
   for (std::size_t i = 0; i < here.stalls.size(); ++i) {
     EXPECT_GE(here.stalls[i].duration, kStallThreshold);
-    if (i > 0) EXPECT_LT(here.stalls[i - 1].duration, here.stalls[i].duration);
+    if (i > 0) {
+      EXPECT_LT(here.stalls[i - 1].duration, here.stalls[i].duration);
+    }
   }
+  // The bare clock loop (the comparison in HostStallProbeBench): a unit is
+  // a clock read, far shorter than 16 random touches of 32 MiB, each
+  // likely a cache miss.
+  const HostStalls bare = MeasureHostStalls(20 * kMilli, StallProbe{0, 0});
+  EXPECT_GT(bare.unit, 0);
+  EXPECT_LT(bare.unit, here.unit);
+  EXPECT_GE(bare.window, 20 * kMilli);
 }
 
 ProbeResult Point(RwMode rw, std::uint64_t bs, double iops) {
