@@ -20,6 +20,7 @@
 #include <string>
 
 #include "bench/lab/DeviceCalibration.h"
+#include "bench/lab/Rounded.h"
 #include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
 #include "layouts/JsonFields.h"
@@ -95,12 +96,11 @@ std::string DetectMedium(const std::string& path) {
 constexpr double kRotationalLatency = 1e6;  // ns
 
 json FiguresJson(const PointFigures& f) {
-  auto r = [](double v, double scale) { return std::round(v / scale * 100) / 100; };
-  return {{"iops", r(f.iops, 1)},
-          {"bw_mbps", r(f.bw_bytes, 1e6)},
-          {"lat_mean_us", r(f.lat_mean_ns, 1e3)},
-          {"lat_p99_us", r(f.lat_p99_ns, 1e3)},
-          {"lat_p1_us", r(f.lat_p1_ns, 1e3)}};
+  return {{"iops", Rounded(f.iops, 2)},
+          {"bw_mbps", Rounded(f.bw_bytes / 1e6, 2)},
+          {"lat_mean_us", Rounded(f.lat_mean_ns / 1e3, 2)},
+          {"lat_p99_us", Rounded(f.lat_p99_ns / 1e3, 2)},
+          {"lat_p1_us", Rounded(f.lat_p1_ns / 1e3, 2)}};
 }
 
 json CliffSamplesJson(const std::vector<CliffSample>& runs) {
@@ -123,11 +123,11 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
     for (const PointFigures& f : r.runs) runs.push_back(FiguresJson(f));
     points.push_back({{"point", r.point.Name()},
                       {"measured", FiguresJson(r.median)},
-                      {"spread", std::round(r.spread * 1000) / 1000},
+                      {"spread", Rounded(r.spread, 3)},
                       {"runs", std::move(runs)},
                       {"model", FiguresJson(fp.model)},
-                      {"iops_error", std::round(fp.iops_error * 1000) / 1000},
-                      {"lat_mean_error", std::round(fp.lat_mean_error * 1000) / 1000}});
+                      {"iops_error", Rounded(fp.iops_error, 3)},
+                      {"lat_mean_error", Rounded(fp.lat_mean_error, 3)}});
   }
   json j = {{"path", a.path},
             {"date", TodayUtc()},
@@ -139,8 +139,8 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
             {"repeats", plan.repeats},
             {"tolerance", plan.tolerance},
             {"seconds", std::round(seconds)},
-            {"max_iops_error", std::round(fit.max_iops_error * 1000) / 1000},
-            {"max_lat_mean_error", std::round(fit.max_lat_error * 1000) / 1000},
+            {"max_iops_error", Rounded(fit.max_iops_error, 3)},
+            {"max_lat_mean_error", Rounded(fit.max_lat_error, 3)},
             {"notes", fit.notes},
             {"points", std::move(points)}};
   if (cliff) {

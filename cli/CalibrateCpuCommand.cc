@@ -11,6 +11,7 @@
 
 #include "bench/lab/HostCpuCalibration.h"
 #include "bench/lab/HostStalls.h"
+#include "bench/lab/Rounded.h"
 #include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
 #include "layouts/HostCpuSpec.h"
@@ -23,17 +24,16 @@ namespace {
 using json = nlohmann::json;
 
 json PointJson(const ProbeResult& r, const FitPoint& f) {
-  auto round2 = [](double v) { return std::round(v * 100) / 100; };
   json runs = json::array();
   for (const PointFigures& run : r.runs) runs.push_back(std::round(run.iops));
   return {{"point", r.point.Name()},
           {"iops", std::round(f.measured.iops)},
-          {"lat_mean_us", round2(f.measured.lat_mean_ns / 1e3)},
-          {"ns_per_io", round2(1e9 / f.measured.iops)},
+          {"lat_mean_us", Rounded(f.measured.lat_mean_ns / 1e3, 2)},
+          {"ns_per_io", Rounded(1e9 / f.measured.iops, 2)},
           {"runs", std::move(runs)},
-          {"spread", std::round(r.spread * 1000) / 1000},
+          {"spread", Rounded(r.spread, 3)},
           {"model_iops", std::round(f.model.iops)},
-          {"iops_error", std::round(f.iops_error * 1000) / 1000}};
+          {"iops_error", Rounded(f.iops_error, 3)}};
 }
 
 // Beyond this share of the time away the host is too busy to be
@@ -43,8 +43,8 @@ constexpr double kMaxLostShare = 0.25;
 json StallsJson(const HostStalls& h) {
   return {{"window_ms", h.window / kMilli},
           {"count", h.count},
-          {"lost_share", std::round(h.lost_share * 10000) / 10000},
-          {"longest_us", std::round(static_cast<double>(h.longest) / 100) / 10}};
+          {"lost_share", Rounded(h.lost_share, 4)},
+          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
 }
 
 void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
@@ -180,7 +180,7 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
                             {"repeats", plan.repeats},
                             {"tolerance", plan.tolerance},
                             {"seconds", std::round(seconds)},
-                            {"max_iops_error", std::round(fit->max_iops_error * 1000) / 1000},
+                            {"max_iops_error", Rounded(fit->max_iops_error, 3)},
                             {"stalls", StallsJson(stalls)},
                             {"points", std::move(points)}};
   // The host's speed now, for validate to measure again after each real
@@ -189,7 +189,7 @@ int RunCalibrateCpu(const CalibrateCpuArgs& a) {
   for (const ProbeResult& r : *probe) {
     if (r.point.bs != 4096 || !(r.median.iops > 0)) continue;
     (r.point.is_read() ? reference.read_ns_per_io : reference.write_ns_per_io) =
-        std::round(1e10 / r.median.iops) / 10;
+        Rounded(1e9 / r.median.iops, 1);
   }
   return EmitCalibration(CpuFileJson(fit->cpu, calibration, reference), a.output, a.format,
                          [&] { PrintTable(*fit, *probe); }, {"cpu", "in a layout", "cpu"});

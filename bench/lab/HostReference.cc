@@ -8,6 +8,7 @@
 
 #include "bench/lab/DeviceCalibration.h"
 #include "bench/lab/HostCpuCalibration.h"
+#include "bench/lab/Rounded.h"
 #include "layouts/StackBuilder.h"
 #include "tiering/core/RealEngine.h"
 
@@ -22,10 +23,6 @@ namespace {
 constexpr Nanos kRamp = 30 * kMilli;
 constexpr Nanos kRuntime = 150 * kMilli;
 constexpr std::uint32_t kRuns = 3;
-
-double Round(double v, double per) {
-  return std::round(v * per) / per;
-}
 
 }  // namespace
 
@@ -124,12 +121,12 @@ Expected<void> CellHostReference::After(const MatrixCell& cell, nlohmann::json& 
   if (!now.ok()) return now.error();
 
   cell_json["host_reference"] = {
-      {"read_ns_per_io", Round(now->read_ns_per_io, 10)},
-      {"write_ns_per_io", Round(now->write_ns_per_io, 10)},
-      {"calibrated_read_ns_per_io", Round(ref.read_ns_per_io, 10)},
-      {"calibrated_write_ns_per_io", Round(ref.write_ns_per_io, 10)},
-      {"read_scale", Round(now->read_ns_per_io / ref.read_ns_per_io, 1000)},
-      {"write_scale", Round(now->write_ns_per_io / ref.write_ns_per_io, 1000)}};
+      {"read_ns_per_io", Rounded(now->read_ns_per_io, 1)},
+      {"write_ns_per_io", Rounded(now->write_ns_per_io, 1)},
+      {"calibrated_read_ns_per_io", Rounded(ref.read_ns_per_io, 1)},
+      {"calibrated_write_ns_per_io", Rounded(ref.write_ns_per_io, 1)},
+      {"read_scale", Rounded(now->read_ns_per_io / ref.read_ns_per_io, 3)},
+      {"write_scale", Rounded(now->write_ns_per_io / ref.write_ns_per_io, 3)}};
   return {};
 }
 
