@@ -20,6 +20,7 @@
 #include <string>
 
 #include "bench/lab/DeviceCalibration.h"
+#include "bench/lab/DevicePauses.h"
 #include "bench/lab/Rounded.h"
 #include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
@@ -111,9 +112,20 @@ json CliffSamplesJson(const std::vector<CliffSample>& runs) {
   return out;
 }
 
+// What the pause probe saw (DevicePauses.h).
+json PausesJson(const HostStalls& h) {
+  return {{"window_ms", h.window / kMilli},
+          {"median_read_us", Rounded(static_cast<double>(h.unit) / 1e3, 2)},
+          {"threshold_us", kPauseThreshold / kMicro},
+          {"count", h.count},
+          {"lost_share", Rounded(h.lost_share, 4)},
+          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
+}
+
 json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
                      const std::vector<ProbeResult>& probe, const CalibrationFit& fit,
-                     const std::optional<CliffProbe>& cliff, const std::string& engine,
+                     const std::optional<CliffProbe>& cliff,
+                     const std::optional<HostStalls>& pauses, const std::string& engine,
                      double seconds) {
   json points = json::array();
   for (std::size_t i = 0; i < probe.size(); ++i) {
@@ -149,6 +161,7 @@ json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
                         {"idle_s", static_cast<double>(cliff->idle) / 1e9},
                         {"after_idle", CliffSamplesJson(cliff->after_idle)}};
   }
+  if (pauses) j["pauses"] = PausesJson(*pauses);
   return j;
 }
 
@@ -185,6 +198,14 @@ void PrintTable(const CalibrationFit& fit, const std::vector<ProbeResult>& probe
           "write cliff after %.0f MiB: then %.0f IOPS, %.0f MB/s; regains %.1f MB/s when idle\n",
           static_cast<double>(p.write_cliff_bytes) / (1 << 20), p.steady_write_iops_4k,
           p.steady_seq_write_mbps, p.cliff_recovery_mbps);
+    }
+    if (!p.pauses.empty()) {
+      std::printf("pauses:");
+      for (const DevicePreset::Pause& q : p.pauses) {
+        std::printf(" %.1f a second of %.0f us;", q.per_second,
+                    static_cast<double>(q.duration) / 1e3);
+      }
+      std::printf(" a request completing in one waits for its end\n");
     }
   }
   for (const std::string& n : fit.notes) std::printf("note: %s\n", n.c_str());
@@ -429,6 +450,16 @@ int RunCalibrate(const CalibrateArgs& a) {
     if (!c.ok()) return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));
     cliff = std::move(*c);
   }
+  std::optional<HostStalls> pauses;
+  if (plan.pause_window > 0) {
+    if (!a.quiet) {
+      std::fprintf(stderr, "calibrate: pauses, 4k random reads at QD1 for %.0f s\n",
+                   static_cast<double>(plan.pause_window) / 1e9);
+    }
+    auto p = MeasureDevicePauses(engine, **dev, plan.region, plan.pause_window);
+    if (!p.ok()) return Fail(a.path + ": " + p.error().message, ExitCodeFor(p.error().kind));
+    pauses = std::move(*p);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -456,6 +487,11 @@ int RunCalibrate(const CalibrateArgs& a) {
   base.capacity_bytes = (*dev)->Size();
   auto fit = disk ? FitHddModel(*probe, plan, base) : FitFlashModel(*probe, plan, base);
   if (!fit.ok()) return Fail(a.path + ": " + fit.error().message, ExitCodeFor(fit.error().kind));
+  if (pauses) {
+    for (const CpuStall& c : pauses->stalls) {
+      fit->preset.pauses.push_back({c.duration, Rounded(c.per_second, 3)});
+    }
+  }
   if (cliff) {
     if (auto c = FitWriteCliff(*cliff, *fit); !c.ok()) {
       return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));
@@ -463,7 +499,7 @@ int RunCalibrate(const CalibrateArgs& a) {
   }
   const json doc = PresetFileJson(
       fit->preset,
-      CalibrationJson(a, plan, *probe, *fit, cliff, ToString((*dev)->engine()), seconds));
+      CalibrationJson(a, plan, *probe, *fit, cliff, pauses, ToString((*dev)->engine()), seconds));
   return EmitCalibration(doc, a.output.empty() ? "calibrated.json" : a.output, a.format,
                          [&] { PrintTable(*fit, *probe); }, {"preset", "in a tier", "preset"});
 }

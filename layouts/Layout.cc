@@ -41,6 +41,39 @@ Nanos ReadOverheadMicros(JsonFields& f, std::string_view k, Nanos current) {
   return static_cast<Nanos>(f.Number(k, static_cast<double>(current) / 1e3, 0, 1e6) * 1e3);
 }
 
+// "pauses": [{"duration_us": 2000, "per_second": 1.5}, ...]; refused when
+// they would take half the device's time or more.
+void ReadPauses(JsonFields& f, std::string_view k, std::vector<DevicePreset::Pause>& pauses) {
+  const json* list = f.Raw(k);
+  if (list == nullptr || !f.ok()) return;
+  if (!list->is_array()) {
+    f.Fail(k, "must be an array of {duration_us, per_second}");
+    return;
+  }
+  std::vector<DevicePreset::Pause> read;
+  double share = 0;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    JsonFields p = f.Child((*list)[i], std::string(k) + "[" + std::to_string(i) + "]");
+    p.OnlyKeys({"duration_us", "per_second"});
+    if (p.ok() && !p.Has("duration_us")) p.Fail("duration_us", "missing; how long a pause is");
+    DevicePreset::Pause pause;
+    pause.duration = static_cast<Nanos>(p.Number("duration_us", 0, 1, 1e7) * 1e3);
+    pause.per_second = p.Number("per_second", 0, 0, 1e6);
+    if (!p.ok()) {
+      f.Adopt(p);
+      return;
+    }
+    share += static_cast<double>(pause.duration) * pause.per_second / 1e9;
+    read.push_back(pause);
+  }
+  if (share >= 0.5) {
+    f.Fail(k, "take " + std::to_string(std::lround(share * 100)) +
+                  "% of the device's time; at most 50%");
+    return;
+  }
+  pauses = std::move(read);
+}
+
 // Custom model fields a tier may override on its preset ("model": {...}).
 // Written back as given (TierSpec::model), so `write` is empty.
 const Field<DevicePreset> kModelFields[] = {
@@ -111,6 +144,12 @@ const Field<DevicePreset> kModelFields[] = {
        p.cliff_recovery_mbps = f.Number(k, p.cliff_recovery_mbps, 0, 1e6);
      },
      nullptr, false, "the preset's"},
+    {"pauses", "array of {duration_us, per_second}", "-",
+     "pauses in which the device completes nothing (flash, RAM; a calibrated file's); each "
+     "class comes per_second times a second at random and lasts duration_us; in simulation a "
+     "request that completes during one waits for its end",
+     [](JsonFields& f, std::string_view k, DevicePreset& p) { ReadPauses(f, k, p.pauses); },
+     nullptr, false, "none"},
     {"endurance_dwpd", "number 0..1e4", "drive writes/day", "rated endurance",
      [](JsonFields& f, std::string_view k, DevicePreset& p) {
        p.endurance_dwpd = f.Number(k, p.endurance_dwpd, 0, 1e4);

@@ -99,6 +99,14 @@ json PresetFileJson(const DevicePreset& p, const json& calibration) {
       model["cliff_recovery_mbps"] = p.cliff_recovery_mbps;
     }
   }
+  if (!p.pauses.empty()) {
+    json pauses = json::array();
+    for (const DevicePreset::Pause& q : p.pauses) {
+      pauses.push_back(
+          {{"duration_us", static_cast<double>(q.duration) / 1e3}, {"per_second", q.per_second}});
+    }
+    model["pauses"] = std::move(pauses);
+  }
   if (p.endurance_dwpd > 0) model["endurance_dwpd"] = p.endurance_dwpd;
   json j{{"preset_file", 1},
          {"name", std::string(p.name)},

@@ -12,6 +12,7 @@
 #include "tiering/devices/FileDevice.h"
 #include "tiering/devices/ModelDevice.h"
 #include "tiering/targets/DelayTarget.h"
+#include "tiering/targets/DevicePauseTarget.h"
 #include "tiering/targets/HostCpuTarget.h"
 #include "tiering/targets/LinearTarget.h"
 #include "tiering/targets/LogStructuredTarget.h"
@@ -120,6 +121,22 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
           d.error().kind);
     }
     devs.push_back(std::move(d.value()));
+  }
+  return devs;
+}
+
+// In simulation, the pauses of a preset that has them (a calibrated one)
+// in front of each of the tier's devices: a real device makes its own.
+std::vector<std::unique_ptr<BlockDevice>> PauseDevices(
+    Engine& engine, const TierSpec& t, std::vector<std::unique_ptr<BlockDevice>> devs) {
+  if (!engine.IsSimulated() || t.preset.pauses.empty()) return devs;
+  std::vector<CpuStall> pauses;
+  for (const DevicePreset::Pause& p : t.preset.pauses) {
+    pauses.push_back({p.duration, p.per_second});
+  }
+  for (auto& d : devs) {
+    std::string name = d->name() + "-pauses";
+    d = std::make_unique<DevicePauseTarget>(engine, std::move(name), std::move(d), pauses);
   }
   return devs;
 }
@@ -327,8 +344,10 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     // The devices' own figures are reported, below any delay or throttle in
     // front of them.
     for (auto& d : *devs) view.devices.push_back(d.get());
-    auto tier_devices = RateLimitDevices(engine, l.tiers[i],
-                                         DelayDevices(engine, l.tiers[i], std::move(devs.value())));
+    auto tier_devices =
+        RateLimitDevices(engine, l.tiers[i],
+                         DelayDevices(engine, l.tiers[i],
+                                      PauseDevices(engine, l.tiers[i], std::move(devs.value()))));
     if (i == cache_tier) {
       view.role = "cache";
       cache_devices = std::move(tier_devices);

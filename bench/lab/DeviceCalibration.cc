@@ -109,6 +109,7 @@ std::string ProbePoint::Name() const {
 CalibrationPlan FullPlan() {
   CalibrationPlan p;
   p.points = Points({1, 2, 4, 8, 16, 32, 64});
+  p.pause_window = 5 * kSecond;
   return p;
 }
 
@@ -119,11 +120,13 @@ CalibrationPlan QuickPlan() {
   p.ramp = 250 * kMilli;
   p.runtime = 1500 * kMilli;
   p.max_repeats = 5;
+  p.pause_window = 2 * kSecond;
   return p;
 }
 
 Nanos PlannedTime(const CalibrationPlan& plan) {
-  return static_cast<Nanos>(plan.points.size()) * plan.repeats * (plan.ramp + plan.runtime);
+  return static_cast<Nanos>(plan.points.size()) * plan.repeats * (plan.ramp + plan.runtime) +
+         plan.pause_window;
 }
 
 Expected<std::vector<ProbeResult>> RunProbe(

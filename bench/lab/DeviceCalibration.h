@@ -65,12 +65,17 @@ struct CalibrationPlan {
   std::uint32_t max_repeats = 6;
   double tolerance = 0.2;  // settled: (max - min) / median of the repeats
   bool fill = true;        // write the region once before the probe
+  // After the points, reads at QD1 for this long to find the device's
+  // pauses (DevicePauses.h); 0: not probed (a disk's seeks hide them).
+  Nanos pause_window = 0;
 };
 
 // The default probe (about three minutes): 4k random read and write at QD
-// 1, 2, 4, 8, 16, 32 and 64, sequential 128k at QD8 and 1m at QD4 each way.
+// 1, 2, 4, 8, 16, 32 and 64, sequential 128k at QD8 and 1m at QD4 each way,
+// then 5 s of pauses.
 CalibrationPlan FullPlan();
-// At most a minute: QD 1, 4 and 32, the same sequential points, shorter runs.
+// At most a minute: QD 1, 4 and 32, the same sequential points, shorter
+// runs, 2 s of pauses.
 CalibrationPlan QuickPlan();
 // Wall time the plan takes when every point settles at once (fill excluded).
 Nanos PlannedTime(const CalibrationPlan& plan);

@@ -41,6 +41,18 @@ assert abs(qd1["measured"]["lat_mean_us"] - m["read_latency_us"]) <= 0.01 * m["r
 best = max(p["measured"]["iops"] for p in c["points"] if p["point"].startswith("randread 4k"))
 assert abs(best - m["read_iops_4k"]) <= 0.01 * best, (best, m)
 print("preset:", json.dumps(m))
+# The pause probe: 2 s of QD1 reads; each class it found is in the preset
+# (how many a file here has depends on the host, so only their form is
+# checked; tests/bench/lab/DevicePausesTest.cc checks the figures). They are
+# taken out for the check below, which is of the fitted latency and
+# ceiling: pauses lengthen the simulated QD1 mean by their share.
+pc = c["pauses"]
+assert pc["window_ms"] >= 2000 and pc["threshold_us"] == 200 and pc["median_read_us"] > 0, pc
+pauses = m.pop("pauses", [])
+assert pc["count"] >= len(pauses), (pc, pauses)
+for q in pauses:
+    assert q["duration_us"] >= 200 and q["per_second"] > 0, q
+json.dump(d, open("cal.json", "w"))
 PY
 
 # The preset in a layout: simulated QD1 reads take the fitted latency, and

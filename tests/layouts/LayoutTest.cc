@@ -563,3 +563,47 @@ TEST(LayoutTest, ReductionErrorsNameTheFieldAndPersistentVolumesRefuseIt) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// The longest of `n` 4 KiB reads one at a time on a one-tier layout of
+// ssd-hk4e with `model` overrides, in simulation.
+Nanos LongestRead(const nlohmann::json& model, int n) {
+  nlohmann::json j = {
+      {"name", "one"},
+      {"tiers", {{{"name", "d"}, {"preset", "ssd-hk4e"}, {"capacity", "1g"}, {"model", model}}}}};
+  auto l = ParseLayoutJson(j, "l.json");
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  if (!l.ok()) return -1;
+  SimEngine e;
+  auto v = BuildVolume(e, *l, {});
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  if (!v.ok()) return -1;
+  Nanos longest = 0;
+  for (int i = 0; i < n; ++i) {
+    const Nanos at = e.Now();
+    EXPECT_EQ(
+        testing::SubmitAndRun(e, v->top(), IoOp::kRead,
+                              static_cast<std::uint64_t>(i) * 4096 % (1ull << 30), 4096, nullptr),
+        Status::kOk);
+    longest = std::max(longest, e.Now() - at);
+  }
+  return longest;
+}
+
+// A preset's pauses hold a simulated device's completions: 2 ms pauses 50
+// times a second (10% of the time) make some of 2,000 reads of about 85 us
+// wait most of one; without them none waits.
+TEST(LayoutTest, APresetsPausesHoldTheSimulatedDevicesCompletions) {
+  const Nanos plain = LongestRead(nlohmann::json::object(), 2000);
+  EXPECT_GT(plain, 0);
+  EXPECT_LT(plain, 500 * kMicro);
+  const Nanos paused =
+      LongestRead({{"pauses", {{{"duration_us", 2000}, {"per_second", 50}}}}}, 2000);
+  EXPECT_GT(paused, 1500 * kMicro);
+  EXPECT_LE(paused, plain + 2 * kMilli);
+}
+
+}  // namespace
+}  // namespace tierlab

@@ -236,6 +236,44 @@ TEST(PresetFileTest, WriteCliffFiguresThatDoNotHangTogetherAreRefused) {
   EXPECT_EQ(l->tiers[0].preset.write_cliff_bytes, 1ull << 30);
 }
 
+// A calibrated device's pauses survive the file; bad ones are refused by
+// field, in a file and in a tier's model alike.
+TEST(PresetFileTest, PausesSurviveTheFileAndBadOnesAreRefused) {
+  DevicePreset p = Measured();
+  p.pauses = {{337'500, 1.5}, {1'360'000, 3.25}};
+  TempDir dir;
+  const std::string path = dir.Path("cal.json");
+  Write(path, PresetFileJson(p, nullptr).dump());
+  auto l = LayoutWith("file:" + path);
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  const DevicePreset& q = l->tiers[0].preset;
+  ASSERT_EQ(q.pauses.size(), 2u);
+  EXPECT_EQ(q.pauses[1].duration, 1'360'000);
+  EXPECT_DOUBLE_EQ(q.pauses[1].per_second, 3.25);
+  EXPECT_EQ(q.pauses[0].duration, 337'500);
+  EXPECT_FALSE(PresetFileJson(Measured(), nullptr)["model"].contains("pauses"));
+
+  json bad = PresetFileJson(p, nullptr);
+  bad["model"]["pauses"] = 3;
+  EXPECT_EQ(ErrorOf(bad.dump()),
+            "l.json: tiers[0].preset: bad.json: model.pauses: must be an array of "
+            "{duration_us, per_second}");
+  bad["model"]["pauses"] = json::array({{{"per_second", 2}}});
+  EXPECT_EQ(ErrorOf(bad.dump()),
+            "l.json: tiers[0].preset: bad.json: model.pauses[0].duration_us: missing; how long "
+            "a pause is");
+  // 600 a second of 1 ms: 60% of the time.
+  json j = {{"name", "one"},
+            {"tiers",
+             {{{"name", "d"},
+               {"preset", "ssd-hk4e"},
+               {"model", {{"pauses", {{{"duration_us", 1000}, {"per_second", 600}}}}}}}}}};
+  auto busy = ParseLayoutJson(j, "l.json");
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.error().message,
+            "l.json: tiers[0].model.pauses: take 60% of the device's time; at most 50%");
+}
+
 TEST(PresetFileTest, AMissingFileIsNamed) {
   auto l = LayoutWith("file:no-such-preset.json");
   ASSERT_FALSE(l.ok());

@@ -86,6 +86,19 @@ struct DevicePreset {
   Nanos overhead_write = 0;
   double interface_mbps = 0;  // host link payload rate (buffer to host); 0 = not limited
 
+  // Pauses (flash and RAM): now and then the device completes nothing for a
+  // while (a virtual disk's backend, a drive's garbage collection or
+  // firmware housekeeping), and every request in flight waits to its end.
+  // Each class comes per_second times a second at random and lasts
+  // duration; none: the device never pauses. `tierlab calibrate` measures
+  // them; a simulation holds the completions that land in one
+  // (tiering/targets/DevicePauseTarget.h).
+  struct Pause {
+    Nanos duration = 0;
+    double per_second = 0;
+  };
+  std::vector<Pause> pauses;
+
   bool is_hdd() const { return type == DeviceType::kHdd; }
   bool has_write_cliff() const { return write_cliff_bytes > 0; }
   // One revolution in nanoseconds (HDD only).

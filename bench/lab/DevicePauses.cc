@@ -1,0 +1,92 @@
+#include "bench/lab/DevicePauses.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tiering/core/SplitMix64.h"
+
+namespace tierlab {
+
+namespace {
+
+constexpr std::uint64_t kRead = 4096;
+
+struct FreeAligned {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+
+}  // namespace
+
+Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, std::uint64_t region,
+                                         Nanos window, std::uint64_t seed) {
+  region = std::min(region, device.Size());
+  if (region < kRead) {
+    return MakeError(
+        "pause probe: a region of " + std::to_string(region) + " bytes holds no 4 KiB read",
+        ErrorKind::kInput);
+  }
+  // Aligned for O_DIRECT; the data is not looked at.
+  std::unique_ptr<std::byte, FreeAligned> buffer(
+      static_cast<std::byte*>(std::aligned_alloc(kRead, kRead)));
+  // One read in flight; the next is issued from the last one's completion.
+  struct Loop {
+    Engine& engine;
+    BlockDevice& device;
+    std::byte* buffer;
+    SplitMix64 rng;
+    std::uint64_t blocks;
+    Nanos stop;
+    Nanos last;
+    std::vector<Nanos> latencies;
+    Status failed = Status::kOk;
+
+    void Issue() {
+      IoRequest r;
+      r.op = IoOp::kRead;
+      r.offset = (rng.Next() % blocks) * kRead;
+      r.length = kRead;
+      r.data = buffer;
+      const Nanos issued = engine.Now();
+      device.Submit(r, [this, issued](Status st) {
+        last = engine.Now();
+        if (st != Status::kOk) {
+          failed = st;
+          return;
+        }
+        latencies.push_back(last - issued);
+        if (last < stop) Issue();
+      });
+    }
+  };
+  const Nanos start = engine.Now();
+  Loop loop{engine,         device,         buffer.get(), SplitMix64(seed),
+            region / kRead, start + window, start,        {}};
+  loop.Issue();
+  engine.Run();
+  const Status failed = loop.failed;
+  const Nanos last = loop.last;
+  const std::vector<Nanos>& latencies = loop.latencies;
+  if (failed != Status::kOk) {
+    return MakeError("pause probe: a 4 KiB read of " + device.name() +
+                         " failed: " + std::string(ToString(failed)),
+                     ErrorKind::kIo);
+  }
+  if (latencies.empty()) return ClassifyStalls({}, last - start);
+  std::vector<Nanos> sorted = latencies;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const Nanos median = sorted[sorted.size() / 2];
+  std::vector<Nanos> gaps;
+  for (const Nanos l : latencies) {
+    // The read a pause meets was, on average, half-way through its own
+    // time: the pause is its excess plus half a read.
+    if (l - median >= kPauseThreshold) gaps.push_back(l - median + median / 2);
+  }
+  HostStalls h = ClassifyStalls(gaps, last - start);
+  h.unit = median;
+  return h;
+}
+
+}  // namespace tierlab

@@ -1,0 +1,47 @@
+#include "tiering/targets/DevicePauseTarget.h"
+
+#include <utility>
+
+namespace tierlab {
+
+namespace {
+
+// One core that does no work: Resume is all it is asked.
+NodeCpuSpec PauseSpec(std::vector<CpuStall> pauses) {
+  NodeCpuSpec spec;
+  spec.cores = 1;
+  spec.stalls = std::move(pauses);
+  return spec;
+}
+
+}  // namespace
+
+DevicePauseTarget::DevicePauseTarget(Engine& engine, const std::string& name,
+                                     std::unique_ptr<BlockDevice> child,
+                                     std::vector<CpuStall> pauses)
+    : ForwardingTarget(engine, name, std::move(child)),
+      pauses_(name + ".pauses", PauseSpec(std::move(pauses))) {}
+
+void DevicePauseTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
+  Op* op = ops_.Acquire();
+  op->done = std::move(done);
+  child().Submit(req, [this, op](Status st) {
+    const Nanos now = engine().Now();
+    const Nanos back = pauses_.Resume(now);
+    if (back == now) {
+      Complete(op, st);
+      return;
+    }
+    ++held_;
+    held_ns_ += back - now;
+    op->status = st;
+    engine().ScheduleAt(back, [this, op] { Complete(op, op->status); });
+  });
+}
+
+void DevicePauseTarget::Complete(Op* op, Status status) {
+  Finish(op->done, status);
+  ops_.Release(op);
+}
+
+}  // namespace tierlab
