@@ -114,12 +114,10 @@ json CliffSamplesJson(const std::vector<CliffSample>& runs) {
 
 // What the pause probe saw (DevicePauses.h).
 json PausesJson(const HostStalls& h) {
-  return {{"window_ms", h.window / kMilli},
-          {"median_read_us", Rounded(static_cast<double>(h.unit) / 1e3, 2)},
-          {"threshold_us", kPauseThreshold / kMicro},
-          {"count", h.count},
-          {"lost_share", Rounded(h.lost_share, 4)},
-          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
+  json j = StallsJson(h);
+  j["median_read_us"] = Rounded(static_cast<double>(h.unit) / 1e3, 2);
+  j["threshold_us"] = kPauseThreshold / kMicro;
+  return j;
 }
 
 json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,

@@ -9,6 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+namespace tierlab {
+struct HostStalls;
+}  // namespace tierlab
+
 namespace tierlab::cli {
 
 struct CalibrateCpuArgs {
@@ -38,5 +42,8 @@ int EmitCalibration(const nlohmann::json& doc, const std::string& output, const 
                     const std::function<void()>& table, CalibrationFileHint hint);
 // Today's date, UTC, as calibration files record it.
 std::string TodayUtc();
+// What a stall or pause probe saw (bench/lab/HostStalls.h), as both files
+// keep it: the window, the count, the share of the time, the longest.
+nlohmann::json StallsJson(const HostStalls& h);
 
 }  // namespace tierlab::cli

@@ -40,13 +40,6 @@ json PointJson(const ProbeResult& r, const FitPoint& f) {
 // calibrated (and a model of it would be mostly stalls).
 constexpr double kMaxLostShare = 0.25;
 
-json StallsJson(const HostStalls& h) {
-  return {{"window_ms", h.window / kMilli},
-          {"count", h.count},
-          {"lost_share", Rounded(h.lost_share, 4)},
-          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
-}
-
 void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
   std::printf("%-20s %12s %10s %12s %7s %7s\n", "point", "IOPS", "ns/io", "model", "error",
               "spread");
@@ -74,6 +67,13 @@ void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
 }
 
 }  // namespace
+
+json StallsJson(const HostStalls& h) {
+  return {{"window_ms", h.window / kMilli},
+          {"count", h.count},
+          {"lost_share", Rounded(h.lost_share, 4)},
+          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
+}
 
 std::string TodayUtc() {
   const std::time_t t = std::time(nullptr);

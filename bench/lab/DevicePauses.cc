@@ -66,25 +66,22 @@ Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, st
             region / kRead, start + window, start,        {}};
   loop.Issue();
   engine.Run();
-  const Status failed = loop.failed;
-  const Nanos last = loop.last;
-  const std::vector<Nanos>& latencies = loop.latencies;
-  if (failed != Status::kOk) {
+  if (loop.failed != Status::kOk) {
     return MakeError("pause probe: a 4 KiB read of " + device.name() +
-                         " failed: " + std::string(ToString(failed)),
+                         " failed: " + std::string(ToString(loop.failed)),
                      ErrorKind::kIo);
   }
-  if (latencies.empty()) return ClassifyStalls({}, last - start);
-  std::vector<Nanos> sorted = latencies;
-  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-  const Nanos median = sorted[sorted.size() / 2];
+  std::vector<Nanos>& latencies = loop.latencies;  // the order does not matter
+  if (latencies.empty()) return ClassifyStalls({}, loop.last - start);
+  std::nth_element(latencies.begin(), latencies.begin() + latencies.size() / 2, latencies.end());
+  const Nanos median = latencies[latencies.size() / 2];
   std::vector<Nanos> gaps;
   for (const Nanos l : latencies) {
     // The read a pause meets was, on average, half-way through its own
     // time: the pause is its excess plus half a read.
     if (l - median >= kPauseThreshold) gaps.push_back(l - median + median / 2);
   }
-  HostStalls h = ClassifyStalls(gaps, last - start);
+  HostStalls h = ClassifyStalls(gaps, loop.last - start);
   h.unit = median;
   return h;
 }

@@ -3,9 +3,9 @@
 // "pauses"): 4 KiB random reads at queue depth 1 over the calibration's
 // region for a while, each timed; a read that took kPauseThreshold or more
 // beyond the median read met a pause of that excess plus half a read (a
-// pause begins, on average, half-way through the read it meets). `tierlab calibrate`
-// runs it after the probe on flash and RAM and writes the classes into the
-// preset, which a simulation then holds completions for
+// pause begins, on average, half-way through the read it meets). `tierlab
+// calibrate` runs it after the probe on flash and RAM and writes the
+// classes into the preset, which a simulation then holds completions for
 // (tiering/targets/DevicePauseTarget.h).
 //
 // Classed as the host's stalls are (HostStalls.h: bins of 2-5, 5-10, ...,

@@ -36,6 +36,11 @@ void Write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// A one-tier layout over a catalog preset with `model` overrides.
+json OneTierWithModel(const std::string& preset, const json& model) {
+  return {{"name", "one"}, {"tiers", {{{"name", "d"}, {"preset", preset}, {"model", model}}}}};
+}
+
 Expected<LayoutSpec> LayoutWith(const std::string& preset) {
   json j = {{"name", "one"}, {"tiers", {{{"name", "d"}, {"preset", preset}, {"capacity", "1g"}}}}};
   return ParseLayoutJson(j, "l.json");
@@ -218,14 +223,9 @@ TEST(PresetFileTest, WriteCliffFiguresThatDoNotHangTogetherAreRefused) {
             "l.json: tiers[0].preset: bad.json: model.steady_write_iops_4k: needs write_cliff, "
             "the bytes written before the cliff");
   // The same in a tier's model, over a catalog preset.
-  json j = {{"name", "one"},
-            {"tiers",
-             {{{"name", "d"},
-               {"preset", "hdd-7200"},
-               {"model",
-                {{"write_cliff", "1g"},
-                 {"steady_write_iops_4k", 100},
-                 {"steady_seq_write_mbps", 100}}}}}}};
+  json j = OneTierWithModel(
+      "hdd-7200",
+      {{"write_cliff", "1g"}, {"steady_write_iops_4k", 100}, {"steady_seq_write_mbps", 100}});
   auto l = ParseLayoutJson(j, "l.json");
   ASSERT_FALSE(l.ok());
   EXPECT_EQ(l.error().message,
@@ -263,12 +263,9 @@ TEST(PresetFileTest, PausesSurviveTheFileAndBadOnesAreRefused) {
             "l.json: tiers[0].preset: bad.json: model.pauses[0].duration_us: missing; how long "
             "a pause is");
   // 600 a second of 1 ms: 60% of the time.
-  json j = {{"name", "one"},
-            {"tiers",
-             {{{"name", "d"},
-               {"preset", "ssd-hk4e"},
-               {"model", {{"pauses", {{{"duration_us", 1000}, {"per_second", 600}}}}}}}}}};
-  auto busy = ParseLayoutJson(j, "l.json");
+  auto busy = ParseLayoutJson(
+      OneTierWithModel("ssd-hk4e", {{"pauses", {{{"duration_us", 1000}, {"per_second", 600}}}}}),
+      "l.json");
   ASSERT_FALSE(busy.ok());
   EXPECT_EQ(busy.error().message,
             "l.json: tiers[0].model.pauses: take 60% of the device's time; at most 50%");
