@@ -3,7 +3,10 @@
 // `tierlab calibrate` fitted to the same devices), and the model's error per
 // cell and metric (bench/report/Validation.h; docs/VALIDATION.md). Where a
 // layout's cpu file has a reference, the host's speed is measured after
-// each real cell and that cell's model runs at it (bench/lab/HostReference.h).
+// each real cell and that cell's model runs at it (bench/lab/HostReference.h);
+// where a tier's preset has pauses, they are measured again after each real
+// cell and that cell's model holds its devices for them
+// (bench/lab/PauseReference.h).
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +16,7 @@
 #include "bench/lab/HostReference.h"
 #include "bench/lab/Matrix.h"
 #include "bench/lab/MatrixRunner.h"
+#include "bench/lab/PauseReference.h"
 #include "bench/report/Report.h"
 #include "bench/report/Validation.h"
 #include "cli/Commands.h"
@@ -28,12 +32,20 @@ struct ValidateArgs {
   std::string save;
   bool quiet = false;
   bool no_host_reference = false;
+  bool no_pause_reference = false;
 };
 
-// `measured`: the real run's results, whose host references the model's
-// cells take (null: the real run itself, which measures them).
+// Which control measurements the real run takes after each cell and its
+// model's twin applies.
+struct Controls {
+  bool host_reference = true;
+  bool pause_reference = true;
+};
+
+// `measured`: the real run's results, whose controls the model's cells
+// take (null: the real run itself, which measures them).
 Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, bool quiet,
-                               bool host_reference, const nlohmann::json* measured) {
+                               Controls controls, const nlohmann::json* measured) {
   MatrixSpec s = spec;
   s.mode = mode;
   auto m = ExpandMatrix(s);
@@ -43,10 +55,19 @@ Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, 
   o.jobs = mode == "real" ? 1 : 0;
   CellHostReference host;
   std::map<std::size_t, const nlohmann::json*> twins;  // measured cells by index
-  if (host_reference && measured == nullptr) {
-    o.before_cell = [&host](MatrixCell& c) { return host.Before(c); };
-    o.after_cell = [&host](const MatrixCell& c, nlohmann::json& j) { return host.After(c, j); };
-  } else if (host_reference) {
+  if (measured == nullptr) {
+    o.before_cell = [&host, controls](MatrixCell& c) -> Expected<void> {
+      return controls.host_reference ? host.Before(c) : Expected<void>{};
+    };
+    // The host first: its reference was fitted to run right after a cell.
+    o.after_cell = [&host, controls](const MatrixCell& c, nlohmann::json& j) -> Expected<void> {
+      if (controls.host_reference) {
+        auto h = host.After(c, j);
+        if (!h.ok()) return h;
+      }
+      return controls.pause_reference ? MeasureCellPauses(c, j) : Expected<void>{};
+    };
+  } else {
     for (const nlohmann::json& c : measured->at("cells")) {
       twins[c.value("index", std::size_t{0})] = &c;
     }
@@ -56,12 +77,17 @@ Expected<nlohmann::json> RunIn(const MatrixSpec& spec, const std::string& mode, 
     };
     o.before_cell = [twin](MatrixCell& c) -> Expected<void> {
       const nlohmann::json* t = twin(c);
-      return t == nullptr ? Expected<void>{} : ApplyHostReference(c, *t);
+      if (t == nullptr) return {};
+      auto h = ApplyHostReference(c, *t);
+      if (!h.ok()) return h;
+      return ApplyCellPauses(c, *t);
     };
     o.after_cell = [twin](const MatrixCell& c, nlohmann::json& j) -> Expected<void> {
       const nlohmann::json* t = twin(c);
-      if (t != nullptr && t->contains("host_reference"))
-        j["host_reference"] = t->at("host_reference");
+      if (t == nullptr) return {};
+      for (const char* key : {"host_reference", "device_pauses"}) {
+        if (t->contains(key)) j[key] = t->at(key);
+      }
       return {};
     };
   }
@@ -80,10 +106,10 @@ int RunValidate(const ValidateArgs& a) {
   if (!fmt.ok()) return Fail(fmt.error().message, kExitUsage);
   auto spec = LoadMatrixFile(a.file);
   if (!spec.ok()) return Fail(spec.error());
-  const bool host = !a.no_host_reference;
-  auto measured = RunIn(*spec, "real", a.quiet, host, nullptr);
+  const Controls controls{!a.no_host_reference, !a.no_pause_reference};
+  auto measured = RunIn(*spec, "real", a.quiet, controls, nullptr);
   if (!measured.ok()) return Fail(measured.error());
-  auto model = RunIn(*spec, "sim", a.quiet, host, &*measured);
+  auto model = RunIn(*spec, "sim", a.quiet, controls, &*measured);
   if (!model.ok()) return Fail(model.error());
   if (!a.save.empty()) {
     for (const auto& [suffix, doc] :
@@ -122,6 +148,9 @@ void RegisterValidateCommand(CLI::App& app, CommandResult& result) {
   cmd->add_flag("--no-host-reference", a->no_host_reference,
                 "Model the CPU at its calibrated costs: no measurement of the host's speed "
                 "after each real cell (a cpu file's reference)");
+  cmd->add_flag("--no-pause-reference", a->no_pause_reference,
+                "Model the devices' pauses at their calibrated rates: no pause probe of a "
+                "calibrated device's file after each real cell");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress on stderr");
   cmd->callback([a, &result] { result.exit_code = RunValidate(*a); });
 }

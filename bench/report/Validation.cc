@@ -91,6 +91,24 @@ std::optional<double> MeanHostScale(const CellGroup& g, const char* key) {
   return sum / static_cast<double>(g.runs.size());
 }
 
+// The mean over the runs of the pauses a second their probes saw (all
+// probed devices together); none when a run has no device_pauses.
+std::optional<double> MeanPauseRate(const CellGroup& g) {
+  double sum = 0;
+  for (const json* run : g.runs) {
+    const auto list = run->find("device_pauses");
+    if (list == run->end() || !list->is_array() || list->empty()) return std::nullopt;
+    for (const json& e : *list) {
+      if (!e.is_object() || !e.contains("per_second") || !e.at("per_second").is_number()) {
+        return std::nullopt;
+      }
+      sum += e.at("per_second").get<double>();
+    }
+  }
+  if (g.runs.empty()) return std::nullopt;
+  return sum / static_cast<double>(g.runs.size());
+}
+
 }  // namespace
 
 const std::vector<std::string>& ValidationMetrics() {
@@ -132,6 +150,7 @@ Expected<Validation> CompareMeasuredAndModel(const json& measured, const json& m
     v.worst_demerit_pct = std::max(v.worst_demerit_pct, c.demerit_pct);
     c.read_scale = MeanHostScale(real[i], "read_scale");
     c.write_scale = MeanHostScale(real[i], "write_scale");
+    c.pauses_per_second = MeanPauseRate(real[i]);
     v.cells.push_back(std::move(c));
   }
   return v;
@@ -151,6 +170,10 @@ TextTable MakeTable(const Validation& v) {
   const bool host = std::any_of(v.cells.begin(), v.cells.end(),
                                 [](const ValidationCell& c) { return c.read_scale.has_value(); });
   if (host) t.header.push_back("host");
+  const bool pauses = std::any_of(v.cells.begin(), v.cells.end(), [](const ValidationCell& c) {
+    return c.pauses_per_second.has_value();
+  });
+  if (pauses) t.header.push_back("pauses/s");
   for (const ValidationCell& c : v.cells) {
     std::vector<std::string> row = {c.label};
     for (const ValidationMetric& m : c.metrics) {
@@ -164,6 +187,10 @@ TextTable MakeTable(const Validation& v) {
     if (host) {
       std::snprintf(d, sizeof d, "x%.3f/%.3f", c.read_scale.value_or(1), c.write_scale.value_or(1));
       row.push_back(c.read_scale && c.write_scale ? d : "-");
+    }
+    if (pauses) {
+      std::snprintf(d, sizeof d, "%.1f", c.pauses_per_second.value_or(0));
+      row.push_back(c.pauses_per_second ? d : "-");
     }
     t.rows.push_back(std::move(row));
   }
@@ -190,6 +217,7 @@ json ValidationJson(const Validation& v) {
       cell["read_scale"] = *c.read_scale;
       cell["write_scale"] = *c.write_scale;
     }
+    if (c.pauses_per_second) cell["pauses_per_second"] = *c.pauses_per_second;
     cells.push_back(std::move(cell));
   }
   json worst = json::array();
@@ -206,7 +234,9 @@ std::string ValidationHtml(const Validation& v, const std::string& title) {
        "error is (model - measured) / measured; demerit is the root mean square horizontal "
        "distance between the latency CDFs, in % of the measured mean; host is the factors the "
        "model's CPU costs for reads and writes were scaled by, the host's speed measured after "
-       "the cell against its speed at calibration.</p>\n<table>\n<tr>";
+       "the cell against its speed at calibration; pauses/s is how often the devices with "
+       "pauses paused in a probe after the cell, the rate its model held them for.</p>\n"
+       "<table>\n<tr>";
   const TextTable t = MakeTable(v);
   for (const std::string& f : t.header) h += "<th>" + HtmlEscape(f) + "</th>";
   h += "</tr>\n";

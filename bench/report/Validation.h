@@ -17,7 +17,9 @@
 // (bench/lab/HostReference.h), the cell has the factors its model's CPU
 // costs were scaled by (read_scale and write_scale, means over repeats): a
 // column "host" in the table ("x1.030/0.970": reads 3% dearer than when
-// calibrated, writes 3% cheaper).
+// calibrated, writes 3% cheaper). Where it probed a device's pauses after
+// a cell (bench/lab/PauseReference.h), a column "pauses/s": how often they
+// came, all probed devices together, the mean over repeats.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,6 +43,7 @@ struct ValidationCell {
   std::vector<ValidationMetric> metrics;
   double demerit_pct = 0;
   std::optional<double> read_scale, write_scale;  // the host reference's, if measured
+  std::optional<double> pauses_per_second;        // the pause reference's, if measured
   // The latency CDFs (percentile, ns), for the plot.
   std::vector<std::pair<double, double>> cdf_measured, cdf_model;
 };
@@ -64,7 +67,8 @@ Expected<Validation> CompareMeasuredAndModel(const nlohmann::json& measured,
 // One row per cell: measured, model and error per metric, and the demerit.
 std::string FormatValidation(const Validation& v, TableStyle style);
 // {"cells": [{"label", "metrics": [{"metric", "measured", "model", "error"}],
-//  "demerit_pct", "read_scale", "write_scale" (when measured)}], "worst": {...},
+//  "demerit_pct", "read_scale", "write_scale", "pauses_per_second" (when
+//  measured)}], "worst": {...},
 //  "worst_demerit_pct"}.
 nlohmann::json ValidationJson(const Validation& v);
 // A self-contained page: the table, and per cell the two latency CDFs.

@@ -84,6 +84,35 @@ TEST(ValidationTest, TheHostReferenceScaleIsShownPerCell) {
   EXPECT_EQ(FormatValidation(*none, TableStyle::kCsv).find("host"), std::string::npos);
 }
 
+// The pauses probed after a cell: their rate, all probed devices together
+// and the mean over the cell's repeats, in the JSON and as the table's
+// last column ("-" for a cell without a probe).
+TEST(ValidationTest, ThePauseRateProbedAfterACellIsShown) {
+  const auto flat = [](double) { return 100'000.0; };
+  json a0 = Cell(0, "a", 1000, flat), a1 = Cell(1, "a", 1000, flat);
+  a0["device_pauses"] = {{{"tier", "cap"}, {"per_second", 3.0}},
+                         {{"tier", "log"}, {"per_second", 1.0}}};
+  a1["device_pauses"] = {{{"tier", "cap"}, {"per_second", 6.0}}};
+  const json b = Cell(2, "b", 1000, flat);
+  auto v = CompareMeasuredAndModel(Results({a0, a1, b}), Results({a0, a1, b}));
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_EQ(v->cells.size(), 2u);
+  ASSERT_TRUE(v->cells[0].pauses_per_second.has_value());
+  EXPECT_DOUBLE_EQ(*v->cells[0].pauses_per_second, 5.0);  // (3 + 1 + 6) / 2 repeats
+  EXPECT_FALSE(v->cells[1].pauses_per_second.has_value());
+  const json j = ValidationJson(*v);
+  EXPECT_DOUBLE_EQ(j["cells"][0]["pauses_per_second"].get<double>(), 5.0);
+  EXPECT_FALSE(j["cells"][1].contains("pauses_per_second"));
+  const std::string csv = FormatValidation(*v, TableStyle::kCsv);
+  EXPECT_NE(csv.find(",demerit,pauses/s\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("%,5.0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("%,-\n"), std::string::npos) << csv;
+  // No probe in any cell: no column.
+  auto none = CompareMeasuredAndModel(Results({b}), Results({b}));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(FormatValidation(*none, TableStyle::kCsv).find("pauses"), std::string::npos);
+}
+
 TEST(ValidationTest, TheDemeritOfAShiftedDistributionIsTheShift) {
   // Every quantile 20 us later: the CDFs are 20 us apart everywhere, which
   // is 20% of the measured mean of 100 us.
