@@ -464,14 +464,28 @@ void ClusterTarget::Serve(Hop* h) {
         self.LostOnNode(h->node, h->req.offset, h->req.length)) {
       h->status = Status::kShutdown;
     }
-    if (h->client_port == nullptr) {
-      h->self->Answered(h);
-      return;
+    // The node's host sees the completion once a core of it is back from
+    // a stall, as a one-node host CPU's does (NodeCpu::Resume).
+    if (!self.cpus_.empty()) {
+      const Nanos now = self.engine().Now();
+      const Nanos back = self.cpus_[h->node]->Resume(now);
+      if (back != now) {
+        self.engine().ScheduleAt(back, [h] { h->self->Reply(h); });
+        return;
+      }
     }
-    const std::uint64_t bytes =
-        h->node_port->spec().header_bytes + (h->req.op == IoOp::kRead ? h->req.length : 0);
-    self.Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);
+    self.Reply(h);
   });
+}
+
+void ClusterTarget::Reply(Hop* h) {
+  if (h->client_port == nullptr) {
+    Answered(h);
+    return;
+  }
+  const std::uint64_t bytes =
+      h->node_port->spec().header_bytes + (h->req.op == IoOp::kRead ? h->req.length : 0);
+  Transfer(h, *h->node_port, *h->client_port, bytes, &ClusterTarget::Answered);
 }
 
 void ClusterTarget::Answered(Hop* h) {

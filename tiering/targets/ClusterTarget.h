@@ -473,6 +473,7 @@ class ClusterTarget final : public FanOutTarget {
                 void (ClusterTarget::*then)(Hop*));
   void Arrived(Hop* h);   // the request is at the node
   void Serve(Hop* h);     // the node's CPU is done with it: to its stack
+  void Reply(Hop* h);     // the node's stack answered: back to the client
   void Answered(Hop* h);  // the answer is back
   void SubmitRead(Read* r);
   // Where client `client` runs now: itself, or, its node down, the client

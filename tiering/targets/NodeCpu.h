@@ -16,11 +16,11 @@
 // rate; seeded from the CPU's name and the core), and lasts `duration`,
 // so the classes take sum(d r) / (1 + sum(d r)) of the time. Work on a
 // core that stalls waits for it to end, and so does a request that arrives
-// while it lasts, and (Resume, where the caller asks: a one-node layout's
-// host CPU) a completion that comes back while every core is stalled; they
-// are what makes a RAM-speed stack's p99 several times its mean
-// (docs/VALIDATION.md). The costs are then the work's own,
-// net of the stalls (tierlab calibrate --cpu measures both).
+// while it lasts, and (Resume, which a one-node layout's host CPU and a
+// cluster's node CPUs ask) a completion that comes back while every core
+// is stalled; they are what makes a RAM-speed stack's p99 several times
+// its mean (docs/VALIDATION.md). The costs are then the work's own, net of
+// the stalls (tierlab calibrate --cpu measures both).
 //
 // The ports' own per-message CPU (NicModel.h) is separate: a port's
 // protocol work runs beside the storage stack's, as an RDMA NIC's or a TCP

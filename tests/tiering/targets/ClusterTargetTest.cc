@@ -441,6 +441,37 @@ TEST(ClusterTargetTest, EveryCopyOfAWriteCostsItsNodesCpu) {
   EXPECT_GT(c->e.Now(), 300 * 20 * kMicro / 4);
 }
 
+// A node's stalls hold its stack's completions too: a read every 2 ms of a
+// node whose CPU costs nothing but stalls 1 ms, 100 times a second, comes
+// back at once, or at the end of the stall it completed in, exactly when a
+// NodeCpu with the same name and stalls says; about a tenth are held.
+TEST(ClusterTargetTest, ANodesStallHoldsTheCompletionsOfItsStack) {
+  auto c = MakeCluster(1, 1, ClusterTarget::ReadCopy::kLocal);
+  NodeCpuSpec spec{.cores = 1, .per_io = 0, .per_kib = 0};
+  spec.stalls = {{.duration = 1 * kMilli, .per_second = 100}};
+  AddCpus(*c, spec);
+  NodeCpu twin("node0.cpu", spec);
+  BlockDevice& v = c->target->ClientView(0);
+  constexpr int kReads = 2'000;
+  int held = 0;
+  for (int i = 0; i < kReads; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * 2 * kMilli;
+    const Nanos expected = twin.Resume(at);  // the RAM disk answers at once
+    held += expected > at ? 1 : 0;
+    Nanos done = -1;
+    c->e.ScheduleAt(at, [&] {
+      v.Submit(IoRequest{IoOp::kRead, 0, 0, 4096, nullptr}, [&](Status st) {
+        EXPECT_EQ(st, Status::kOk);
+        done = c->e.Now();
+      });
+    });
+    c->e.Run();
+    ASSERT_EQ(done, expected) << i;
+    ASSERT_LE(done - at, 1 * kMilli) << i;  // never beyond the stall
+  }
+  EXPECT_NEAR(static_cast<double>(held) / kReads, 0.1, 0.03);
+}
+
 // The data still crosses untouched with CPUs queueing requests.
 TEST(ClusterTargetTest, DataCrossesUntouchedWithNodeCpus) {
   auto c = MakeCluster(3, 2, ClusterTarget::ReadCopy::kLocal, 0, "10gbe-tcp");
