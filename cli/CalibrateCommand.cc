@@ -21,6 +21,7 @@
 
 #include "bench/lab/DeviceCalibration.h"
 #include "bench/lab/DevicePauses.h"
+#include "bench/lab/MemoryCopies.h"
 #include "bench/lab/Rounded.h"
 #include "cli/CalibrateCpu.h"
 #include "cli/Commands.h"
@@ -118,6 +119,15 @@ json PausesJson(const HostStalls& h) {
   j["median_read_us"] = Rounded(static_cast<double>(h.unit) / 1e3, 2);
   j["threshold_us"] = kPauseThreshold / kMicro;
   return j;
+}
+
+// What the memory's own copies took (MemoryCopies.h).
+json CopiesJson(const MemoryCopies& c) {
+  return {{"read_4k_ns", Rounded(c.read_4k_ns, 1)},
+          {"write_4k_ns", Rounded(c.write_4k_ns, 1)},
+          {"read_mbps", Rounded(c.read_bw_bytes / 1e6, 1)},
+          {"write_mbps", Rounded(c.write_bw_bytes / 1e6, 1)},
+          {"window_ms", c.window / kMilli}};
 }
 
 json CalibrationJson(const CalibrateArgs& a, const CalibrationPlan& plan,
@@ -409,6 +419,9 @@ int RunCalibrate(const CalibrateArgs& a) {
   if (!disk) plan.region = std::min(flash_region, whole);
   ApplyRunOptions(a, plan);
 
+  // A mapped memory file's figures are the memory's (MemoryCopies.h), timed
+  // for a run's time after the probe.
+  const bool memory = *type == DeviceType::kRam && (*dev)->mapped();
   const auto t0 = std::chrono::steady_clock::now();
   if (!a.quiet) {
     std::fprintf(stderr, "calibrate: %s (%s, %s), %zu points x %u runs over %s, about %.0f s\n",
@@ -417,7 +430,8 @@ int RunCalibrate(const CalibrateArgs& a) {
                  : kernel_rotational ? "rotational, says the kernel"
                                      : medium.c_str(),
                  ToString((*dev)->engine()), plan.points.size(), plan.repeats,
-                 FormatBytes(plan.region).c_str(), static_cast<double>(PlannedTime(plan)) / 1e9);
+                 FormatBytes(plan.region).c_str(),
+                 static_cast<double>(PlannedTime(plan) + (memory ? plan.runtime : 0)) / 1e9);
   }
   auto probe = RunProbe(engine, **dev, plan, [&](const ProbeProgress& p) {
     if (a.quiet) return;
@@ -458,6 +472,16 @@ int RunCalibrate(const CalibrateArgs& a) {
     if (!p.ok()) return Fail(a.path + ": " + p.error().message, ExitCodeFor(p.error().kind));
     pauses = std::move(*p);
   }
+  std::optional<MemoryCopies> copies;
+  if (memory) {
+    if (!a.quiet) {
+      std::fprintf(stderr, "calibrate: the memory's own copies, 4k and 1m each way, for %.1f s\n",
+                   static_cast<double>(plan.runtime) / 1e9);
+    }
+    auto c = MeasureFileCopies(a.path, plan.region, plan.runtime);
+    if (!c.ok()) return Fail(c.error().message, ExitCodeFor(c.error().kind));
+    copies = *c;
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -485,6 +509,11 @@ int RunCalibrate(const CalibrateArgs& a) {
   base.capacity_bytes = (*dev)->Size();
   auto fit = disk ? FitHddModel(*probe, plan, base) : FitFlashModel(*probe, plan, base);
   if (!fit.ok()) return Fail(a.path + ": " + fit.error().message, ExitCodeFor(fit.error().kind));
+  if (copies) {
+    if (auto f = FitMemoryCopies(*copies, *probe, plan, *fit); !f.ok()) {
+      return Fail(a.path + ": " + f.error().message, ExitCodeFor(f.error().kind));
+    }
+  }
   if (pauses) {
     for (const CpuStall& c : pauses->stalls) {
       fit->preset.pauses.push_back({c.duration, Rounded(c.per_second, 3)});
@@ -495,9 +524,10 @@ int RunCalibrate(const CalibrateArgs& a) {
       return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));
     }
   }
-  const json doc = PresetFileJson(
-      fit->preset,
-      CalibrationJson(a, plan, *probe, *fit, cliff, pauses, ToString((*dev)->engine()), seconds));
+  json calibration =
+      CalibrationJson(a, plan, *probe, *fit, cliff, pauses, ToString((*dev)->engine()), seconds);
+  if (copies) calibration["memory_copies"] = CopiesJson(*copies);
+  const json doc = PresetFileJson(fit->preset, calibration);
   return EmitCalibration(doc, a.output.empty() ? "calibrated.json" : a.output, a.format,
                          [&] { PrintTable(*fit, *probe); }, {"preset", "in a tier", "preset"});
 }

@@ -137,4 +137,30 @@ expect_error "--size: bytes, at least 1m" --size 4k x.img
 expect_error "--write-cliff: bytes, at least 64m" --write-cliff 1m x.img
 expect_error "--cliff-idle: needs --write-cliff" --cliff-idle 1 x.img
 [[ ! -e x.img ]] || fail "a refused calibrate created its file"
+
+# A file on tmpfs is mapped, so its reads and writes are copies on the
+# engine's thread: the preset is fitted to the memory's own copies, not to
+# the points (which hold the engine's thread, as calibrate --cpu does).
+if [[ -d /dev/shm && -w /dev/shm && $(stat -f -c %T /dev/shm) == tmpfs ]]; then
+  shm=/dev/shm/tierlab-e2e-calibrate-$$.img
+  "$bin" calibrate "${short[@]}" "$shm" -o ram.json >ram.txt 2>ram.err ||
+    fail "calibrate $shm: $(cat ram.err)"
+  [[ ! -e $shm ]] || { rm -f "$shm"; fail "calibrate left $shm"; }
+  grep -q "^note: a mapped memory file: fitted to its own copies" ram.txt ||
+    fail "no memory note: $(cat ram.txt)"
+  python3 - <<'PY'
+import json
+d = json.load(open("ram.json"))
+m, c = d["model"], d["calibration"]
+mc = c["memory_copies"]
+assert m["type"] == "ram" and m["service_units"] == 1, m
+assert abs(m["read_latency_us"] * 1000 - mc["read_4k_ns"]) <= 1, (m, mc)
+assert abs(m["write_latency_us"] * 1000 - mc["write_4k_ns"]) <= 1, (m, mc)
+assert abs(m["read_iops_4k"] - 1e9 / (m["read_latency_us"] * 1000)) <= 1, m
+assert abs(m["seq_read_mbps"] - mc["read_mbps"]) <= 0.1, (m, mc)
+assert mc["window_ms"] >= 200, mc
+print("ram: 4k copies %.0f / %.0f ns, 1m %.0f / %.0f MB/s" % (
+    mc["read_4k_ns"], mc["write_4k_ns"], mc["read_mbps"], mc["write_mbps"]))
+PY
+fi
 echo "calibrate: ok"
