@@ -514,11 +514,7 @@ int RunCalibrate(const CalibrateArgs& a) {
       return Fail(a.path + ": " + f.error().message, ExitCodeFor(f.error().kind));
     }
   }
-  if (pauses) {
-    for (const CpuStall& c : pauses->stalls) {
-      fit->preset.pauses.push_back({c.duration, Rounded(c.per_second, 3)});
-    }
-  }
+  if (pauses) fit->preset.pauses = pauses->stalls;
   if (cliff) {
     if (auto c = FitWriteCliff(*cliff, *fit); !c.ok()) {
       return Fail(a.path + ": " + c.error().message, ExitCodeFor(c.error().kind));

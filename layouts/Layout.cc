@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "layouts/InterruptionFields.h"
 #include "layouts/JsonFields.h"
 #include "layouts/PresetFile.h"
 
@@ -39,39 +40,6 @@ Nanos ReadMicros(JsonFields& f, std::string_view k, Nanos current) {
 Nanos ReadOverheadMicros(JsonFields& f, std::string_view k, Nanos current) {
   if (!f.Has(k)) return current;
   return static_cast<Nanos>(f.Number(k, static_cast<double>(current) / 1e3, 0, 1e6) * 1e3);
-}
-
-// "pauses": [{"duration_us": 2000, "per_second": 1.5}, ...]; refused when
-// they would take half the device's time or more.
-void ReadPauses(JsonFields& f, std::string_view k, std::vector<DevicePreset::Pause>& pauses) {
-  const json* list = f.Raw(k);
-  if (list == nullptr || !f.ok()) return;
-  if (!list->is_array()) {
-    f.Fail(k, "must be an array of {duration_us, per_second}");
-    return;
-  }
-  std::vector<DevicePreset::Pause> read;
-  double share = 0;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    JsonFields p = f.Child((*list)[i], std::string(k) + "[" + std::to_string(i) + "]");
-    p.OnlyKeys({"duration_us", "per_second"});
-    if (p.ok() && !p.Has("duration_us")) p.Fail("duration_us", "missing; how long a pause is");
-    DevicePreset::Pause pause;
-    pause.duration = static_cast<Nanos>(p.Number("duration_us", 0, 1, 1e7) * 1e3);
-    pause.per_second = p.Number("per_second", 0, 0, 1e6);
-    if (!p.ok()) {
-      f.Adopt(p);
-      return;
-    }
-    share += static_cast<double>(pause.duration) * pause.per_second / 1e9;
-    read.push_back(pause);
-  }
-  if (share >= 0.5) {
-    f.Fail(k, "take " + std::to_string(std::lround(share * 100)) +
-                  "% of the device's time; at most 50%");
-    return;
-  }
-  pauses = std::move(read);
 }
 
 // Custom model fields a tier may override on its preset ("model": {...}).
@@ -148,7 +116,9 @@ const Field<DevicePreset> kModelFields[] = {
      "pauses in which the device completes nothing (flash, RAM; a calibrated file's); each "
      "class comes per_second times a second at random and lasts duration_us; in simulation a "
      "request that completes during one waits for its end",
-     [](JsonFields& f, std::string_view k, DevicePreset& p) { ReadPauses(f, k, p.pauses); },
+     [](JsonFields& f, std::string_view k, DevicePreset& p) {
+       ReadInterruptions(f, k, kDevicePauseKeys, p.pauses);
+     },
      nullptr, false, "none"},
     {"endurance_dwpd", "number 0..1e4", "drive writes/day", "rated endurance",
      [](JsonFields& f, std::string_view k, DevicePreset& p) {

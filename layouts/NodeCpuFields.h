@@ -12,14 +12,10 @@
 #include <vector>
 
 #include "layouts/FieldTable.h"
+#include "layouts/InterruptionFields.h"
 #include "tiering/targets/NodeCpu.h"
 
 namespace tierlab {
-
-// "stalls": [{"duration_ns": 14000, "per_second": 800}, ...] into
-// `stalls`; refused when they would take half a core's time or more.
-void ReadCpuStalls(JsonFields& f, std::string_view k, std::vector<CpuStall>& stalls);
-nlohmann::json CpuStallsJson(const std::vector<CpuStall>& stalls);
 
 template <typename Spec, NodeCpuSpec Spec::*kCpu, Nanos NodeCpuSpec::*kMember>
 void ReadCpuNs(JsonFields& f, std::string_view k, Spec& s) {
@@ -34,12 +30,12 @@ nlohmann::json WriteCpuNs(const Spec& s) {
 
 template <typename Spec, NodeCpuSpec Spec::*kCpu>
 void ReadCpuStallsOf(JsonFields& f, std::string_view k, Spec& s) {
-  ReadCpuStalls(f, k, (s.*kCpu).stalls);
+  ReadInterruptions(f, k, kCpuStallKeys, (s.*kCpu).stalls);
 }
 
 template <typename Spec, NodeCpuSpec Spec::*kCpu>
 nlohmann::json WriteCpuStallsOf(const Spec& s) {
-  return CpuStallsJson((s.*kCpu).stalls);
+  return InterruptionsJson((s.*kCpu).stalls, kCpuStallKeys);
 }
 
 // The rows after "cores", for a Spec whose CPU figures are at `kCpu`.

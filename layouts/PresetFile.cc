@@ -3,6 +3,7 @@
 #include <string>
 
 #include "layouts/FieldTable.h"
+#include "layouts/InterruptionFields.h"
 #include "layouts/JsonFields.h"
 #include "layouts/JsonParse.h"
 #include "layouts/Layout.h"
@@ -100,12 +101,7 @@ json PresetFileJson(const DevicePreset& p, const json& calibration) {
     }
   }
   if (!p.pauses.empty()) {
-    json pauses = json::array();
-    for (const DevicePreset::Pause& q : p.pauses) {
-      pauses.push_back(
-          {{"duration_us", static_cast<double>(q.duration) / 1e3}, {"per_second", q.per_second}});
-    }
-    model["pauses"] = std::move(pauses);
+    model["pauses"] = InterruptionsJson(p.pauses, kDevicePauseKeys);
   }
   if (p.endurance_dwpd > 0) model["endurance_dwpd"] = p.endurance_dwpd;
   json j{{"preset_file", 1},

@@ -130,13 +130,9 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
 std::vector<std::unique_ptr<BlockDevice>> PauseDevices(
     Engine& engine, const TierSpec& t, std::vector<std::unique_ptr<BlockDevice>> devs) {
   if (!engine.IsSimulated() || t.preset.pauses.empty()) return devs;
-  std::vector<CpuStall> pauses;
-  for (const DevicePreset::Pause& p : t.preset.pauses) {
-    pauses.push_back({p.duration, p.per_second});
-  }
   for (auto& d : devs) {
     std::string name = d->name() + "-pauses";
-    d = std::make_unique<DevicePauseTarget>(engine, std::move(name), std::move(d), pauses);
+    d = std::make_unique<DevicePauseTarget>(engine, std::move(name), std::move(d), t.preset.pauses);
   }
   return devs;
 }

@@ -5,6 +5,8 @@
 
 #include "bench/lab/DevicePauses.h"
 #include "bench/lab/Rounded.h"
+#include "layouts/InterruptionFields.h"
+#include "layouts/JsonFields.h"
 #include "tiering/core/RealEngine.h"
 #include "tiering/devices/FileDevice.h"
 
@@ -13,15 +15,6 @@ namespace tierlab {
 namespace {
 
 using json = nlohmann::json;
-
-json PausesJson(const std::vector<DevicePreset::Pause>& pauses) {
-  json out = json::array();
-  for (const DevicePreset::Pause& p : pauses) {
-    out.push_back({{"duration_us", Rounded(static_cast<double>(p.duration) / 1e3, 1)},
-                   {"per_second", Rounded(p.per_second, 3)}});
-  }
-  return out;
-}
 
 Expected<json> ProbeTier(const TierSpec& tier, Nanos window) {
   const std::string& path = tier.paths.front();
@@ -39,20 +32,16 @@ Expected<json> ProbeTier(const TierSpec& tier, Nanos window) {
   if (!dev.ok()) return named(dev.error());
   auto seen = MeasureDevicePauses(engine, **dev, (*dev)->Size(), window);
   if (!seen.ok()) return named(seen.error());
-  std::vector<DevicePreset::Pause> pauses;
   double per_second = 0;
-  for (const CpuStall& c : seen->stalls) {
-    pauses.push_back({c.duration, c.per_second});
-    per_second += c.per_second;
-  }
+  for (const Interruption& p : seen->stalls) per_second += p.per_second;
   return json{{"tier", tier.name},
               {"path", path},
               {"window_s", Rounded(static_cast<double>(seen->window) / 1e9, 3)},
               {"median_read_us", Rounded(static_cast<double>(seen->unit) / 1e3, 1)},
               {"per_second", Rounded(per_second, 3)},
               {"share", Rounded(seen->lost_share, 4)},
-              {"pauses", PausesJson(pauses)},
-              {"calibrated", PausesJson(tier.preset.pauses)}};
+              {"pauses", InterruptionsJson(seen->stalls, kDevicePauseKeys)},
+              {"calibrated", InterruptionsJson(tier.preset.pauses, kDevicePauseKeys)}};
 }
 
 }  // namespace
@@ -88,18 +77,14 @@ Expected<void> ApplyCellPauses(MatrixCell& cell, const json& measured_cell) {
       if (t.name == name) tier = &t;
     }
     if (tier == nullptr) return bad("name a tier \"" + name + "\" the layout does not have");
-    const auto pauses = e.find("pauses");
-    if (pauses == e.end() || !pauses->is_array()) return bad("of \"" + name + "\" have no list");
-    std::vector<DevicePreset::Pause> read;
-    for (const json& p : *pauses) {
-      const auto d = p.find("duration_us"), r = p.find("per_second");
-      if (!p.is_object() || d == p.end() || !d->is_number() || !(d->get<double>() > 0) ||
-          r == p.end() || !r->is_number() || !(r->get<double>() >= 0)) {
-        return bad("of \"" + name + "\" hold a pause without a positive duration_us and a " +
-                   "per_second of 0 or more");
-      }
-      read.push_back({static_cast<Nanos>(d->get<double>() * 1e3), r->get<double>()});
-    }
+    if (!e.contains("pauses") || e.at("pauses").is_null())
+      return bad("of \"" + name + "\" have no list");
+    // The reader a preset's pauses have; its message names the entry's field.
+    JsonFields f(e, "cell \"" + cell.label + "\": the measured device_pauses of \"" + name + "\"",
+                 "");
+    std::vector<Interruption> read;
+    ReadInterruptions(f, "pauses", kDevicePauseKeys, read);
+    if (!f.ok()) return Error{f.error().message, ErrorKind::kInconsistent};
     tier->preset.pauses = std::move(read);
   }
   return {};

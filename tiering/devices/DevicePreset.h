@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tiering/core/Expected.h"
+#include "tiering/core/Interruption.h"
 #include "tiering/core/IoRequest.h"
 
 namespace tierlab {
@@ -93,10 +94,7 @@ struct DevicePreset {
   // duration; none: the device never pauses. `tierlab calibrate` measures
   // them; a simulation holds the completions that land in one
   // (tiering/targets/DevicePauseTarget.h).
-  struct Pause {
-    Nanos duration = 0;
-    double per_second = 0;
-  };
+  using Pause = Interruption;
   std::vector<Pause> pauses;
 
   bool is_hdd() const { return type == DeviceType::kHdd; }

@@ -37,14 +37,14 @@
 #include <vector>
 
 #include "tiering/core/Engine.h"
+#include "tiering/core/Interruption.h"
 #include "tiering/core/SplitMix64.h"
 
 namespace tierlab {
 
-struct CpuStall {
-  Nanos duration = 0;     // how long the core is away
-  double per_second = 0;  // how often, a second of each core's running time
-};
+// How long the core is away, and how often a second of each core's running
+// time.
+using CpuStall = Interruption;
 
 struct NodeCpuSpec {
   std::uint32_t cores = 0;  // 0: the CPU is not modelled

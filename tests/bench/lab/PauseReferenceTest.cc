@@ -126,12 +126,19 @@ TEST(PauseReferenceTest, AMeasuredEntryThatDoesNotFitTheLayoutIsRefused) {
       {json::array({{{"tier", "other"}, {"pauses", json::array()}}}),
        "name a tier \"other\" the layout does not have"},
       {json::array({{{"tier", "slow"}}}), "of \"slow\" have no list"},
+      {json::array({{{"tier", "slow"}, {"pauses", nullptr}}}), "of \"slow\" have no list"},
+      // The pauses themselves are read as a preset's are (InterruptionFields.h).
+      {json::array({{{"tier", "slow"}, {"pauses", 3}}}),
+       "of \"slow\": pauses: must be an array of {duration_us, per_second}"},
       {json::array({{{"tier", "slow"}, {"pauses", {{{"duration_us", 0}, {"per_second", 1}}}}}}),
-       "of \"slow\" hold a pause without a positive duration_us and a per_second of 0 or more"},
+       "of \"slow\": pauses[0].duration_us: must be 1..1e+07, got 0"},
       {json::array({{{"tier", "slow"}, {"pauses", {{{"duration_us", 300}, {"per_second", -1}}}}}}),
-       "of \"slow\" hold a pause without a positive duration_us and a per_second of 0 or more"},
-      {json::array({{{"tier", "slow"}, {"pauses", {{{"duration_us", 300}}}}}}),
-       "of \"slow\" hold a pause without a positive duration_us and a per_second of 0 or more"},
+       "of \"slow\": pauses[0].per_second: must be 0..1e+06, got -1"},
+      {json::array({{{"tier", "slow"}, {"pauses", {{{"per_second", 1}}}}}}),
+       "of \"slow\": pauses[0].duration_us: missing; how long a pause is"},
+      {json::array(
+           {{{"tier", "slow"}, {"pauses", {{{"duration_us", 1000}, {"per_second", 600}}}}}}),
+       "of \"slow\": pauses: take 60% of the device's time; at most 50%"},
   };
   for (const auto& [entry, why] : cases) {
     MatrixCell c = Cell("", "");
