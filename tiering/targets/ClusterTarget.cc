@@ -466,15 +466,11 @@ void ClusterTarget::Serve(Hop* h) {
     }
     // The node's host sees the completion once a core of it is back from
     // a stall, as a one-node host CPU's does (NodeCpu::Resume).
-    if (!self.cpus_.empty()) {
-      const Nanos now = self.engine().Now();
-      const Nanos back = self.cpus_[h->node]->Resume(now);
-      if (back != now) {
-        self.engine().ScheduleAt(back, [h] { h->self->Reply(h); });
-        return;
-      }
+    if (self.cpus_.empty()) {
+      self.Reply(h);
+    } else {
+      self.cpus_[h->node]->WhenBack(self.engine(), [h] { h->self->Reply(h); });
     }
-    self.Reply(h);
   });
 }
 

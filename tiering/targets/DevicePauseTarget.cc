@@ -26,16 +26,11 @@ void DevicePauseTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
   Op* op = ops_.Acquire();
   op->done = std::move(done);
   child().Submit(req, [this, op](Status st) {
-    const Nanos now = engine().Now();
-    const Nanos back = pauses_.Resume(now);
-    if (back == now) {
-      Complete(op, st);
-      return;
+    const Nanos waits = pauses_.WhenBack(engine(), [this, op, st] { Complete(op, st); });
+    if (waits > 0) {
+      ++held_;
+      held_ns_ += waits;
     }
-    ++held_;
-    held_ns_ += back - now;
-    op->status = st;
-    engine().ScheduleAt(back, [this, op] { Complete(op, op->status); });
   });
 }
 

@@ -41,7 +41,6 @@ class DevicePauseTarget final : public ForwardingTarget {
  private:
   struct Op {
     IoCallback done;
-    Status status = Status::kOk;
   };
   void Complete(Op* op, Status status);
 

@@ -25,14 +25,7 @@ void HostCpuTarget::SubmitImpl(const IoRequest& req, IoCallback done) {
 
 void HostCpuTarget::Send(Op* op) {
   child().Submit(op->req, [this, op](Status st) {
-    const Nanos now = engine().Now();
-    const Nanos back = cpu_.Resume(now);
-    if (back == now) {
-      Complete(op, st);
-      return;
-    }
-    op->status = st;
-    engine().ScheduleAt(back, [this, op] { Complete(op, op->status); });
+    cpu_.WhenBack(engine(), [this, op, st] { Complete(op, st); });
   });
 }
 

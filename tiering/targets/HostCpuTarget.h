@@ -45,7 +45,6 @@ class HostCpuTarget final : public ForwardingTarget {
   struct Op {
     IoRequest req;
     IoCallback done;
-    Status status = Status::kOk;
   };
   // To the child now; back through the CPU's stalls.
   void Send(Op* op);

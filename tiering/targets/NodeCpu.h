@@ -70,6 +70,20 @@ class NodeCpu {
   // the host has it, a completion no more than a new request; this charges
   // no work (the costs are the submission's). `now` does not go back.
   Nanos Resume(Nanos now);
+  // Runs `then` when a result that comes back now reaches the work above
+  // it (Resume): at once, or scheduled on `engine` for then. Returns how
+  // long it waits (0: it has run).
+  template <typename F>
+  Nanos WhenBack(Engine& engine, F&& then) {
+    const Nanos now = engine.Now();
+    const Nanos back = Resume(now);
+    if (back == now) {
+      then();
+      return 0;
+    }
+    engine.ScheduleAt(back, std::forward<F>(then));
+    return back - now;
+  }
 
   const std::string& name() const { return name_; }
   const NodeCpuSpec& spec() const { return spec_; }
