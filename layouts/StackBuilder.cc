@@ -149,12 +149,16 @@ std::vector<std::unique_ptr<BlockDevice>> DelayDevices(
   return devs;
 }
 
+RateLimitConfig TierLimits(const TierSpec& t) {
+  return {{t.read_iops_limit, static_cast<double>(t.read_bw_limit)},
+          {t.write_iops_limit, static_cast<double>(t.write_bw_limit)}};
+}
+
 // A throttle in front of each of the tier's devices (and of its delay: the
 // rate decides when a request starts, the delay how long it then takes).
 std::vector<std::unique_ptr<BlockDevice>> RateLimitDevices(
     Engine& engine, const TierSpec& t, std::vector<std::unique_ptr<BlockDevice>> devs) {
-  const RateLimitConfig limits{{t.read_iops_limit, static_cast<double>(t.read_bw_limit)},
-                               {t.write_iops_limit, static_cast<double>(t.write_bw_limit)}};
+  const RateLimitConfig limits = TierLimits(t);
   if (!limits.read.Limits() && !limits.write.Limits()) return devs;
   for (auto& d : devs) {
     std::string name = d->name() + "-rate";
@@ -337,6 +341,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     TierView view;
     view.name = l.tiers[i].name;
     view.preset = l.tiers[i].preset;
+    view.limits = TierLimits(l.tiers[i]);
     // The devices' own figures are reported, below any delay or throttle in
     // front of them.
     for (auto& d : *devs) view.devices.push_back(d.get());

@@ -36,6 +36,7 @@
 #include "tiering/targets/ClusterTarget.h"
 #include "tiering/targets/DataReductionTarget.h"
 #include "tiering/targets/LogStructuredTarget.h"
+#include "tiering/targets/RateLimitTarget.h"
 #include "tiering/tier/TierTarget.h"
 
 namespace tierlab {
@@ -76,6 +77,9 @@ struct TierView {
   std::string role;  // "cache" or "capacity"
   DevicePreset preset;
   std::vector<BlockDevice*> devices;
+  // The throttle in front of each device (the tier's read_iops_limit and
+  // the rest; none: no throttle). Each device's requests pass through it.
+  RateLimitConfig limits;
   BlockDevice* stack = nullptr;        // the tier's combined device (capacity tiers)
   LogStructuredTarget* log = nullptr;  // the tier's log (tiers[].log), or null
 };

@@ -93,6 +93,22 @@ double DeviceLoad(const DeviceStats& s, double elapsed, const DevicePreset& pres
   return std::min(busy, rated);
 }
 
+// How close a tier's throttle (blk-throttle's limits, in front of each
+// device) is to its limit: per direction, the larger of its operations
+// over its IOPS limit and its bytes over its bandwidth limit, a second;
+// the busier direction (each is throttled on its own). 0: no throttle.
+double ThrottleLoad(const DeviceStats& s, double elapsed, const RateLimitConfig& limits) {
+  const double seconds = elapsed / 1e9;
+  auto share = [seconds](std::uint64_t ops, std::uint64_t bytes, const RateLimit& l) {
+    double x = 0;
+    if (l.iops > 0) x = static_cast<double>(ops) / l.iops;
+    if (l.bytes_per_second > 0) x = std::max(x, static_cast<double>(bytes) / l.bytes_per_second);
+    return x / seconds;
+  };
+  return std::max(share(s.read_ops, s.read_bytes, limits.read),
+                  share(s.write_ops + s.discard_ops, s.write_bytes, limits.write));
+}
+
 // A cluster's ports: every node's, then every host's.
 std::vector<const NicModel*> ClusterPorts(const Volume& v) {
   std::vector<const NicModel*> ports;
@@ -194,6 +210,9 @@ nlohmann::json DeviceWindow::Json(const Volume& v) const {
                          {"max_queue_depth", s.max_queue_depth}});
       disk_util.push_back(DiskUtil(d->name(), s, el));
       consider(t.name + " " + d->name(), DeviceLoad(s, el, t.preset));
+      if (t.limits.read.Limits() || t.limits.write.Limits()) {
+        consider(t.name + " " + d->name() + " throttle", ThrottleLoad(s, el, t.limits));
+      }
       sum.Add(s);
     }
     const double n = t.devices.empty() ? 1 : static_cast<double>(t.devices.size());
