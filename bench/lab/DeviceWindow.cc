@@ -64,6 +64,17 @@ nlohmann::json DiskUtil(const std::string& name, const DeviceStats& s, double el
           {"util", 100.0 * static_cast<double>(s.busy_ns) / elapsed}};
 }
 
+// The share of a second's rate that `ops` operations and `bytes` bytes
+// over `seconds` take: the larger of the operations over `iops` and the
+// bytes over `bytes_per_second`. A rate of 0 is no limit.
+double RateShare(std::uint64_t ops, std::uint64_t bytes, double iops, double bytes_per_second,
+                 double seconds) {
+  double x = 0;
+  if (iops > 0) x = static_cast<double>(ops) / iops;
+  if (bytes_per_second > 0) x = std::max(x, static_cast<double>(bytes) / bytes_per_second);
+  return x / seconds;
+}
+
 // How close a device is to its limit: its busy share (iostat's %util),
 // except that a device serving several requests at once (flash with
 // parallel units) is busy long before it is saturated, so for one the
@@ -78,18 +89,16 @@ double DeviceLoad(const DeviceStats& s, double elapsed, const DevicePreset& pres
       preset.seq_read_mbps <= 0 || preset.seq_write_mbps <= 0) {
     return busy;
   }
-  auto share = [elapsed](std::uint64_t ops, std::uint64_t bytes, double iops, double mbps) {
-    const double seconds = elapsed / 1e9;
-    return std::max(static_cast<double>(ops) / iops, static_cast<double>(bytes) / (mbps * 1e6)) /
-           seconds;
-  };
+  const double seconds = elapsed / 1e9;
   // Past a write cliff the steady figures rate its writes; before it they
   // overstate the load, which the busy share then caps.
   const bool cliff = preset.has_write_cliff();
   const double rated =
-      share(s.read_ops, s.read_bytes, preset.read_iops_4k, preset.seq_read_mbps) +
-      share(s.write_ops, s.write_bytes, cliff ? preset.steady_write_iops_4k : preset.write_iops_4k,
-            cliff ? preset.steady_seq_write_mbps : preset.seq_write_mbps);
+      RateShare(s.read_ops, s.read_bytes, preset.read_iops_4k, preset.seq_read_mbps * 1e6,
+                seconds) +
+      RateShare(s.write_ops, s.write_bytes,
+                cliff ? preset.steady_write_iops_4k : preset.write_iops_4k,
+                (cliff ? preset.steady_seq_write_mbps : preset.seq_write_mbps) * 1e6, seconds);
   return std::min(busy, rated);
 }
 
@@ -99,14 +108,11 @@ double DeviceLoad(const DeviceStats& s, double elapsed, const DevicePreset& pres
 // the busier direction (each is throttled on its own). 0: no throttle.
 double ThrottleLoad(const DeviceStats& s, double elapsed, const RateLimitConfig& limits) {
   const double seconds = elapsed / 1e9;
-  auto share = [seconds](std::uint64_t ops, std::uint64_t bytes, const RateLimit& l) {
-    double x = 0;
-    if (l.iops > 0) x = static_cast<double>(ops) / l.iops;
-    if (l.bytes_per_second > 0) x = std::max(x, static_cast<double>(bytes) / l.bytes_per_second);
-    return x / seconds;
-  };
-  return std::max(share(s.read_ops, s.read_bytes, limits.read),
-                  share(s.write_ops + s.discard_ops, s.write_bytes, limits.write));
+  const RateLimit& r = limits.read;
+  const RateLimit& w = limits.write;
+  return std::max(
+      RateShare(s.read_ops, s.read_bytes, r.iops, r.bytes_per_second, seconds),
+      RateShare(s.write_ops + s.discard_ops, s.write_bytes, w.iops, w.bytes_per_second, seconds));
 }
 
 // A cluster's ports: every node's, then every host's.
