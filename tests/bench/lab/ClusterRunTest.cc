@@ -10,21 +10,10 @@
 #include "bench/lab/RunCell.h"
 #include "bench/workload/Profile.h"
 #include "layouts/Layout.h"
+#include "tests/bench/lab/RunOnce.h"
 
 namespace tierlab {
 namespace {
-
-// The one run of `profile` on `layout` (both as JSON), or a failed test.
-nlohmann::json RunOnce(const nlohmann::json& layout, const nlohmann::json& profile) {
-  auto l = ParseLayoutJson(layout, "test");
-  EXPECT_TRUE(l.ok()) << l.error().message;
-  auto p = ParseProfileJson(profile, "test");
-  EXPECT_TRUE(p.ok()) << p.error().message;
-  if (!l.ok() || !p.ok()) return {};
-  auto runs = RunCell(*l, Workload{std::vector<Profile>{*p}}, RunSettings{});
-  EXPECT_TRUE(runs.ok()) << runs.error().message;
-  return runs.ok() ? (*runs)[0].json : nlohmann::json{};
-}
 
 // Three hyper-converged nodes of one SATA SSD, 1 GbE, two copies. A node
 // holds a copy of 2 extents in 3, so each guest write sends 2 - 2/3 = 4/3

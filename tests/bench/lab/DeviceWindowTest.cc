@@ -7,9 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "bench/lab/RunCell.h"
-#include "bench/workload/Profile.h"
-#include "layouts/Layout.h"
+#include "tests/bench/lab/RunOnce.h"
 
 namespace tierlab {
 namespace {
@@ -19,20 +17,12 @@ namespace {
 nlohmann::json ReadRun(const nlohmann::json& limits) {
   nlohmann::json tier = {{"name", "ssd"}, {"preset", "ssd-hk4e"}, {"capacity", "4g"}};
   tier.update(limits);
-  auto l = ParseLayoutJson({{"name", "one"}, {"tiers", {tier}}}, "test");
-  EXPECT_TRUE(l.ok()) << l.error().message;
-  auto p = ParseProfileJson({{"name", "r"},
-                             {"rw", "randread"},
-                             {"bs", "4k"},
-                             {"iodepth", 8},
-                             {"size", "1g"},
-                             {"runtime", "1s"}},
-                            "test");
-  EXPECT_TRUE(p.ok()) << p.error().message;
-  if (!l.ok() || !p.ok()) return {};
-  auto runs = RunCell(*l, Workload{std::vector<Profile>{*p}}, RunSettings{});
-  EXPECT_TRUE(runs.ok()) << runs.error().message;
-  return runs.ok() ? (*runs)[0].json : nlohmann::json{};
+  return RunOnce({{"name", "one"}, {"tiers", {tier}}}, {{"name", "r"},
+                                                        {"rw", "randread"},
+                                                        {"bs", "4k"},
+                                                        {"iodepth", 8},
+                                                        {"size", "1g"},
+                                                        {"runtime", "1s"}});
 }
 
 TEST(DeviceWindowTest, AThrottleAtItsLimitIsTheBusiest) {

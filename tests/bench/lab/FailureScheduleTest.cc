@@ -14,6 +14,7 @@
 #include "bench/workload/Profile.h"
 #include "bench/workload/TraceProfile.h"
 #include "layouts/Layout.h"
+#include "tests/bench/lab/RunOnce.h"
 
 namespace tierlab {
 namespace {
@@ -37,24 +38,16 @@ json Cluster(json protection, json failures, json repair = {{"rate", "64m"}}) {
 // after a second every extent has been written, and a node holds half of
 // the 256.
 json RunFor6s(const json& layout, int iodepth = 16) {
-  auto l = ParseLayoutJson(layout, "test");
-  EXPECT_TRUE(l.ok()) << l.error().message;
-  auto p = ParseProfileJson({{"name", "r"},
-                             {"rw", "randrw"},
-                             {"rwmixread", 70},
-                             {"bs", "4k"},
-                             {"iodepth", iodepth},
-                             {"numjobs", 4},
-                             {"size", "64m"},
-                             {"offset_increment", "64m"},
-                             {"runtime", "6s"},
-                             {"time_based", 1}},
-                            "test");
-  EXPECT_TRUE(p.ok()) << p.error().message;
-  if (!l.ok() || !p.ok()) return {};
-  auto runs = RunCell(*l, Workload{std::vector<Profile>{*p}}, RunSettings{});
-  EXPECT_TRUE(runs.ok()) << runs.error().message;
-  return runs.ok() ? (*runs)[0].json : json{};
+  return RunOnce(layout, {{"name", "r"},
+                          {"rw", "randrw"},
+                          {"rwmixread", 70},
+                          {"bs", "4k"},
+                          {"iodepth", iodepth},
+                          {"numjobs", 4},
+                          {"size", "64m"},
+                          {"offset_increment", "64m"},
+                          {"runtime", "6s"},
+                          {"time_based", 1}});
 }
 
 std::vector<std::string> Names(const json& list, const char* key) {
