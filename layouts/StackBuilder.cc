@@ -379,6 +379,7 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
     // only the extents the volume has (the tiers keep the rest free for
     // migration); a size that does not fit is reported below as usual.
     std::vector<TierGeometry> geometry;
+    geometry.reserve(capacity_stacks.size());
     for (const auto& s : capacity_stacks) geometry.push_back({s->Size(), s->BlockSize()});
     if (l.size != 0 && cfg.config.volume_size == 0 &&
         l.size <= TierVolumeSize(cfg.config, geometry)) {
