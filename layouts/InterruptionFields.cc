@@ -16,7 +16,7 @@ void ReadInterruptions(JsonFields& f, std::string_view k, const InterruptionKeys
     return;
   }
   std::vector<Interruption> read;
-  double share = 0;
+  double seconds = 0;  // of interruptions per second of the resource's own time
   for (std::size_t i = 0; i < list->size(); ++i) {
     JsonFields e = f.Child((*list)[i], std::string(k) + "[" + std::to_string(i) + "]");
     e.OnlyKeys({keys.duration_key, "per_second"});
@@ -34,14 +34,14 @@ void ReadInterruptions(JsonFields& f, std::string_view k, const InterruptionKeys
       f.Adopt(e);
       return;
     }
-    share += static_cast<double>(x.duration) * x.per_second / 1e9;
+    seconds += static_cast<double>(x.duration) * x.per_second / 1e9;
     read.push_back(x);
   }
-  // Interruptions that take half the time or more: not a resource a run can
-  // be modelled on.
-  if (share >= 0.5) {
+  const double share = seconds / (1 + seconds);
+  if (share >= keys.max_share) {
     f.Fail(k, "take " + std::to_string(std::lround(share * 100)) + "% of " +
-                  std::string(keys.whose) + " time; at most 50%");
+                  std::string(keys.whose) + " time; at most " +
+                  std::to_string(std::lround(keys.max_share * 100)) + "%");
     return;
   }
   out = std::move(read);

@@ -114,8 +114,9 @@ const Field<DevicePreset> kModelFields[] = {
      nullptr, false, "the preset's"},
     {"pauses", "array of {duration_us, per_second}", "-",
      "pauses in which the device completes nothing (flash, RAM; a calibrated file's); each "
-     "class comes per_second times a second at random and lasts duration_us; in simulation a "
-     "request that completes during one waits for its end",
+     "class comes per_second times a second at random and lasts duration_us (a second of the "
+     "device's own time: x seconds of pauses a second take x / (1 + x) of it, under 90% in "
+     "all); in simulation a request that completes during one waits for its end",
      [](JsonFields& f, std::string_view k, DevicePreset& p) {
        ReadInterruptions(f, k, kDevicePauseKeys, p.pauses);
      },

@@ -1,6 +1,7 @@
 #include "bench/lab/DevicePauses.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -84,6 +85,17 @@ Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, st
   HostStalls h = ClassifyStalls(gaps, loop.last - start);
   h.unit = median;
   return h;
+}
+
+Expected<void> CheckPausedShare(const HostStalls& seen) {
+  if (seen.lost_share < kMaxPausedShare) return {};
+  return MakeError("paused " + std::to_string(std::lround(seen.lost_share * 100)) +
+                       "% of the pause probe's " +
+                       std::to_string(std::lround(static_cast<double>(seen.window) / 1e6)) +
+                       " ms (a busy machine, or a device's background work: a quieter moment; "
+                       "at most " +
+                       std::to_string(std::lround(kMaxPausedShare * 100)) + "%)",
+                   ErrorKind::kInconsistent);
 }
 
 }  // namespace tierlab

@@ -33,4 +33,12 @@ inline constexpr Nanos kPauseThreshold = 200 * kMicro;
 Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, std::uint64_t region,
                                          Nanos window, std::uint64_t seed = 0x9a05e);
 
+// A device paused this share of the probe's window or more was measured at
+// a busy moment: calibrate says so (its preset models the device as it
+// was, mostly paused).
+inline constexpr double kMaxPausedShare = 0.4;
+// kInconsistent, naming the share and the window, when `seen` was paused
+// kMaxPausedShare of its window or more.
+Expected<void> CheckPausedShare(const HostStalls& seen);
+
 }  // namespace tierlab

@@ -83,7 +83,11 @@ Expected<void> ApplyCellPauses(MatrixCell& cell, const json& measured_cell) {
     JsonFields f(e, "cell \"" + cell.label + "\": the measured device_pauses of \"" + name + "\"",
                  "");
     std::vector<Interruption> read;
-    ReadInterruptions(f, "pauses", kDevicePauseKeys, read);
+    // What the device did after the cell, however paused: no bound on
+    // their share (a preset written by hand has one).
+    InterruptionKeys measured = kDevicePauseKeys;
+    measured.max_share = 1;
+    ReadInterruptions(f, "pauses", measured, read);
     if (!f.ok()) return Error{f.error().message, ErrorKind::kInconsistent};
     tier->preset.pauses = std::move(read);
   }

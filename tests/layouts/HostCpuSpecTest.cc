@@ -107,9 +107,9 @@ TEST(HostCpuSpecTest, StallsAreReadCheckedAndWrittenBack) {
             std::string::npos);
   EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1}, {"stalls", {7}}})),
             "x.json: cpu.stalls[0]: must be a JSON object");
-  // 100 us, 6,000 times a second: 60% of the core.
-  EXPECT_EQ(ErrorOf(WithCpu(
-                {{"per_io_ns", 1}, {"stalls", {{{"duration_ns", 100000}, {"per_second", 6000}}}}})),
+  // 100 us, 15,000 times a second of the core's own time: 60% of the time.
+  EXPECT_EQ(ErrorOf(WithCpu({{"per_io_ns", 1},
+                             {"stalls", {{{"duration_ns", 100000}, {"per_second", 15000}}}}})),
             "x.json: cpu.stalls: take 60% of the core's time; at most 50%");
 }
 

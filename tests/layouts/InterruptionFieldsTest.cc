@@ -53,9 +53,16 @@ TEST(InterruptionFieldsTest, ABadListNamesItsFieldAndLeavesWhatWasThere) {
   EXPECT_EQ(Read(json::array({{{"duration_us", 5}, {"rate", 1}}}), kDevicePauseKeys, out)
                 .rfind("f.json: x[0].rate: unknown key", 0),
             0u);
-  // Two classes that together take 60% of the time.
+  // Two classes of 1.5 s a second of the core's own time: 60% of the
+  // time, the next drawn after the last ends (0.6 s a second is 37.5%).
+  std::vector<Interruption> fits;
   EXPECT_EQ(Read(json::array({{{"duration_ns", 100'000}, {"per_second", 3'000}},
                               {{"duration_ns", 300'000}, {"per_second", 1'000}}}),
+                 kCpuStallKeys, fits),
+            "");
+  EXPECT_EQ(fits.size(), 2u);
+  EXPECT_EQ(Read(json::array({{{"duration_ns", 100'000}, {"per_second", 9'000}},
+                              {{"duration_ns", 300'000}, {"per_second", 2'000}}}),
                  kCpuStallKeys, out),
             "f.json: x: take 60% of the core's time; at most 50%");
   EXPECT_EQ(Read(json("often"), kDevicePauseKeys, out),

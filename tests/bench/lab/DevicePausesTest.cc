@@ -18,11 +18,10 @@ namespace {
 constexpr std::uint64_t kRegion = 256ull << 20;
 
 // A flash model with two classes of pauses, 1.5 ms 20 times a second and
-// 3 ms 5 times (each inside one of the probe's classes, 1-2 and 2-5 ms), probed for a minute of simulated time:
-// 1,200 and 300 pauses, so the rates come back within three standard
-// deviations (3/sqrt(n): 9% and 17%). A read sees a pause from the end its
-// own service would have had, a uniform share of a read into it, which the
-// probe adds back on average: each duration within 5%.
+// 3 ms 5 times (each inside one of the probe's classes, 1-2 and 2-5 ms), probed for a minute of
+// simulated time: 1,200 and 300 pauses, so the rates come back within three standard deviations
+// (3/sqrt(n): 9% and 17%). A read sees a pause from the end its own service would have had, a
+// uniform share of a read into it, which the probe adds back on average: each duration within 5%.
 TEST(DevicePausesTest, TheProbeGivesBackASimulatedDevicesPauses) {
   SimEngine e;
   DevicePreset p = *FindPreset("ssd-hk4e");
@@ -39,6 +38,32 @@ TEST(DevicePausesTest, TheProbeGivesBackASimulatedDevicesPauses) {
   EXPECT_NEAR(h->lost_share, 0.045 / 1.045, 0.005);
   EXPECT_GE(h->window, 60 * kSecond);
   EXPECT_GT(h->unit, 0);  // the median read
+}
+
+// A device paused 40% of the time or more is refused for calibration:
+// 1 ms pauses 800 times a second of its own time (0.8 s a second, 44% of
+// the time) against 500 times (33%).
+TEST(DevicePausesTest, ADeviceMostlyPausedIsTooBusyToCalibrate) {
+  auto probe = [](double per_second) {
+    SimEngine e;
+    DevicePauseTarget dev(e, "d", MakeModelDevice(e, *FindPreset("ssd-hk4e"), "model"),
+                          {{kMilli, per_second}});
+    auto h = MeasureDevicePauses(e, dev, kRegion, 10 * kSecond);
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    return h.ok() ? *h : HostStalls{};
+  };
+  const HostStalls busy = probe(800);
+  EXPECT_NEAR(busy.lost_share, 0.8 / 1.8, 0.03);
+  const auto refused = CheckPausedShare(busy);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().kind, ErrorKind::kInconsistent);
+  EXPECT_EQ(refused.error().message.rfind("paused 4", 0), 0u) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("of the pause probe's 10000 ms"), std::string::npos)
+      << refused.error().message;
+
+  const HostStalls quieter = probe(500);
+  EXPECT_NEAR(quieter.lost_share, 0.5 / 1.5, 0.03);
+  EXPECT_TRUE(CheckPausedShare(quieter).ok());
 }
 
 TEST(DevicePausesTest, AModelWithoutPausesHasNone) {
