@@ -109,16 +109,16 @@ TEST(PauseReferenceTest, TheModelsTwinHoldsItsDevicesForTheMeasuredPauses) {
   EXPECT_DOUBLE_EQ(c.layout.tiers[1].preset.pauses[0].per_second, 7.25);
   EXPECT_TRUE(c.layout.tiers[0].preset.pauses.empty());
 
-  // A device paused most of the time after the cell (3,500 pauses of 1 ms
-  // a second of its own time: 78% of the time) is modelled so: a preset
-  // file may not say that (at most 50%), a measurement may.
+  // A device paused most of the time after the cell (20,000 pauses of 1 ms
+  // a second of its own time: 95% of the time) is modelled so: a preset
+  // file may not say that (at most 90%), a measurement may.
   ASSERT_TRUE(
       ApplyCellPauses(
           c, {{"device_pauses",
-               {{{"tier", "slow"}, {"pauses", {{{"duration_us", 1000}, {"per_second", 3500}}}}}}}})
+               {{{"tier", "slow"}, {"pauses", {{{"duration_us", 1000}, {"per_second", 20000}}}}}}}})
           .ok());
   ASSERT_EQ(c.layout.tiers[1].preset.pauses.size(), 1u);
-  EXPECT_DOUBLE_EQ(c.layout.tiers[1].preset.pauses[0].per_second, 3500);
+  EXPECT_DOUBLE_EQ(c.layout.tiers[1].preset.pauses[0].per_second, 20000);
 
   // A probe that saw none: the model holds for none.
   ASSERT_TRUE(
