@@ -64,6 +64,12 @@ FileDeviceOptions::HeadCheck DeviceOwnerCheck(const std::string& path, const Bui
   };
 }
 
+// A RAM device's reads and writes are the host CPU's time where the layout
+// models that CPU (ModelOptions::time_on_host_cpu; HostCpuTarget.h).
+bool TimeOnHostCpu(const LayoutSpec& l, const DevicePreset& preset) {
+  return l.cpu.has_value() && preset.type == DeviceType::kRam;
+}
+
 // A device without a path in real mode: a file in the temp dir named after
 // the layout and the device ('+' of shorthand names made '_').
 std::string TempDevicePath(const BuildOptions& o, const LayoutSpec& l, const std::string& name) {
@@ -86,6 +92,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> MakeDevices(
       mo.capacity = DeviceCapacity(t);
       mo.with_data = o.with_data;
       mo.seed = o.seed * 1000003 + tier_index * 1009 + i;
+      mo.time_on_host_cpu = TimeOnHostCpu(l, t.preset);
       devs.push_back(MakeModelDevice(engine, t.preset, name, mo));
       continue;
     }
@@ -200,6 +207,7 @@ Expected<std::vector<std::unique_ptr<BlockDevice>>> NvramDevices(
       mo.capacity = spec.nvram_capacity;
       mo.with_data = o.with_data;
       mo.seed = o.seed * 1000003 + tier_index * 1009 + 997 + static_cast<std::uint64_t>(i);
+      mo.time_on_host_cpu = TimeOnHostCpu(l, spec.nvram);
       devs.push_back(MakeModelDevice(engine, spec.nvram, name, mo));
       continue;
     }

@@ -17,7 +17,9 @@
 //   IOPS      = 1 / that time (one service unit: the one thread that copies)
 //   bandwidth = 1 MiB / the median time of a sequential 1 MiB copy
 // and keeps the probe's points, whose errors against this fit are the
-// engine's share.
+// engine's share. These figures are for a layout without a host CPU model;
+// under one the CPU's costs hold the copies, and a RAM device takes no
+// time of its own (ModelOptions::time_on_host_cpu).
 //
 // Each kind is timed in batches (64 copies of 4 KiB, 4 of 1 MiB) for a
 // quarter of the window, and a batch's mean is one sample: the median

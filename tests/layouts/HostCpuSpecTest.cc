@@ -206,5 +206,47 @@ TEST(HostCpuSpecTest, TheHostCpuIsOnTopInSimulationAndAbsentInARealRun) {
   EXPECT_NE(r->top().Kind(), "cpu");
 }
 
+// The time one 4k read at `offset` takes on a fresh volume of `layout`, in
+// simulation, alone.
+Nanos QdOneRead(const json& layout, std::uint64_t offset) {
+  auto l = ParseLayoutJson(layout, "x.json");
+  EXPECT_TRUE(l.ok()) << l.error().message;
+  if (!l.ok()) return -1;
+  SimEngine sim;
+  auto v = BuildVolume(sim, *l, {});
+  EXPECT_TRUE(v.ok()) << v.error().message;
+  if (!v.ok()) return -1;
+  Nanos done = -1;
+  v->top().Submit(IoRequest{IoOp::kRead, 0, offset, 4096, nullptr}, [&](Status st) {
+    EXPECT_EQ(st, Status::kOk);
+    done = sim.Now();
+  });
+  sim.Run();
+  return done;
+}
+
+TEST(HostCpuSpecTest, ARamDevicesTimeIsTheHostCpusOnce) {
+  // The CPU's costs are measured on mapped RAM files, so they hold the RAM
+  // device's copies: under the layout's cpu a RAM device takes no time of
+  // its own, and a read at QD1 costs the CPU's figure alone.
+  const json cpu = {{"per_io_ns", 2000}};
+  EXPECT_EQ(QdOneRead(WithCpu(cpu), 0), 2000);
+  EXPECT_EQ(QdOneRead(WithCpu(cpu), 128 << 20), 2000);
+  // Without a cpu the RAM devices' own latency is the whole of it.
+  json no_cpu = WithCpu(cpu);
+  no_cpu.erase("cpu");
+  const Nanos ram = QdOneRead(no_cpu, 0);
+  EXPECT_GT(ram, 0);
+  EXPECT_LT(ram, 2000);
+  // A device that is not RAM keeps its own time below the CPU: a miss on an
+  // NVMe capacity tier pays the CPU and the NVMe read.
+  json nvme = WithCpu(cpu);
+  nvme["tiers"][1]["preset"] = "nvme-pm1725";
+  json nvme_alone = nvme;
+  nvme_alone.erase("cpu");
+  EXPECT_EQ(QdOneRead(nvme, 0), 2000 + QdOneRead(nvme_alone, 0));
+  EXPECT_GT(QdOneRead(nvme_alone, 0), 10'000);
+}
+
 }  // namespace
 }  // namespace tierlab

@@ -40,6 +40,12 @@ struct ModelOptions {
   // (deterministic, what NCQ exploits); true = always half a revolution.
   bool expected_rotation = false;
   std::uint64_t seed = 1;
+  // Flash/RAM: the device's reads and writes take no time of their own, as
+  // where a host CPU model already charges it (a RAM device under a layout's
+  // "cpu": the CPU's costs are measured on mapped RAM files, whose copies
+  // are that CPU's time, so the device's own latency would count them
+  // twice). Flush and discard keep their costs; HDDs ignore it.
+  bool time_on_host_cpu = false;
 };
 
 // The engine must outlive the device. Never returns null.

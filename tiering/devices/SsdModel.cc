@@ -24,7 +24,8 @@ SsdModel::SsdModel(Engine& engine, std::string name, const DevicePreset& preset,
                    const ModelOptions& options)
     : BlockDevice(engine, std::move(name)),
       type_(preset.type),
-      block_size_(options.block_size == 0 ? 512 : options.block_size) {
+      block_size_(options.block_size == 0 ? 512 : options.block_size),
+      time_on_host_cpu_(options.time_on_host_cpu) {
   const std::uint64_t cap = options.capacity != 0 ? options.capacity : preset.capacity_bytes;
   size_ = cap - cap % block_size_;
   read_ = {PsPerOp(preset.read_iops_4k), PsPerByte(preset.seq_read_mbps), preset.read_latency};
@@ -83,6 +84,7 @@ SsdModel::Plan SsdModel::PlanAt(const IoRequest& req, Nanos now) const {
     case IoOp::kRead:
     case IoOp::kWrite: break;
   }
+  if (time_on_host_cpu_) return {now, backend_free_ps_, burst_left_};
   const bool read = req.op == IoOp::kRead;
   const Direction& d = read ? read_ : write_;
   const BackEnd b = StateAt(now);

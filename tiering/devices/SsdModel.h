@@ -23,6 +23,9 @@
 // rate: once enough requests are queued (QD >= IOPS x L) throughput is
 // exactly the IOPS/bandwidth figure, below that it is QD / latency.
 //
+// Under a host CPU model that holds its time (ModelOptions::time_on_host_cpu)
+// a read or write completes when submitted.
+//
 // Flush costs a fixed kFlushLatency (enterprise flash with power-loss
 // protection: acknowledged writes are already durable); discard costs
 // kDiscardLatency and no back-end time. Neither waits for other requests.
@@ -115,6 +118,7 @@ class SsdModel final : public BlockDevice {
   std::int64_t burst_bytes_ = 0;  // the write cliff; 0 = none
   std::int64_t burst_left_ = 0;   // as of backend_free_ps_
   double recovery_bytes_per_ps_ = 0;
+  bool time_on_host_cpu_ = false;  // ModelOptions::time_on_host_cpu
 
   // With-data mode: the contents, and the requests in flight (a slab with a
   // free list, so the steady state allocates nothing).

@@ -11,7 +11,9 @@
 //
 // Costs are charged at submission, in one place, so the figure is the whole
 // stack's per I/O (the workload's generation, every layer, the device's
-// copy), not per layer: what a calibration can measure on one thread.
+// copy), not per layer: what a calibration can measure on one thread. So a
+// RAM device below takes no time of its own (ModelOptions::time_on_host_cpu;
+// the layout builder sets it), or a request at QD1 would pay its copy twice.
 // A completion costs nothing more, but waits out a stall under way when it
 // comes back (NodeCpu::Resume): a real engine's thread that the host has
 // taken sees no completion either, so a stall holds every request in

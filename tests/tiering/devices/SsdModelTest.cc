@@ -168,6 +168,34 @@ TEST_P(SsdModelTest, LargeQd1RequestPaysTransferOnTopOfLatency) {
   EXPECT_NEAR(r.mean_latency_ns, want, want * 0.01);
 }
 
+TEST_P(SsdModelTest, TimeOnTheHostCpuMakesReadsAndWritesFree) {
+  // A host CPU model that holds the device's time (a RAM device under a
+  // layout's cpu): reads and writes of any size and depth complete when
+  // submitted, in data mode too; flush and discard keep their costs.
+  SimEngine e;
+  ModelOptions o;
+  o.time_on_host_cpu = true;
+  o.with_data = true;
+  auto dev = Make(e, o);
+  auto* ssd = static_cast<SsdModel*>(dev.get());
+  std::vector<std::byte> buf(kMiB, std::byte{7});
+  int done = 0;
+  for (int i = 0; i < 64; ++i) {
+    const IoOp op = i % 2 == 0 ? IoOp::kWrite : IoOp::kRead;
+    const std::uint64_t len = i % 4 < 2 ? 4096 : kMiB;
+    dev->Submit(IoRequest{op, 0, 0, len, buf.data()}, [&](Status st) {
+      EXPECT_EQ(st, Status::kOk);
+      EXPECT_EQ(e.Now(), 0);
+      ++done;
+    });
+  }
+  e.Run();
+  EXPECT_EQ(done, 64);
+  EXPECT_EQ(ssd->PredictCompletion(IoRequest{IoOp::kFlush, 0, 0, 0, nullptr}),
+            SsdModel::kFlushLatency);
+  EXPECT_EQ(ssd->PredictCompletion(IoRequest{IoOp::kRead, 0, 0, 4096, nullptr}), 0);
+}
+
 TEST_P(SsdModelTest, WithDataModeRoundTripsAndPassesTheVerifier) {
   SimEngine e;
   ModelOptions o;
