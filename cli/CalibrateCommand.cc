@@ -470,9 +470,9 @@ int RunCalibrate(const CalibrateArgs& a) {
     }
     auto p = MeasureDevicePauses(engine, **dev, plan.region, plan.pause_window);
     if (!p.ok()) return Fail(a.path + ": " + p.error().message, ExitCodeFor(p.error().kind));
-    if (auto busy = CheckPausedShare(*p); !busy.ok()) {
+    if (const auto busy = PausedShareWarning(*p)) {
       std::fprintf(stderr, "calibrate: warning: %s: %s; the preset has them\n", a.path.c_str(),
-                   busy.error().message.c_str());
+                   busy->c_str());
     }
     pauses = std::move(*p);
   }

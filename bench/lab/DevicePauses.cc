@@ -87,15 +87,13 @@ Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, st
   return h;
 }
 
-Expected<void> CheckPausedShare(const HostStalls& seen) {
-  if (seen.lost_share < kMaxPausedShare) return {};
-  return MakeError("paused " + std::to_string(std::lround(seen.lost_share * 100)) +
-                       "% of the pause probe's " +
-                       std::to_string(std::lround(static_cast<double>(seen.window) / 1e6)) +
-                       " ms (a busy machine, or a device's background work: a quieter moment; "
-                       "at most " +
-                       std::to_string(std::lround(kMaxPausedShare * 100)) + "%)",
-                   ErrorKind::kInconsistent);
+std::optional<std::string> PausedShareWarning(const HostStalls& seen) {
+  if (seen.lost_share < kMaxPausedShare) return std::nullopt;
+  return "paused " + std::to_string(std::lround(seen.lost_share * 100)) +
+         "% of the pause probe's " +
+         std::to_string(std::lround(static_cast<double>(seen.window) / 1e6)) +
+         " ms (a busy machine, or a device's background work: a quieter moment; at most " +
+         std::to_string(std::lround(kMaxPausedShare * 100)) + "%)";
 }
 
 }  // namespace tierlab

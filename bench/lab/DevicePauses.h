@@ -17,6 +17,8 @@
 // tail").
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "bench/lab/HostStalls.h"
 #include "tiering/core/BlockDevice.h"
@@ -34,11 +36,11 @@ Expected<HostStalls> MeasureDevicePauses(Engine& engine, BlockDevice& device, st
                                          Nanos window, std::uint64_t seed = 0x9a05e);
 
 // A device paused this share of the probe's window or more was measured at
-// a busy moment: calibrate says so (its preset models the device as it
-// was, mostly paused).
+// a busy moment: calibrate warns (its preset models the device as it was,
+// mostly paused, and is written all the same).
 inline constexpr double kMaxPausedShare = 0.4;
-// kInconsistent, naming the share and the window, when `seen` was paused
-// kMaxPausedShare of its window or more.
-Expected<void> CheckPausedShare(const HostStalls& seen);
+// The warning, naming the share and the window, when `seen` was paused
+// kMaxPausedShare of its window or more; nothing otherwise.
+std::optional<std::string> PausedShareWarning(const HostStalls& seen);
 
 }  // namespace tierlab
