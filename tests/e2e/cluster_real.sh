@@ -69,9 +69,11 @@ repaired = sum(p["repaired_mib"] for p in phases)
 # on average: nearly all at this machine's rate, fewer where a slow disk
 # wrote only a few hundred in the first half second.
 repair = next(i for i, p in enumerate(phases) if p["repaired_mib"] > 0)
-counted = [p for p in phases[:repair]
-           if p["phase"] == "degraded" or phases[repair]["phase"] == "rebuilding"]
-writes = 0.5 * sum(p["iops"] * (p["end_s"] - p["start_s"]) for p in counted)
+before = phases[:repair]
+if phases[repair]["phase"] != "rebuilding":  # a resync: the node's absence
+    before = [p for p in before if p["phase"] == "degraded"]
+write_share = 0.5  # the job is 50/50
+writes = write_share * sum(p["iops"] * (p["end_s"] - p["start_s"]) for p in before)
 least = 0.8 * cap * (1 - (1 - 1 / 64) ** writes)
 assert least <= repaired <= cap, (repaired, least, cap, writes)
 ios = job["read"]["total_ios"] + job["write"]["total_ios"]
