@@ -43,7 +43,8 @@ int EmitCalibration(const nlohmann::json& doc, const std::string& output, const 
 // Today's date, UTC, as calibration files record it.
 std::string TodayUtc();
 // What a stall or pause probe saw (bench/lab/HostStalls.h), as both files
-// keep it: the window, the count, the share of the time, the longest.
+// keep it: the window, the count, the share of the time, the longest; and
+// the host's speed over windows where the probe measured it (the stalls').
 nlohmann::json StallsJson(const HostStalls& h);
 
 }  // namespace tierlab::cli

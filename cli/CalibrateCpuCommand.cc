@@ -64,15 +64,31 @@ void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
     std::printf(" %.1f us %.0f/s;", static_cast<double>(c.duration) / 1e3, c.per_second);
   }
   std::printf("\n");
+  const HostSpeed& s = h.speed;
+  if (s.windows > 0) {
+    std::printf(
+        "host speed: over %zu windows of %lld ms, the probe's units a us p10 / p50 / p90 %.2f / "
+        "%.2f / %.2f, p90 / p10 = %.2f (the modelled cpu runs at one speed)\n",
+        s.windows, static_cast<long long>(kSpeedWindow / kMilli), s.p10, s.p50, s.p90,
+        s.p10 > 0 ? s.p90 / s.p10 : 0.0);
+  }
 }
 
 }  // namespace
 
 json StallsJson(const HostStalls& h) {
-  return {{"window_ms", h.window / kMilli},
-          {"count", h.count},
-          {"lost_share", Rounded(h.lost_share, 4)},
-          {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
+  json j = {{"window_ms", h.window / kMilli},
+            {"count", h.count},
+            {"lost_share", Rounded(h.lost_share, 4)},
+            {"longest_us", Rounded(static_cast<double>(h.longest) / 1e3, 1)}};
+  if (h.speed.windows > 0) {
+    j["speed"] = {{"window_ms", kSpeedWindow / kMilli},
+                  {"windows", h.speed.windows},
+                  {"p10_units_per_us", Rounded(h.speed.p10, 3)},
+                  {"p50_units_per_us", Rounded(h.speed.p50, 3)},
+                  {"p90_units_per_us", Rounded(h.speed.p90, 3)}};
+  }
+  return j;
 }
 
 std::string TodayUtc() {

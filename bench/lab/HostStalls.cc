@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "tiering/core/SplitMix64.h"
 
@@ -44,6 +46,21 @@ HostStalls ClassifyStalls(const std::vector<Nanos>& gaps, Nanos window) {
   return h;
 }
 
+HostSpeed SpreadOfSpeed(std::vector<double> per_window) {
+  HostSpeed s;
+  s.windows = per_window.size();
+  if (per_window.empty()) return s;
+  std::sort(per_window.begin(), per_window.end());
+  const auto rank = [&](double p) {
+    const auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(s.windows)));
+    return per_window[std::clamp<std::size_t>(k, 1, s.windows) - 1];
+  };
+  s.p10 = rank(0.1);
+  s.p50 = rank(0.5);
+  s.p90 = rank(0.9);
+  return s;
+}
+
 HostStalls MeasureHostStalls(Nanos window, const StallProbe& probe) {
   using Clock = std::chrono::steady_clock;
   const auto since = [](Clock::time_point a, Clock::time_point b) {
@@ -74,20 +91,38 @@ HostStalls MeasureHostStalls(Nanos window, const StallProbe& probe) {
   const Nanos own = first[first.size() / 2];
 
   std::vector<Nanos> gaps;
+  std::vector<double> per_window;  // units a microsecond of running time
   const Clock::time_point start = Clock::now();
   const Clock::time_point stop = start + std::chrono::nanoseconds(window);
   last = start;
+  Clock::time_point window_start = start;
+  std::uint64_t window_units = 0;
+  Nanos window_stalls = 0;
   while (last < stop) {
     unit();
     const Clock::time_point now = Clock::now();
     const Nanos gap = since(last, now) - own;
-    if (gap >= kStallThreshold) gaps.push_back(gap);
+    ++window_units;
+    if (gap >= kStallThreshold) {
+      gaps.push_back(gap);
+      window_stalls += gap;
+    }
     last = now;
+    if (const Nanos w = since(window_start, now); w >= kSpeedWindow) {
+      if (w > window_stalls) {
+        per_window.push_back(static_cast<double>(window_units) * 1e3 /
+                             static_cast<double>(w - window_stalls));
+      }
+      window_start = now;
+      window_units = 0;
+      window_stalls = 0;
+    }
   }
   // The work's result goes somewhere the compiler cannot see through.
   [[maybe_unused]] volatile std::uint64_t sink = sum;
   HostStalls h = ClassifyStalls(gaps, since(start, last));
   h.unit = own;
+  h.speed = SpreadOfSpeed(std::move(per_window));
   return h;
 }
 

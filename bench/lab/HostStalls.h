@@ -34,13 +34,32 @@
 
 namespace tierlab {
 
+// The host's speed between its stalls: the probe's units of work a
+// microsecond in each window of kSpeedWindow, its stalls taken out of the
+// window's time, and how they spread. On this machine's VM a request at
+// RAM speed runs at one of two levels about 1.4x apart, in spells longer
+// than a request (docs/VALIDATION.md, "The two levels are the host's
+// speed"); the modelled CPU has one speed, so a wide spread here warns
+// that a RAM-speed cell's percentiles can miss where its mean is right.
+inline constexpr Nanos kSpeedWindow = kMilli;
+struct HostSpeed {
+  std::size_t windows = 0;  // 0: not measured
+  double p10 = 0;           // units a microsecond, the slowest tenth's bound
+  double p50 = 0;
+  double p90 = 0;
+};
+// The spread of `per_window` (each window's units a microsecond; nearest
+// rank percentiles).
+HostSpeed SpreadOfSpeed(std::vector<double> per_window);
+
 struct HostStalls {
   Nanos window = 0;              // how long the loop ran
   double lost_share = 0;         // of the window, in stalls
   std::vector<CpuStall> stalls;  // per class with any, shortest first
   std::uint64_t count = 0;       // stalls seen
   Nanos longest = 0;
-  Nanos unit = 0;  // a unit of the probe's work, its median own time
+  Nanos unit = 0;   // a unit of the probe's work, its median own time
+  HostSpeed speed;  // MeasureHostStalls's; not measured elsewhere
 };
 
 // Gaps of this length or more are stalls.

@@ -138,6 +138,15 @@ trap 'rm -rf "$tmp" "$ramdir"' EXIT
   -o cpu.json >cpu.txt || fail "calibrate --cpu: $(cat cpu.txt)"
 [[ -z $(ls -A "$ramdir") ]] || fail "calibrate --cpu left files in --dir: $(ls -A "$ramdir")"
 grep -q '^fitted cpu: ' cpu.txt || fail "no fitted cpu: $(cat cpu.txt)"
+# The host's speed over 1 ms windows of the stall probe's second, printed
+# and kept with the stalls.
+grep -q '^host speed: over [0-9]* windows of 1 ms' cpu.txt || fail "no host speed: $(cat cpu.txt)"
+python3 - <<'PY' || fail "cpu.json: calibration.stalls.speed"
+import json
+s = json.load(open("cpu.json"))["calibration"]["stalls"]["speed"]
+assert s["window_ms"] == 1 and s["windows"] >= 100, s
+assert 0 < s["p10_units_per_us"] <= s["p50_units_per_us"] <= s["p90_units_per_us"], s
+PY
 shm=/dev/shm/tierlab-validate-cli-$$.img
 trap 'rm -rf "$tmp" "$ramdir"; rm -f "$shm"' EXIT
 cat >ram.json <<JSON

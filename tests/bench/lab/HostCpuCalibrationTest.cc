@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "bench/lab/HostCpuCalibration.h"
+#include "bench/lab/HostStalls.h"
 #include "bench/lab/RunCell.h"
 #include "bench/workload/Profile.h"
 #include "layouts/Layout.h"
@@ -159,6 +161,14 @@ TEST(HostCpuCalibrationTest, StallsAreClassedByLengthAndCountedPerRunningSecond)
       EXPECT_LT(here.stalls[i - 1].duration, here.stalls[i].duration);
     }
   }
+  // Its speed over windows of a millisecond: one a millisecond at most,
+  // ordered percentiles, the median near a unit's own rate.
+  EXPECT_GE(here.speed.windows, 5u);
+  EXPECT_LE(here.speed.windows, 21u);
+  EXPECT_GT(here.speed.p10, 0);
+  EXPECT_LE(here.speed.p10, here.speed.p50);
+  EXPECT_LE(here.speed.p50, here.speed.p90);
+  EXPECT_NEAR(here.speed.p50 * static_cast<double>(here.unit) / 1e3, 1.0, 0.5);
   // The bare clock loop (the comparison in HostStallProbeBench): a unit is
   // a clock read, far shorter than 16 random touches of 32 MiB, each
   // likely a cache miss.
@@ -180,6 +190,28 @@ ProbeResult Point(RwMode rw, std::uint64_t bs, double iops) {
 // Reads: 4k at 1 us, 64k at 2.2 us: 20 ns a KiB and 920 ns a read; 16k
 // measured at 1.3 us against the model's 1.24 us is 4.6% under in IOPS.
 // Writes: 4k at 1.25 us, 64k at 7.25 us: 100 ns a KiB and 850 a write.
+TEST(HostCpuCalibrationTest, TheSpeedsSpreadIsTakenByNearestRank) {
+  // A host in two spells: 80 windows at 2.0 units a microsecond, 20 at 1.4
+  // (shuffled): the slowest tenth is the slow spell, the median and the p90
+  // the fast one.
+  std::vector<double> windows(100, 2.0);
+  for (std::size_t i = 3; i < windows.size(); i += 5) windows[i] = 1.4;
+  const HostSpeed two = SpreadOfSpeed(windows);
+  EXPECT_EQ(two.windows, 100u);
+  EXPECT_EQ(two.p10, 1.4);
+  EXPECT_EQ(two.p50, 2.0);
+  EXPECT_EQ(two.p90, 2.0);
+  // Ranks 1, 5 and 9 of ten windows 1..10.
+  const HostSpeed ten = SpreadOfSpeed({10, 9, 8, 7, 6, 5, 4, 3, 2, 1});
+  EXPECT_EQ(ten.p10, 1);
+  EXPECT_EQ(ten.p50, 5);
+  EXPECT_EQ(ten.p90, 9);
+  const HostSpeed one = SpreadOfSpeed({3.5});
+  EXPECT_EQ(one.p10, 3.5);
+  EXPECT_EQ(one.p90, 3.5);
+  EXPECT_EQ(SpreadOfSpeed({}).windows, 0u);
+}
+
 TEST(HostCpuCalibrationTest, TheFitSplitsPerRequestAndPerKibPerDirection) {
   auto fit =
       FitHostCpu({Point(RwMode::kRandRead, 4096, 1e6), Point(RwMode::kRandRead, 16384, 1e9 / 1300),
