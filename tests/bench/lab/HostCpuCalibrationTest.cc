@@ -192,8 +192,8 @@ ProbeResult Point(RwMode rw, std::uint64_t bs, double iops) {
 // Writes: 4k at 1.25 us, 64k at 7.25 us: 100 ns a KiB and 850 a write.
 TEST(HostCpuCalibrationTest, TheSpeedsSpreadIsTakenByNearestRank) {
   // A host in two spells: 80 windows at 2.0 units a microsecond, 20 at 1.4
-  // (shuffled): the slowest tenth is the slow spell, the median and the p90
-  // the fast one.
+  // (every fifth): the slowest tenth is the slow spell, the median and the
+  // p90 the fast one.
   std::vector<double> windows(100, 2.0);
   for (std::size_t i = 3; i < windows.size(); i += 5) windows[i] = 1.4;
   const HostSpeed two = SpreadOfSpeed(windows);
