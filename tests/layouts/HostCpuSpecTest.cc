@@ -207,7 +207,8 @@ TEST(HostCpuSpecTest, TheHostCpuIsOnTopInSimulationAndAbsentInARealRun) {
 }
 
 // The time one 4k read at `offset` takes on a fresh volume of `layout`, in
-// simulation, alone.
+// simulation, alone: the clock at its completion, not after the engine
+// runs dry (SubmitAndRun's), since a miss's promotion may end later.
 Nanos QdOneRead(const json& layout, std::uint64_t offset) {
   auto l = ParseLayoutJson(layout, "x.json");
   EXPECT_TRUE(l.ok()) << l.error().message;
