@@ -1,8 +1,8 @@
 #pragma once
 // The figures of a modelled CPU (NodeCpu.h) as a layout gives them: a
 // one-node layout's "cpu" (HostCpuSpec.h) and a cluster's "cluster.cpu"
-// (ClusterSpec.h) take the same keys for a request's costs and the host's
-// stalls, one table for both; each has its own "cores" (a host has at
+// (ClusterSpec.h) take the same keys for a request's costs, the host's
+// stalls and its speed, one table for both; each has its own "cores" (a host has at
 // least one; a cluster's 0 means its CPUs are not modelled).
 
 #include <array>
@@ -38,9 +38,26 @@ nlohmann::json WriteCpuStallsOf(const Spec& s) {
   return InterruptionsJson((s.*kCpu).stalls, kCpuStallKeys);
 }
 
+// A CPU's speed over time ("speed": {"window_ns": 1000000, "levels":
+// [0.93, 1.0, 1.12]}, NodeCpu.h): read into `out` (left as it was on an
+// error, which `f` keeps, or when absent); the writer's null leaves out one
+// speed.
+void ReadCpuSpeed(JsonFields& f, std::string_view k, CpuSpeedSpread& out);
+nlohmann::json CpuSpeedJson(const CpuSpeedSpread& speed);
+
+template <typename Spec, NodeCpuSpec Spec::*kCpu>
+void ReadCpuSpeedOf(JsonFields& f, std::string_view k, Spec& s) {
+  ReadCpuSpeed(f, k, (s.*kCpu).speed);
+}
+
+template <typename Spec, NodeCpuSpec Spec::*kCpu>
+nlohmann::json WriteCpuSpeedOf(const Spec& s) {
+  return CpuSpeedJson((s.*kCpu).speed);
+}
+
 // The rows after "cores", for a Spec whose CPU figures are at `kCpu`.
 template <typename Spec, NodeCpuSpec Spec::*kCpu>
-constexpr std::array<Field<Spec>, 5> CpuCostFields() {
+constexpr std::array<Field<Spec>, 6> CpuCostFields() {
   return {{
       {"per_io_ns", "integer 0..1e9", "ns", "CPU time per request it serves",
        &ReadCpuNs<Spec, kCpu, &NodeCpuSpec::per_io>, &WriteCpuNs<Spec, kCpu, &NodeCpuSpec::per_io>},
@@ -59,6 +76,10 @@ constexpr std::array<Field<Spec>, 5> CpuCostFields() {
        "the host taking a core away: per class, how long and how often on each core (none: "
        "never)",
        &ReadCpuStallsOf<Spec, kCpu>, &WriteCpuStallsOf<Spec, kCpu>, true, "none"},
+      {"speed", "{window_ns, levels: array of numbers > 0}", "",
+       "the host's speed over time: each window of a core's time runs at one of the levels, "
+       "drawn at random, their mean the costs' (none: one speed)",
+       &ReadCpuSpeedOf<Spec, kCpu>, &WriteCpuSpeedOf<Spec, kCpu>, true, "none"},
   }};
 }
 

@@ -113,6 +113,40 @@ TEST(HostCpuSpecTest, StallsAreReadCheckedAndWrittenBack) {
             "x.json: cpu.stalls: take 60% of the core's time; at most 50%");
 }
 
+TEST(HostCpuSpecTest, SpeedIsReadCheckedAndWrittenBack) {
+  auto l =
+      ParseLayoutJson(WithCpu({{"per_io_ns", 600},
+                               {"speed", {{"window_ns", 1000000}, {"levels", {0.9, 1.0, 1.25}}}}}),
+                      "x.json");
+  ASSERT_TRUE(l.ok()) << l.error().message;
+  EXPECT_EQ(l->cpu->cpu.speed.window, 1000000);
+  EXPECT_EQ(l->cpu->cpu.speed.levels, (std::vector<double>{0.9, 1.0, 1.25}));
+  EXPECT_EQ(LayoutToJson(*l)["cpu"]["speed"],
+            json::parse(R"({"window_ns": 1000000, "levels": [0.9, 1.0, 1.25]})"));
+  EXPECT_FALSE(
+      LayoutToJson(*ParseLayoutJson(WithCpu({{"per_io_ns", 1}}), "x.json"))["cpu"].contains(
+          "speed"));
+
+  const auto speed = [](json s) { return ErrorOf(WithCpu({{"per_io_ns", 1}, {"speed", s}})); };
+  EXPECT_EQ(speed(2), "x.json: cpu.speed: must be an object {window_ns, levels}");
+  EXPECT_EQ(speed({{"levels", {1}}}),
+            "x.json: cpu.speed.window_ns: missing; how long a level lasts");
+  EXPECT_EQ(speed({{"window_ns", 5}, {"levels", {1}}}),
+            "x.json: cpu.speed.window_ns: must be 1000..1000000000, got 5");
+  EXPECT_EQ(speed({{"window_ns", 1000}, {"levels", json::array()}}),
+            "x.json: cpu.speed.levels: missing; an array of 1 to 1000 relative speeds, each "
+            "above 0");
+  EXPECT_EQ(speed({{"window_ns", 1000}, {"levels", {1, 0}}}),
+            "x.json: cpu.speed.levels[1]: must be a number above 0");
+  EXPECT_EQ(speed({{"window_ns", 1000}, {"levels", {1, "fast"}}}),
+            "x.json: cpu.speed.levels[1]: must be a number above 0");
+  EXPECT_EQ(speed({{"window_ns", 1000}, {"levels", {0.01, 5}}}),
+            "x.json: cpu.speed.levels: the fastest is 500x the slowest; at most 100x");
+  EXPECT_NE(speed({{"window_ns", 1000}, {"levels", {1}}, {"p10", 1}})
+                .find("x.json: cpu.speed.p10: unknown key"),
+            std::string::npos);
+}
+
 TEST(HostCpuSpecTest, ACpuFileIsReadAndNamedAgain) {
   testing::TempDir dir;
   const std::string path = dir.path().string() + "/cpu.json";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace tierlab {
 
@@ -19,6 +20,14 @@ NodeCpu::NodeCpu(std::string name, NodeCpuSpec spec)
     : name_(std::move(name)), spec_(std::move(spec)) {
   for (const CpuStall& s : spec_.stalls) {
     if (s.duration > 0) stall_rate_ += s.per_second / 1e9;
+  }
+  const std::vector<double>& l = spec_.speed.levels;
+  const bool all_positive =
+      std::all_of(l.begin(), l.end(), [](double v) { return v > 0 && std::isfinite(v); });
+  if (!spec_.speed.empty() && all_positive) {  // the parsers refuse the rest
+    const double mean = std::accumulate(l.begin(), l.end(), 0.0) / static_cast<double>(l.size());
+    for (const double v : l) speeds_.push_back(v / mean);
+    speed_seed_ = Fnv1a(name_ + "/speed");
   }
   for (std::uint32_t i = 0; i < spec_.cores; ++i) {
     free_at_.push({0, i});
@@ -54,22 +63,61 @@ void NodeCpu::Prune(StallClock& s) const {
   while (!s.behind.empty() && s.behind.front().second <= horizon_) s.behind.pop_front();
 }
 
+double NodeCpu::SpeedAt(std::size_t core, Nanos t) const {
+  const auto window = static_cast<std::uint64_t>(t / spec_.speed.window);
+  const std::uint64_t h = SplitMix64Hash(speed_seed_ + core * 0x9e3779b97f4a7c15ULL + window);
+  return speeds_[h % speeds_.size()];
+}
+
 Nanos NodeCpu::Serve(std::size_t core, Nanos start, Nanos work) {
-  if (stall_clocks_.empty()) return start + work;
-  StallClock& s = stall_clocks_[core];
-  Prune(s);
-  while (s.end <= start) PassStall(s);  // over while the core was idle
+  StallClock* s = stall_clocks_.empty() ? nullptr : &stall_clocks_[core];
+  if (s == nullptr && speeds_.empty()) {
+    busy_ += work;
+    return start + work;
+  }
   const Nanos ready = start;
-  if (s.start <= start) {  // under way: the work starts when it ends
-    start = s.end;
-    PassStall(s);
+  Nanos away = 0;  // of the core's time in stalls, from `ready` to the end
+  if (s != nullptr) {
+    Prune(*s);
+    while (s->end <= start) PassStall(*s);  // over while the core was idle
+    if (s->start <= start) {                // under way: the work starts when it ends
+      start = s->end;
+      PassStall(*s);
+    }
   }
   Nanos end = start + work;
-  while (s.start < end) {  // the work is interrupted
-    end += s.end - s.start;
-    PassStall(s);
+  if (speeds_.empty()) {
+    while (s->start < end) {  // the work is interrupted
+      away += s->end - s->start;
+      end += s->end - s->start;
+      PassStall(*s);
+    }
+  } else {
+    // Through the windows (and stalls) one piece at a time: each window
+    // does its length times its speed of the work.
+    const Nanos window = spec_.speed.window;
+    auto left = static_cast<double>(work);
+    Nanos t = start;
+    for (;;) {
+      Nanos until = (t / window + 1) * window;
+      if (s != nullptr) until = std::min(until, s->start);
+      const double speed = SpeedAt(core, t);
+      const double can = static_cast<double>(until - t) * speed;
+      if (left <= can) {
+        end = std::min(until, t + static_cast<Nanos>(std::ceil(left / speed)));
+        break;
+      }
+      left -= can;
+      t = until;
+      if (s != nullptr && t == s->start) {  // the work is interrupted
+        away += s->end - s->start;
+        t = s->end;
+        PassStall(*s);
+      }
+    }
   }
-  stalled_ += end - ready - work;
+  stalled_ += start - ready + away;
+  busy_ += end - start - away;
   return end;
 }
 
@@ -102,7 +150,6 @@ Nanos NodeCpu::Run(Nanos now, std::uint64_t bytes, bool write) {
   free_at_.pop();
   const Nanos end = Serve(core, std::max(now, free_at), work);
   free_at_.push({end, core});
-  busy_ += work;
   return end;
 }
 

@@ -22,6 +22,16 @@
 // its mean (docs/VALIDATION.md). The costs are then the work's own, net of
 // the stalls (tierlab calibrate --cpu measures both).
 //
+// Speed: between its stalls a shared host's core also runs the same work
+// faster or slower in spells (another tenant on the same physical core,
+// for one); a request at RAM speed lives shorter than a spell, so it sees
+// one speed, and a cell's latency distribution is the mix of the spells it
+// ran through. With `speed`, each `window` of a core's time runs at one of
+// its `levels`, drawn at random (equally likely; per core, seeded from the
+// CPU's name), scaled so that their mean is 1: the costs stay the mean's,
+// which is what a host reference measures. busy() is then the core's time
+// at those speeds.
+//
 // The ports' own per-message CPU (NicModel.h) is separate: a port's
 // protocol work runs beside the storage stack's, as an RDMA NIC's or a TCP
 // offload's does.
@@ -46,6 +56,14 @@ namespace tierlab {
 // time.
 using CpuStall = Interruption;
 
+// How fast a core runs over time (NodeCpu's "Speed" above). No levels: one
+// speed. Only the levels' ratios matter.
+struct CpuSpeedSpread {
+  Nanos window = 0;              // how long a level lasts
+  std::vector<double> levels{};  // relative speeds, each > 0 (else: one speed)
+  bool empty() const { return window <= 0 || levels.size() < 2; }
+};
+
 struct NodeCpuSpec {
   std::uint32_t cores = 0;  // 0: the CPU is not modelled
   Nanos per_io = 0;         // CPU time per request served
@@ -55,6 +73,7 @@ struct NodeCpuSpec {
   Nanos per_write_io = 0;
   Nanos per_write_kib = 0;
   std::vector<CpuStall> stalls{};  // none: the cores are always there
+  CpuSpeedSpread speed{};          // none: one speed
 };
 
 class NodeCpu {
@@ -115,14 +134,19 @@ class NodeCpu {
   // Forgets what ends by the horizon.
   void Prune(StallClock& s) const;
   // When work that may start at `start` on core `core` is done; stalls
-  // delay both its start and its end.
+  // delay both its start and its end, the speed its end. Counts the core's
+  // time in busy_ and stalled_.
   Nanos Serve(std::size_t core, Nanos start, Nanos work);
+  // The speed of `core`'s window holding `t` (mean 1 over windows).
+  double SpeedAt(std::size_t core, Nanos t) const;
 
   std::string name_;
   NodeCpuSpec spec_;
   double stall_rate_ = 0;                 // all classes, per ns
   std::vector<StallClock> stall_clocks_;  // per core, when there are stalls
-  Nanos horizon_ = 0;                     // the latest `now` seen: no query comes before it
+  std::vector<double> speeds_;            // the levels over their mean; empty: one speed
+  std::uint64_t speed_seed_ = 0;
+  Nanos horizon_ = 0;  // the latest `now` seen: no query comes before it
   // When each core is next free, and which; the top is the core free first.
   using CoreFree = std::pair<Nanos, std::size_t>;
   std::priority_queue<CoreFree, std::vector<CoreFree>, std::greater<>> free_at_;

@@ -188,5 +188,70 @@ TEST(NodeCpuTest, ACompletionWaitsOnlyWhenEveryCoreIsStalled) {
   EXPECT_NEAR(static_cast<double>(held) / kInstants, 0.091 * 0.091, 0.004);
 }
 
+// Speed levels 1 and 3 over windows of 100 us, their mean 2 scaled to 1:
+// a core runs at half or one and a half times the costs' speed, a window
+// at a time. Requests queued at once over many windows take the costs'
+// time (the mean is 1, which a host reference measures); one that fits in
+// a window takes its work at that window's speed.
+TEST(NodeCpuTest, SpeedLevelsKeepTheMeanAndSpreadTheRequests) {
+  NodeCpuSpec spec{1, 1 * kMicro, 0};
+  spec.speed = {100 * kMicro, {1, 3}};
+  NodeCpu queued("host.cpu", spec);
+  const Nanos end = AllQueuedAtOnce(queued, 100'000);  // 0.1 s of work over 1,000 windows
+  EXPECT_NEAR(static_cast<double>(end) / 1e8, 1.0, 0.05);
+  EXPECT_EQ(queued.busy(), end);  // no stalls: the core never waited
+  EXPECT_EQ(queued.stalled(), 0);
+
+  NodeCpu spaced("host.cpu", spec);
+  int slow = 0, fast = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * 100 * kMicro + 10 * kMicro;
+    const Nanos took = spaced.Run(at, 4096) - at;
+    if (took == 2 * kMicro) ++slow;            // at half speed
+    if (took == (kMicro * 2 + 2) / 3) ++fast;  // at 1.5, rounded up
+  }
+  EXPECT_EQ(slow + fast, 1000);
+  EXPECT_NEAR(slow, 500, 60);  // the levels equally likely
+
+  // Work across a window's end runs at each window's speed in turn: 150 us
+  // of work from 50 us into a window takes 100 us fast then fast (75 of it
+  // in the first window, 75 in 50 us of the next), 133 us slow then fast
+  // (25, then 125 at 1.5), 200 us fast then slow, up to 300 us slow
+  // throughout; never less than fast throughout nor more than slow.
+  NodeCpuSpec long_spec{1, 150 * kMicro, 0};
+  long_spec.speed = spec.speed;
+  NodeCpu crossing("host.cpu", long_spec);
+  for (int i = 0; i < 100; ++i) {
+    const Nanos at = static_cast<Nanos>(i) * kMilli + 50 * kMicro;
+    const Nanos took = crossing.Run(at, 4096) - at;
+    EXPECT_GE(took, 100 * kMicro);
+    EXPECT_LE(took, 300 * kMicro);
+  }
+}
+
+TEST(NodeCpuTest, OneLevelOrABadOneIsOneSpeed) {
+  for (const std::vector<double>& levels :
+       {std::vector<double>{2}, std::vector<double>{1, 0}, std::vector<double>{}}) {
+    NodeCpuSpec spec{1, 1 * kMicro, 0};
+    spec.speed = {100 * kMicro, levels};
+    NodeCpu cpu("host.cpu", spec);
+    EXPECT_EQ(AllQueuedAtOnce(cpu, 1000), 1000 * kMicro);
+  }
+}
+
+// With stalls too, a stall holds the work and the windows go on beneath
+// it: the core's own time (busy) is its work at the windows' speeds, and
+// busy and stalled add up to the whole run.
+TEST(NodeCpuTest, StallsAndSpeedTogether) {
+  NodeCpuSpec spec{1, 1 * kMicro, 0};
+  spec.stalls = {{10 * kMicro, 10'000}};
+  spec.speed = {100 * kMicro, {1, 3}};
+  NodeCpu cpu("host.cpu", spec);
+  const Nanos end = AllQueuedAtOnce(cpu, 100'000);
+  EXPECT_NEAR(static_cast<double>(end) / 1e9, 0.11, 0.11 * 0.05);
+  EXPECT_EQ(cpu.busy() + cpu.stalled(), end);
+  EXPECT_NEAR(static_cast<double>(cpu.busy()) / 1e8, 1.0, 0.05);
+}
+
 }  // namespace
 }  // namespace tierlab
