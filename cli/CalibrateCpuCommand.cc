@@ -68,9 +68,18 @@ void PrintTable(const HostCpuFit& fit, const std::vector<ProbeResult>& probe) {
   if (s.windows > 0) {
     std::printf(
         "host speed: over %zu windows of %lld ms, the probe's units a us p10 / p50 / p90 %.2f / "
-        "%.2f / %.2f, p90 / p10 = %.2f (the modelled cpu runs at one speed)\n",
+        "%.2f / %.2f, p90 / p10 = %.2f\n",
         s.windows, static_cast<long long>(kSpeedWindow / kMilli), s.p10, s.p50, s.p90,
         s.p10 > 0 ? s.p90 / s.p10 : 0.0);
+  }
+  const std::vector<double>& levels = fit.cpu.speed.levels;
+  if (levels.empty()) {
+    std::printf("stack speed: one (no spread in the 4k points' latency)\n");
+  } else {
+    std::printf(
+        "stack speed: %zu levels from the 4k points' latency at QD32, the slowest %.3f and the "
+        "fastest %.3f of the median's, fastest / slowest = %.2f (cpu.speed)\n",
+        levels.size(), levels.front(), levels.back(), levels.back() / levels.front());
   }
 }
 

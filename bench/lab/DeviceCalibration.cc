@@ -72,9 +72,13 @@ Expected<PointFigures> Measure(Engine& engine, BlockDevice& device, const ProbeP
                      ErrorKind::kInconsistent);
   }
   const Nanos w = r->metrics.window();
-  return PointFigures{s.Iops(w), s.BandwidthBytesPerSec(w), s.lat.Mean(),
-                      static_cast<double>(s.lat.Percentile(99)),
-                      static_cast<double>(s.lat.Percentile(1))};
+  PointFigures f{s.Iops(w), s.BandwidthBytesPerSec(w), s.lat.Mean(),
+                 static_cast<double>(s.lat.Percentile(99)),
+                 static_cast<double>(s.lat.Percentile(1))};
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) {
+    f.lat_tenths_ns[i] = static_cast<double>(s.lat.Percentile(5.0 + 10.0 * static_cast<double>(i)));
+  }
+  return f;
 }
 
 // The median of each figure and the IOPS spread over the last `window` runs.
@@ -89,6 +93,11 @@ void Summarise(ProbeResult& r, std::uint32_t window) {
     p1.push_back(r.runs[i].lat_p1_ns);
   }
   r.median = {Median(iops), Median(bw), Median(lat), Median(p99), Median(p1)};
+  for (std::size_t t = 0; t < kLatencyTenths; ++t) {
+    std::vector<double> band;
+    for (std::size_t i = first; i < r.runs.size(); ++i) band.push_back(r.runs[i].lat_tenths_ns[t]);
+    r.median.lat_tenths_ns[t] = Median(band);
+  }
   const auto [lo, hi] = std::minmax_element(iops.begin(), iops.end());
   r.spread = r.median.iops > 0 ? (*hi - *lo) / r.median.iops : 0;
 }

@@ -28,6 +28,8 @@
 //
 // Threading: the engine's thread; the probe calls engine.Run() per point.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -80,12 +82,19 @@ CalibrationPlan QuickPlan();
 // Wall time the plan takes when every point settles at once (fill excluded).
 Nanos PlannedTime(const CalibrationPlan& plan);
 
+// How many bands PointFigures::lat_tenths_ns has.
+inline constexpr std::size_t kLatencyTenths = 10;
+
 struct PointFigures {
   double iops = 0;
   double bw_bytes = 0;     // bytes per second
   double lat_mean_ns = 0;  // issue to completion
   double lat_p99_ns = 0;
   double lat_p1_ns = 0;
+  // The 5th, 15th, ..., 95th percentiles of the latency: where each tenth
+  // of the requests sits, the spread a mean and a p99 do not show (at a
+  // saturated QD on RAM files, the host's speed; HostCpuCalibration.h).
+  std::array<double, kLatencyTenths> lat_tenths_ns{};
 };
 
 struct ProbeResult {

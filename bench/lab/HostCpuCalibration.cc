@@ -1,13 +1,21 @@
 #include "bench/lab/HostCpuCalibration.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <queue>
+#include <utility>
 
 namespace tierlab {
 
 namespace {
 
 constexpr std::uint32_t kQd = 32;
+// Simulated time of the loop that tells the stalls' spread (StallsAloneLatency).
+constexpr Nanos kStallsAloneSpan = kSecond;
+// A spread of speeds narrower than this (fastest over slowest, less 1) is
+// taken for none.
+constexpr double kLeastSpread = 0.02;
 
 const ProbeResult* Find(const std::vector<ProbeResult>& probe, RwMode rw, std::uint64_t bs) {
   for (const ProbeResult& r : probe) {
@@ -19,6 +27,99 @@ const ProbeResult* Find(const std::vector<ProbeResult>& probe, RwMode rw, std::u
 // Wall time per I/O at a point that saturates the thread.
 double NsPerIo(const ProbeResult& r) {
   return 1e9 / r.median.iops;
+}
+
+using Tenths = std::array<double, kLatencyTenths>;
+
+// The speed of each tenth of the requests, slowest first, relative to the
+// median's: at a saturated QD a request's latency is the time the work
+// ahead of it takes, so its speed is as the inverse of its latency.
+Tenths SpeedsOfLatency(const Tenths& lat) {
+  const double median = (lat[kLatencyTenths / 2 - 1] + lat[kLatencyTenths / 2]) / 2;
+  Tenths speed{};
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) speed[i] = median / lat[kLatencyTenths - 1 - i];
+  return speed;
+}
+
+// The latency tenths of a closed loop of kQd requests on `cpu` at one
+// speed, over `span` of simulated time: what its stalls alone spread. A
+// request's work ends when NodeCpu says; the next one is issued then, as a
+// probe's job does on a stack whose devices take no time of their own.
+Tenths StallsAloneLatency(const NodeCpuSpec& cpu, std::uint64_t bytes, bool write, Nanos span) {
+  NodeCpuSpec one = cpu;
+  one.speed = {};
+  NodeCpu core("host.cpu", one);
+  using Flight = std::pair<Nanos, Nanos>;  // done, issued
+  std::priority_queue<Flight, std::vector<Flight>, std::greater<>> flying;
+  for (std::uint32_t i = 0; i < kQd; ++i) flying.push({core.Run(0, bytes, write), 0});
+  std::vector<Nanos> lat;
+  while (flying.top().first < span) {
+    const auto [done, issued] = flying.top();
+    flying.pop();
+    lat.push_back(done - issued);
+    flying.push({core.Run(done, bytes, write), done});
+  }
+  Tenths out{};
+  if (lat.empty()) return out;
+  std::sort(lat.begin(), lat.end());
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) {
+    const auto rank = static_cast<std::size_t>((5.0 + 10.0 * static_cast<double>(i)) / 100 *
+                                               static_cast<double>(lat.size()));
+    out[i] = static_cast<double>(lat[std::min(rank, lat.size() - 1)]);
+  }
+  return out;
+}
+
+// The speed levels of the 4 KiB points' latency spread net of what the
+// stalls of `cpu` spread (the header says why), or none when there is no
+// spread left to give.
+CpuSpeedSpread SpeedOfLatencySpread(const std::vector<ProbeResult>& probe, const NodeCpuSpec& cpu) {
+  // Each tenth's speed, averaged over the directions, slowest first.
+  Tenths seen{};
+  int directions = 0;
+  for (const RwMode rw : {RwMode::kRandRead, RwMode::kRandWrite}) {
+    const ProbeResult* r = Find(probe, rw, 4096);
+    if (r == nullptr) continue;
+    const Tenths& lat = r->median.lat_tenths_ns;
+    if (!std::all_of(lat.begin(), lat.end(), [](double v) { return v > 0; })) return {};
+    const Tenths measured = SpeedsOfLatency(lat);
+    // The stalls' share of the spread, as a model with them alone has it
+    // (the quantiles' ratio: for a spread of a few tens of percent, what
+    // is left is the speed's).
+    Tenths stalls;
+    stalls.fill(1);
+    if (!cpu.stalls.empty()) {
+      const bool write = rw == RwMode::kRandWrite;
+      const Tenths alone = StallsAloneLatency(cpu, 4096, write, kStallsAloneSpan);
+      if (std::all_of(alone.begin(), alone.end(), [](double v) { return v > 0; })) {
+        stalls = SpeedsOfLatency(alone);
+      }
+    }
+    for (std::size_t i = 0; i < kLatencyTenths; ++i) seen[i] += measured[i] / stalls[i];
+    ++directions;
+  }
+  if (directions == 0) return {};
+  for (double& v : seen) v /= directions;
+  std::sort(seen.begin(), seen.end());
+  // Within the quantiles' own noise: one speed.
+  if (seen.back() < seen.front() * (1 + kLeastSpread)) return {};
+  // The tenths are of requests, and a slow spell serves fewer of them
+  // than a fast one as long: a tenth at speed v stands for time in
+  // proportion to 1 / v. The levels are equally likely in time, so each
+  // is the speed at the middle of a tenth of the time.
+  Tenths time{};
+  double total = 0;
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) total += time[i] = 1 / seen[i];
+  CpuSpeedSpread speed{kSpeedWindow, {}};
+  double below = 0;  // share of the time at the tenths before i
+  std::size_t i = 0;
+  for (std::size_t k = 0; k < kLatencyTenths; ++k) {
+    const double middle = (static_cast<double>(k) + 0.5) / static_cast<double>(kLatencyTenths);
+    while (i + 1 < kLatencyTenths && below + time[i] / total < middle) below += time[i++] / total;
+    // To three places, as a file keeps them.
+    speed.levels.push_back(std::max(0.001, std::round(seen[i] * 1000) / 1000));
+  }
+  return speed;
 }
 
 }  // namespace
@@ -71,6 +172,7 @@ Expected<HostCpuFit> FitHostCpu(const std::vector<ProbeResult>& probe, const Hos
       fit.cpu.per_write_kib = std::llround(per_kib * running);
     }
   }
+  fit.cpu.speed = SpeedOfLatencySpread(probe, fit.cpu);
   for (const ProbeResult& r : probe) {
     const bool write = !r.point.is_read();
     const Nanos per_io = write ? fit.cpu.per_write_io : fit.cpu.per_io;

@@ -21,6 +21,20 @@
 // their share of that wall time: the costs given are net of them, each
 // times (1 - the share lost), and the stalls are part of the fit, so a
 // model with both runs at the measured rate and sees the host's tail.
+// The host's speed over time (NodeCpu.h, "Speed") from the 4 KiB points'
+// latency spread: at QD32 a request waits for the work of the 32 in
+// flight at the speed of that moment (a request lives tens of
+// microseconds, a spell of the host's speed a millisecond or more), so
+// the latency at the 95th, 85th, ..., 5th percentiles gives the speed of
+// each tenth of the requests, the median's over that one. The stalls
+// spread the latency too: a closed loop of the fitted CPU with its stalls
+// alone gives their spread, and each tenth's speed is taken over that
+// tenth's in the loop. The reads' and writes' speeds are averaged, then
+// weighed by time (a slow spell serves fewer requests than a fast one as
+// long) into ten equally likely levels. The stall probe's own speed spread
+// (HostStalls.h) is narrower on this machine's VM (p90 / p10 of 1.2-1.4
+// against the stack's 1.5-1.6: its loop mostly waits on memory, the stack
+// computes), so it is reported beside them, not used.
 // The 16 KiB points are not fitted: their error checks the model's form (a
 // cost per request plus one per KiB). Each point's model figures are those
 // of one core at that cost: IOPS = 1 / cost, mean latency = QD x cost

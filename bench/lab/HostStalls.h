@@ -39,8 +39,8 @@ namespace tierlab {
 // window's time, and how they spread. On this machine's VM a request at
 // RAM speed runs at one of two levels about 1.4x apart, in spells longer
 // than a request (docs/VALIDATION.md, "The two levels are the host's
-// speed"); the modelled CPU has one speed, so a wide spread here warns
-// that a RAM-speed cell's percentiles can miss where its mean is right.
+// speed"). The modelled CPU takes its levels from the stack's own latency
+// spread instead (HostCpuCalibration.h says why); this is their check.
 inline constexpr Nanos kSpeedWindow = kMilli;
 struct HostSpeed {
   std::size_t windows = 0;  // 0: not measured

@@ -147,6 +147,21 @@ s = json.load(open("cpu.json"))["calibration"]["stalls"]["speed"]
 assert s["window_ms"] == 1 and s["windows"] >= 100, s
 assert 0 < s["p10_units_per_us"] <= s["p50_units_per_us"] <= s["p90_units_per_us"], s
 PY
+# The stack's speed from the 4k points' latency spread: ten levels in the
+# cpu's "speed", slowest first, or one speed where there was no spread.
+grep -q '^stack speed: ' cpu.txt || fail "no stack speed: $(cat cpu.txt)"
+python3 - "$(grep '^stack speed: ' cpu.txt)" <<'PY' || fail "cpu.json: cpu.speed"
+import json, sys
+cpu = json.load(open("cpu.json"))["cpu"]
+if sys.argv[1].startswith("stack speed: one"):
+    assert "speed" not in cpu, cpu
+else:
+    s = cpu["speed"]
+    assert s["window_ns"] == 1000000 and len(s["levels"]) == 10, s
+    assert s["levels"] == sorted(s["levels"]) and s["levels"][0] > 0, s
+    assert s["levels"][-1] > s["levels"][0] * 1.02, s
+    print("stack speed levels:", s["levels"])
+PY
 shm=/dev/shm/tierlab-validate-cli-$$.img
 trap 'rm -rf "$tmp" "$ramdir"; rm -f "$shm"' EXIT
 cat >ram.json <<JSON
