@@ -11,7 +11,10 @@
 # one connection, the export written once first); rounds alternate the
 # servers. Each run also reports the server's CPU time per I/O (user +
 # system from /proc/PID/stat, all its threads), steadier than IOPS on a
-# shared machine. The peers run with their defaults: nbdkit file and
+# shared machine, and the fio client's share of a core (its usr_cpu +
+# sys_cpu): near 100% the client binds the run, and a server that polls
+# (tierlab's engine loop does for 20 us after work) then spends about a
+# core over the IOPS whatever its own work. The peers run with their defaults: nbdkit file and
 # qemu-nbd go through the page cache, tierlab's files use O_DIRECT (the
 # engine `auto` picks: io_uring on a disk, libaio and mapped files on tmpfs).
 #
@@ -67,7 +70,7 @@ start() {  # NAME: starts the server on $sockdir/NAME.sock
   wait_sock "$s" || { echo "$1 did not start" >&2; exit 1; }
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-run() {  # NAME: prints "IOPS CPU-us-per-I/O"
+run() {  # NAME: prints "IOPS CPU-us-per-I/O client-CPU-%"
   local c0 c1 s="$sockdir/$1.sock"
   c0=$(cpu_ticks "${pid_of[$1]}")
   fio --name="$1" --ioengine=nbd --uri="nbd+unix:///?socket=$s" --rw=randrw --rwmixread=50 \
@@ -75,7 +78,7 @@ run() {  # NAME: prints "IOPS CPU-us-per-I/O"
     --output-format=json --output="$work/$1.json" >"$work/$1.log" 2>&1 ||
     { cat "$work/$1.log" >&2; return 1; }
   c1=$(cpu_ticks "${pid_of[$1]}")
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; n=j["read"]["total_ios"]+j["write"]["total_ios"]; print(round(j["read"]["iops"]+j["write"]["iops"]), round((int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4])*1e6/n, 2))' \
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; n=j["read"]["total_ios"]+j["write"]["total_ios"]; print(round(j["read"]["iops"]+j["write"]["iops"]), round((int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4])*1e6/n, 2), round(j["usr_cpu"]+j["sys_cpu"]))' \
     "$work/$1.json" "$c0" "$c1" "$(getconf CLK_TCK)"
 }
 
@@ -86,15 +89,16 @@ for s in $servers; do
   fio --name=fill --ioengine=nbd --uri="nbd+unix:///?socket=$sockdir/$s.sock" --rw=write \
     --bs=1m --size=1g --iodepth=4 >/dev/null 2>&1
 done
-declare -A sum cpu
-for s in $servers; do sum[$s]=0; cpu[$s]=""; done
+declare -A sum cpu client
+for s in $servers; do sum[$s]=0; cpu[$s]=""; client[$s]=""; done
 for r in $(seq "$rounds"); do
   line="round $r:"
   for s in $servers; do
-    read -r i c < <(run "$s")
+    read -r i c f < <(run "$s")
     sum[$s]=$((sum[$s] + i))
     cpu[$s]="${cpu[$s]} $c"
-    line="$line $s $i ($c us)"
+    client[$s]="${client[$s]} $f"
+    line="$line $s $i ($c us, fio $f%)"
   done
   echo "$line"
 done
@@ -106,6 +110,6 @@ for s in $servers; do
   if ((m > best)); then best=$m; best_name=$s; fi
 done
 for s in $servers; do
-  python3 -c "import sys; c=[float(x) for x in sys.argv[3].split()]; m=int(sys.argv[2]); b=int(sys.argv[4]); print(f'{sys.argv[1]:14s} mean {m:8d} IOPS  CPU/I/O {sum(c)/len(c):6.2f} us' + (f'  ratio to best peer ({sys.argv[5]}) {m/b:.2f}' if b else ''))" \
-    "$s" "$((sum[$s] / rounds))" "${cpu[$s]}" "$best" "$best_name"
+  python3 -c "import sys; c=[float(x) for x in sys.argv[3].split()]; f=[float(x) for x in sys.argv[6].split()]; m=int(sys.argv[2]); b=int(sys.argv[4]); print(f'{sys.argv[1]:14s} mean {m:8d} IOPS  CPU/I/O {sum(c)/len(c):6.2f} us  fio {sum(f)/len(f):3.0f}% of a core' + (f'  ratio to best peer ({sys.argv[5]}) {m/b:.2f}' if b else ''))" \
+    "$s" "$((sum[$s] / rounds))" "${cpu[$s]}" "$best" "$best_name" "${client[$s]}"
 done
