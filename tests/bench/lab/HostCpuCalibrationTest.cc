@@ -239,6 +239,29 @@ ProbeResult Point(RwMode rw, std::uint64_t bs, double iops) {
   return r;
 }
 
+// The levels from the 4k points' latency tenths: a fifth of the requests
+// at twice the others' latency ran at half their speed, and as a slow
+// spell serves half the requests a fast one does as long, they stand for
+// a third of the time: three levels of ten at 0.5, seven at 1. Requests
+// of a nanosecond (a million a millisecond) with stalls: the loop that
+// takes the stalls' spread out keeps to its bound of requests and ends.
+TEST(HostCpuCalibrationTest, TheLevelsAreTheTenthsWeighedByTime) {
+  std::vector<ProbeResult> probe = {
+      Point(RwMode::kRandRead, 4096, 1e9), Point(RwMode::kRandRead, 65536, 1e9),
+      Point(RwMode::kRandWrite, 4096, 1e9), Point(RwMode::kRandWrite, 65536, 1e9)};
+  for (ProbeResult& r : probe) {
+    r.median.lat_tenths_ns = {32, 32, 32, 32, 32, 32, 32, 32, 64, 64};
+  }
+  auto fit = FitHostCpu(probe, SeenAs({{3 * kMicro, 1'000}}, 0.003));
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_EQ(fit->cpu.per_io, 1);
+  EXPECT_EQ(fit->cpu.speed.window, kSpeedWindow);
+  EXPECT_EQ(fit->cpu.speed.levels, (std::vector<double>{0.5, 0.5, 0.5, 1, 1, 1, 1, 1, 1, 1}));
+  // No spread: one speed.
+  for (ProbeResult& r : probe) r.median.lat_tenths_ns.fill(32);
+  EXPECT_TRUE(FitHostCpu(probe)->cpu.speed.levels.empty());
+}
+
 // Reads: 4k at 1 us, 64k at 2.2 us: 20 ns a KiB and 920 ns a read; 16k
 // measured at 1.3 us against the model's 1.24 us is 4.6% under in IOPS.
 // Writes: 4k at 1.25 us, 64k at 7.25 us: 100 ns a KiB and 850 a write.
