@@ -75,9 +75,7 @@ Expected<PointFigures> Measure(Engine& engine, BlockDevice& device, const ProbeP
   PointFigures f{s.Iops(w), s.BandwidthBytesPerSec(w), s.lat.Mean(),
                  static_cast<double>(s.lat.Percentile(99)),
                  static_cast<double>(s.lat.Percentile(1))};
-  for (std::size_t i = 0; i < kLatencyTenths; ++i) {
-    f.lat_tenths_ns[i] = static_cast<double>(s.lat.Percentile(5.0 + 10.0 * static_cast<double>(i)));
-  }
+  f.lat_tenths_ns = TenthsOf(s.lat);
   return f;
 }
 
@@ -107,6 +105,16 @@ double RelError(double model, double measured) {
 }
 
 }  // namespace
+
+LatencyTenths TenthsOf(const LatencyHistogram& lat) {
+  std::array<double, kLatencyTenths> ps{};
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) ps[i] = 5.0 + 10.0 * static_cast<double>(i);
+  std::array<std::uint64_t, kLatencyTenths> at{};
+  lat.Percentiles(ps, at);
+  LatencyTenths out{};
+  for (std::size_t i = 0; i < kLatencyTenths; ++i) out[i] = static_cast<double>(at[i]);
+  return out;
+}
 
 std::string ProbePoint::Name() const {
   std::string n = std::string(ToString(rw)) + " " + SizeName(bs) + " QD" + std::to_string(iodepth);

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/lab/LatencyHistogram.h"
 #include "bench/workload/Profile.h"
 #include "tiering/core/BlockDevice.h"
 #include "tiering/core/Engine.h"
@@ -84,6 +85,9 @@ Nanos PlannedTime(const CalibrationPlan& plan);
 
 // How many bands PointFigures::lat_tenths_ns has.
 inline constexpr std::size_t kLatencyTenths = 10;
+using LatencyTenths = std::array<double, kLatencyTenths>;
+// `lat`'s 5th, 15th, ..., 95th percentiles.
+LatencyTenths TenthsOf(const LatencyHistogram& lat);
 
 struct PointFigures {
   double iops = 0;
@@ -94,7 +98,7 @@ struct PointFigures {
   // The 5th, 15th, ..., 95th percentiles of the latency: where each tenth
   // of the requests sits, the spread a mean and a p99 do not show (at a
   // saturated QD on RAM files, the host's speed; HostCpuCalibration.h).
-  std::array<double, kLatencyTenths> lat_tenths_ns{};
+  LatencyTenths lat_tenths_ns{};
 };
 
 struct ProbeResult {

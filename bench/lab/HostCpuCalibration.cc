@@ -12,9 +12,9 @@ namespace {
 
 constexpr std::uint32_t kQd = 32;
 // Simulated time of the loop that tells the stalls' spread
-// (StallsAloneLatency), and the most requests it keeps (a million and a
-// quarter at this host's 800 ns a request; the bound holds its memory at
-// 16 MiB whatever the fitted cost).
+// (StallsAloneLatency), and the most requests it runs (a million and a
+// quarter at this host's 800 ns a request; the bound holds its time to a
+// fraction of a second whatever the fitted cost).
 constexpr Nanos kStallsAloneSpan = kSecond;
 constexpr std::size_t kStallsAloneMaxRequests = std::size_t{1} << 21;
 // A spread of speeds narrower than this (fastest over slowest, less 1) is
@@ -33,14 +33,12 @@ double NsPerIo(const ProbeResult& r) {
   return 1e9 / r.median.iops;
 }
 
-using Tenths = std::array<double, kLatencyTenths>;
-
 // The speed of each tenth of the requests, slowest first, relative to the
 // median's: at a saturated QD a request's latency is the time the work
 // ahead of it takes, so its speed is as the inverse of its latency.
-Tenths SpeedsOfLatency(const Tenths& lat) {
+LatencyTenths SpeedsOfLatency(const LatencyTenths& lat) {
   const double median = (lat[kLatencyTenths / 2 - 1] + lat[kLatencyTenths / 2]) / 2;
-  Tenths speed{};
+  LatencyTenths speed{};
   for (std::size_t i = 0; i < kLatencyTenths; ++i) speed[i] = median / lat[kLatencyTenths - 1 - i];
   return speed;
 }
@@ -50,29 +48,22 @@ Tenths SpeedsOfLatency(const Tenths& lat) {
 // kStallsAloneMaxRequests): what its stalls alone spread. A
 // request's work ends when NodeCpu says; the next one is issued then, as a
 // probe's job does on a stack whose devices take no time of their own.
-Tenths StallsAloneLatency(const NodeCpuSpec& cpu, std::uint64_t bytes, bool write, Nanos span) {
+LatencyTenths StallsAloneLatency(const NodeCpuSpec& cpu, std::uint64_t bytes, bool write,
+                                 Nanos span) {
   NodeCpuSpec one = cpu;
   one.speed = {};
   NodeCpu core("host.cpu", one);
   using Flight = std::pair<Nanos, Nanos>;  // done, issued
   std::priority_queue<Flight, std::vector<Flight>, std::greater<>> flying;
   for (std::uint32_t i = 0; i < kQd; ++i) flying.push({core.Run(0, bytes, write), 0});
-  std::vector<Nanos> lat;
-  while (flying.top().first < span && lat.size() < kStallsAloneMaxRequests) {
+  LatencyHistogram lat;
+  while (flying.top().first < span && lat.Count() < kStallsAloneMaxRequests) {
     const auto [done, issued] = flying.top();
     flying.pop();
-    lat.push_back(done - issued);
+    lat.Record(done - issued);
     flying.push({core.Run(done, bytes, write), done});
   }
-  Tenths out{};
-  if (lat.empty()) return out;
-  std::sort(lat.begin(), lat.end());
-  for (std::size_t i = 0; i < kLatencyTenths; ++i) {
-    const auto rank = static_cast<std::size_t>((5.0 + 10.0 * static_cast<double>(i)) / 100 *
-                                               static_cast<double>(lat.size()));
-    out[i] = static_cast<double>(lat[std::min(rank, lat.size() - 1)]);
-  }
-  return out;
+  return TenthsOf(lat);
 }
 
 // The speed levels of the 4 KiB points' latency spread net of what the
@@ -80,22 +71,22 @@ Tenths StallsAloneLatency(const NodeCpuSpec& cpu, std::uint64_t bytes, bool writ
 // spread left to give.
 CpuSpeedSpread SpeedOfLatencySpread(const std::vector<ProbeResult>& probe, const NodeCpuSpec& cpu) {
   // Each tenth's speed, averaged over the directions, slowest first.
-  Tenths seen{};
+  LatencyTenths seen{};
   int directions = 0;
   for (const RwMode rw : {RwMode::kRandRead, RwMode::kRandWrite}) {
     const ProbeResult* r = Find(probe, rw, 4096);
     if (r == nullptr) continue;
-    const Tenths& lat = r->median.lat_tenths_ns;
+    const LatencyTenths& lat = r->median.lat_tenths_ns;
     if (!std::all_of(lat.begin(), lat.end(), [](double v) { return v > 0; })) return {};
-    const Tenths measured = SpeedsOfLatency(lat);
+    const LatencyTenths measured = SpeedsOfLatency(lat);
     // The stalls' share of the spread, as a model with them alone has it
     // (the quantiles' ratio: for a spread of a few tens of percent, what
     // is left is the speed's).
-    Tenths stalls;
+    LatencyTenths stalls;
     stalls.fill(1);
     if (!cpu.stalls.empty()) {
       const bool write = rw == RwMode::kRandWrite;
-      const Tenths alone = StallsAloneLatency(cpu, 4096, write, kStallsAloneSpan);
+      const LatencyTenths alone = StallsAloneLatency(cpu, 4096, write, kStallsAloneSpan);
       if (std::all_of(alone.begin(), alone.end(), [](double v) { return v > 0; })) {
         stalls = SpeedsOfLatency(alone);
       }
@@ -112,7 +103,7 @@ CpuSpeedSpread SpeedOfLatencySpread(const std::vector<ProbeResult>& probe, const
   // than a fast one as long: a tenth at speed v stands for time in
   // proportion to 1 / v. The levels are equally likely in time, so each
   // is the speed at the middle of a tenth of the time.
-  Tenths time{};
+  LatencyTenths time{};
   double total = 0;
   for (std::size_t i = 0; i < kLatencyTenths; ++i) total += time[i] = 1 / seen[i];
   CpuSpeedSpread speed{kSpeedWindow, {}};
