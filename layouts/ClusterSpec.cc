@@ -49,14 +49,16 @@ json ReplacedNicFigure(const ClusterSpec& c) {
   return c.network.*kFigure;
 }
 
-// An object row: reads the object at `key` with `table`.
-template <const F* Begin, std::size_t N>
+// An object row: reads the object at `key` with `kTable` (an array of
+// rows, built-in or std::array: a reference, since clang before 18 takes
+// no pointer into an object as a template argument).
+template <const auto& kTable>
 void ReadObject(JsonFields& f, std::string_view k, ClusterSpec& c) {
   const json* o = f.Raw(k);
   if (o == nullptr || !f.ok()) return;
   if (!o->is_object()) return f.Fail(k, "must be an object");
   JsonFields sub = f.Child(*o, std::string(k));
-  ReadFields(std::span<const F>(Begin, N), sub, c);
+  ReadFields(std::span<const F>(kTable), sub, c);
   f.Adopt(sub);
 }
 
@@ -336,31 +338,31 @@ const F kClusterFields[] = {
      },
      [](const ClusterSpec& c) -> json { return c.nodes; }},
     {"network", "object (cluster.network below)", "", "each node's ports",
-     &ReadObject<kNetworkFields, std::size(kNetworkFields)>,
+     &ReadObject<kNetworkFields>,
      [](const ClusterSpec& c) -> json {
        return WriteFields(std::span<const F>(kNetworkFields), c);
      },
      false, "its keys' defaults"},
     {"clients", "object (cluster.clients below)", "", "where the load runs",
-     &ReadObject<kClientsFields, std::size(kClientsFields)>,
+     &ReadObject<kClientsFields>,
      [](const ClusterSpec& c) -> json {
        return WriteFields(std::span<const F>(kClientsFields), c);
      },
      false, "its keys' defaults"},
     {"protection", "object (cluster.protection below)", "", "copies across nodes",
-     &ReadObject<kProtectionFields, std::size(kProtectionFields)>,
+     &ReadObject<kProtectionFields>,
      [](const ClusterSpec& c) -> json {
        return WriteFields(std::span<const F>(kProtectionFields), c);
      },
      false, "its keys' defaults"},
     {"placement", "object (cluster.placement below)", "", "where copies go, and which one reads",
-     &ReadObject<kPlacementFields, std::size(kPlacementFields)>,
+     &ReadObject<kPlacementFields>,
      [](const ClusterSpec& c) -> json {
        return WriteFields(std::span<const F>(kPlacementFields), c);
      },
      false, "its keys' defaults"},
     {"cpu", "object (cluster.cpu below)", "", "each node's CPU as a queued resource",
-     &ReadObject<kCpuFields.data(), kCpuFields.size()>,
+     &ReadObject<kCpuFields>,
      [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kCpuFields), c); },
      false, "its keys' defaults"},
     {"failures", "array of {node, at, kind, back, device}, or one such object", "",
@@ -392,7 +394,7 @@ const F kClusterFields[] = {
      },
      true, "none"},
     {"repair", "object (cluster.repair below)", "", "when and how fast nodes are repaired",
-     &ReadObject<kRepairFields, std::size(kRepairFields)>,
+     &ReadObject<kRepairFields>,
      [](const ClusterSpec& c) -> json { return WriteFields(std::span<const F>(kRepairFields), c); },
      false, "its keys' defaults"},
 };
