@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -120,7 +121,9 @@ class BoundedDomBuilder {
     if (frames_.empty()) return &root_;
     Frame& f = frames_.back();
     if (f.node->is_array()) return &f.node->emplace_back();
-    if (f.duplicate) return &scratch_;
+    // A value of its own: a duplicate inside a duplicate's value must not
+    // overwrite the value an open frame points into.
+    if (f.duplicate) return &scratch_.emplace_back();
     return &(*f.node)[f.key];
   }
 
@@ -150,7 +153,8 @@ class BoundedDomBuilder {
   // both are known.
   bool AfterValue() {
     if (frames_.empty() || !frames_.back().duplicate) return true;
-    const std::string second = DescribeJson(scratch_, 40);
+    // The value that just ended: any duplicate inside it ended the parse.
+    const std::string second = DescribeJson(scratch_.back(), 40);
     std::string path = Path();
     path.pop_back();  // the trailing ' '
     path.pop_back();  // and ':'
@@ -180,7 +184,9 @@ class BoundedDomBuilder {
 
   std::string source_;
   Json root_;
-  Json scratch_;  // the second value of a duplicate key
+  // The second values of duplicate keys, at most one per open level (a
+  // deque: frames point into them as they grow).
+  std::deque<Json> scratch_;
   std::string first_;
   std::vector<Frame> frames_;
   std::string error_;

@@ -55,6 +55,14 @@ TEST(JsonParseTest, DuplicateKeyNamesTheFieldAndBothValues) {
   ASSERT_FALSE(axes.ok());
   EXPECT_EQ(axes.error().message.rfind("m.json: axes.\"cache.read\": duplicate key", 0), 0u)
       << axes.error().message;
+  // A duplicate inside a duplicate's value (ConfigJsonFuzz found it
+  // reading freed memory): the inner one is named.
+  auto nested = ParseJsonText(R"({"a": 1, "a": {"b": [1], "c": {"d": 1, "d": [2]}}})", "l.json");
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(nested.error().message, "l.json: a.c.d: duplicate key: first 1, then an array [2]");
+  auto twice = ParseJsonText(R"({"a": 1, "a": {"b": 1, "b": {"e": 1, "e": 2}}})", "l.json");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().message, "l.json: a.b.e: duplicate key: first 1, then 2");
   // The same key in two objects is fine.
   EXPECT_TRUE(ParseJsonText(R"({"a": {"k": 1}, "b": {"k": 2}, "k": 3})", "ok.json").ok());
 }
