@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "tests/support/SyncIo.h"
 #include "tests/support/VerifyHarness.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/RamDevice.h"
@@ -458,14 +459,7 @@ TEST(ClusterTargetTest, ANodesStallHoldsTheCompletionsOfItsStack) {
     const Nanos at = static_cast<Nanos>(i) * 2 * kMilli;
     const Nanos expected = twin.Resume(at);  // the RAM disk answers at once
     held += expected > at ? 1 : 0;
-    Nanos done = -1;
-    c->e.ScheduleAt(at, [&] {
-      v.Submit(IoRequest{IoOp::kRead, 0, 0, 4096, nullptr}, [&](Status st) {
-        EXPECT_EQ(st, Status::kOk);
-        done = c->e.Now();
-      });
-    });
-    c->e.Run();
+    const Nanos done = testing::ReadCompletedAt(c->e, v, at, 4096);
     ASSERT_EQ(done, expected) << i;
     ASSERT_LE(done - at, 1 * kMilli) << i;  // never beyond the stall
   }

@@ -49,18 +49,7 @@ TEST(DevicePauseTargetTest, ACompletionInAPauseComesBackAtItsEnd) {
     const Nanos served = at + 50 * kMicro;
     const Nanos expected = twin.Resume(served);
     held += expected > served ? 1 : 0;
-    Nanos done = -1;
-    engine.ScheduleAt(at, [&] {
-      IoRequest r;
-      r.op = IoOp::kRead;
-      r.length = buf.size();
-      r.data = buf.data();
-      target.Submit(r, [&](Status st) {
-        EXPECT_EQ(st, Status::kOk);
-        done = engine.Now();
-      });
-    });
-    engine.Run();
+    const Nanos done = testing::ReadCompletedAt(engine, target, at, buf.size(), buf.data());
     ASSERT_EQ(done, expected) << i;
     ASSERT_LE(done - served, 1 * kMilli) << i;  // never beyond the pause
   }

@@ -103,19 +103,7 @@ TEST(HostCpuTargetTest, ACompletionDuringAStallIsHeldToItsEnd) {
     const Nanos reached = twin.Run(at, 0) + 50 * kMicro;
     const Nanos expected = twin.Resume(reached);
     held += expected > reached ? 1 : 0;
-    Nanos done = -1;
-    engine.ScheduleAt(at, [&] {
-      IoRequest r;
-      r.op = IoOp::kRead;
-      r.length = buf.size();
-      r.data = buf.data();
-      target.Submit(r, [&](Status st) {
-        EXPECT_EQ(st, Status::kOk);
-        done = engine.Now();
-      });
-    });
-    engine.Run();
-    ASSERT_EQ(done, expected) << i;
+    ASSERT_EQ(testing::ReadCompletedAt(engine, target, at, buf.size(), buf.data()), expected) << i;
   }
   EXPECT_NEAR(static_cast<double>(held) / kRequests, 0.09, 0.03);
 }

@@ -18,7 +18,7 @@ TEST(NodeCpuTest, RequestsTakeTheCoreFreeFirstAndWaitWhenAllAreBusy) {
   EXPECT_EQ(cpu.Run(0, 4096), 20 * kMicro);  // both cores busy until 10 us
   EXPECT_EQ(cpu.Run(15 * kMicro, 4096), 25 * kMicro);
   EXPECT_EQ(cpu.Run(40 * kMicro, 4096), 50 * kMicro);  // idle cores: no wait
-  EXPECT_EQ(cpu.busy(), 5 * 10 * kMicro);
+  EXPECT_EQ(cpu.busy(), 50 * kMicro);                  // five requests of 10 us
   EXPECT_EQ(cpu.requests(), 5u);
   EXPECT_DOUBLE_EQ(cpu.Utilisation(cpu.busy(), 50 * kMicro), 0.5);
 }
