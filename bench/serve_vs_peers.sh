@@ -78,8 +78,15 @@ run() {  # NAME: prints "IOPS CPU-us-per-I/O client-CPU-%"
     --output-format=json --output="$work/$1.json" >"$work/$1.log" 2>&1 ||
     { cat "$work/$1.log" >&2; return 1; }
   c1=$(cpu_ticks "${pid_of[$1]}")
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]; n=j["read"]["total_ios"]+j["write"]["total_ios"]; print(round(j["read"]["iops"]+j["write"]["iops"]), round((int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4])*1e6/n, 2), round(j["usr_cpu"]+j["sys_cpu"]))' \
-    "$work/$1.json" "$c0" "$c1" "$(getconf CLK_TCK)"
+  python3 - "$work/$1.json" "$c0" "$c1" "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+job = json.load(open(sys.argv[1]))["jobs"][0]
+ios = job["read"]["total_ios"] + job["write"]["total_ios"]
+server_us = (int(sys.argv[3]) - int(sys.argv[2])) / int(sys.argv[4]) * 1e6
+print(round(job["read"]["iops"] + job["write"]["iops"]),  # IOPS
+      round(server_us / ios, 2),  # the server's CPU per I/O
+      round(job["usr_cpu"] + job["sys_cpu"]))  # fio's share of a core, %
+PY
 }
 
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  cpus: $(nproc)  load: $(cut -d' ' -f1 /proc/loadavg)  $(fio --version)  $(nbdkit --version | head -1)  $(qemu-nbd --version | head -1)"
@@ -110,6 +117,15 @@ for s in $servers; do
   if ((m > best)); then best=$m; best_name=$s; fi
 done
 for s in $servers; do
-  python3 -c "import sys; c=[float(x) for x in sys.argv[3].split()]; f=[float(x) for x in sys.argv[6].split()]; m=int(sys.argv[2]); b=int(sys.argv[4]); print(f'{sys.argv[1]:14s} mean {m:8d} IOPS  CPU/I/O {sum(c)/len(c):6.2f} us  fio {sum(f)/len(f):3.0f}% of a core' + (f'  ratio to best peer ({sys.argv[5]}) {m/b:.2f}' if b else ''))" \
-    "$s" "$((sum[$s] / rounds))" "${cpu[$s]}" "$best" "$best_name" "${client[$s]}"
+  python3 - "$s" "$((sum[$s] / rounds))" "${cpu[$s]}" "$best" "$best_name" "${client[$s]}" <<'PY'
+import sys
+name, iops, best, best_name = sys.argv[1], int(sys.argv[2]), int(sys.argv[4]), sys.argv[5]
+cpu = [float(x) for x in sys.argv[3].split()]  # per round, us per I/O
+fio = [float(x) for x in sys.argv[6].split()]  # per round, % of a core
+line = (f"{name:14s} mean {iops:8d} IOPS  CPU/I/O {sum(cpu) / len(cpu):6.2f} us"
+        f"  fio {sum(fio) / len(fio):3.0f}% of a core")
+if best:
+    line += f"  ratio to best peer ({best_name}) {iops / best:.2f}"
+print(line)
+PY
 done
