@@ -224,6 +224,24 @@ assert abs(ms["lat"]["model"] - 8 * cost) < 0.05 * 8 * cost, (ms["lat"], cost)
 print("host cpu: %d ns a read (x%.3f); RAM cell measured %.0f IOPS, model %.0f" %
       (cost, scale, ms["iops"]["measured"], ms["iops"]["model"]))
 PY
+# bench/remodel_cell.sh models the saved cell again at the costs that give
+# its measured mean: that mean comes back (the costs scaled twice), and a
+# cell that is not there is a one-line error.
+src=${TIERLAB_SOURCE_DIR:?}
+"$src/bench/remodel_cell.sh" --prefix ram "$tmp" 0 "$bin" >remodel.txt 2>err ||
+  fail "remodel_cell: $(cat err)"
+python3 - "$(sed -n 2p remodel.txt)" <<'PY' || fail "remodel_cell: $(cat remodel.txt)"
+import re, sys
+m = re.match(r"\s*mean ([0-9.]+) / ([0-9.]+)\s+p5 ", sys.argv[1])
+assert m, sys.argv[1]
+model, measured = float(m.group(1)), float(m.group(2))
+assert measured > 0 and abs(model - measured) <= 0.05 * measured, (model, measured)
+PY
+grep -q "p99 error [+-][0-9.]*%$" remodel.txt || fail "remodel_cell: $(cat remodel.txt)"
+rc=0
+"$src/bench/remodel_cell.sh" --prefix ram "$tmp" 7 "$bin" 2>err || rc=$?
+[[ $rc -ne 0 && $(wc -l <err) -eq 1 ]] && grep -q "cells 0..0" err ||
+  fail "remodel_cell of a cell not there: exit $rc: $(cat err)"
 rc=0
 "$bin" calibrate --cpu dev.img 2>err || rc=$?
 [[ $rc -eq 2 && $(wc -l <err) -eq 1 ]] || fail "calibrate --cpu PATH: exit $rc: $(cat err)"
