@@ -277,7 +277,7 @@ TEST_F(CacheJournalTest, WriteHitsOfALineInFlightTogetherLeaveItsSectorsUnknown)
     r.offset = 2 * kLine;
     r.length = kLine;
     r.data = buf->data();
-    target_->Submit(r, [st](Status s) { *st = s; });
+    target_->Submit(r, [done = st](Status s) { *done = s; });  // clang < 16 captures no binding
   }
   engine_.Run();
   ASSERT_EQ(s2, Status::kOk);
