@@ -2,9 +2,10 @@
 # Installs the Debian packages tierlab needs (only those missing), then
 # configures and builds. Idempotent; quick when everything is present.
 #
-#   scripts/bootstrap.sh [--debug|--asan] [--no-build]
+#   scripts/bootstrap.sh [--debug|--asan|--fuzz] [--no-build]
 #
-# Build trees: build/ (Release), build-debug/, build-asan/ (ASan + UBSan).
+# Build trees: build/ (Release), build-debug/, build-asan/ (ASan + UBSan),
+# build-fuzz/ (clang: the libFuzzer targets only, fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,9 @@ for arg in "$@"; do
   case "$arg" in
     --debug) mode=debug ;;
     --asan) mode=asan ;;
+    --fuzz) mode=fuzz ;;
     --no-build) build=0 ;;
-    *) echo "bootstrap.sh: unknown option '$arg' (use --debug, --asan, --no-build)" >&2; exit 2 ;;
+    *) echo "bootstrap.sh: unknown option '$arg' (use --debug, --asan, --fuzz, --no-build)" >&2; exit 2 ;;
   esac
 done
 
@@ -52,8 +54,15 @@ case "$mode" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   debug) dir=build-debug; flags=(-DCMAKE_BUILD_TYPE=Debug) ;;
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERLAB_ASAN=ON) ;;
+  fuzz)
+    dir=build-fuzz
+    flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERLAB_FUZZ=ON -DCMAKE_C_COMPILER=clang
+      -DCMAKE_CXX_COMPILER=clang++)
+    ;;
 esac
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S . -B "$dir" -G Ninja "${flags[@]}" >/dev/null
 fi
-cmake --build "$dir" -j "$(nproc)"
+target=()
+[ "$mode" != fuzz ] || target=(--target fuzzers)
+cmake --build "$dir" -j "$(nproc)" "${target[@]}"
