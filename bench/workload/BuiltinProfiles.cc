@@ -1,6 +1,7 @@
 #include "bench/workload/BuiltinProfiles.h"
 
 #include "bench/workload/FleetProfiles.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -127,7 +128,7 @@ Expected<Profile> FindBuiltinProfile(std::string_view name) {
   for (const auto& e : Entries()) {
     if (e.info.name == name) return e.profile;
   }
-  return MakeError("unknown profile '" + std::string(name) + "' (valid: " + ValidNames() + ")");
+  return MakeError("unknown profile " + QuotedText(name) + " (valid: " + ValidNames() + ")");
 }
 
 Expected<std::vector<Profile>> ExpandProfileName(std::string_view name) {

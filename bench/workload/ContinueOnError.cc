@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bench/workload/FioUnits.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -46,8 +47,8 @@ Expected<int> ParseErrno(std::string_view e) {
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
     if (ec == std::errc() && end == digits.data() + digits.size() && n > 0) return n;
   }
-  return MakeError("unknown error '" + std::string(e) +
-                   "': give a number, or a name from EPERM to ERANGE (fio's table)");
+  return MakeError("unknown error " + QuotedText(e) +
+                   ": give a number, or a name from EPERM to ERANGE (fio's table)");
 }
 
 }  // namespace
@@ -74,8 +75,8 @@ Expected<void> ParseContinueOnError(std::string_view text, ContinueOnError& c) {
     }
     return {};
   }
-  return MakeError("unknown value '" + std::string(t) +
-                   "' (valid: none, read, write, io, verify, all, 0, 1)");
+  return MakeError("unknown value " + QuotedText(t) +
+                   " (valid: none, read, write, io, verify, all, 0, 1)");
 }
 
 Expected<void> ParseIgnoreError(std::string_view text, ContinueOnError& c) {

@@ -8,6 +8,7 @@
 
 #include "bench/workload/FioUnits.h"
 #include "layouts/JsonParse.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -28,13 +29,6 @@ struct Job {
   std::size_t seq = 0;
   std::vector<Line> options;
 };
-
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (s.size() > 64) out += "...";
-  return out + "'";
-}
 
 std::string At(const std::string& file, std::size_t line) {
   return file + ":" + std::to_string(line) + ": ";
@@ -118,10 +112,10 @@ class Parser {
         if (depth > 0)
           return MakeError(At(*file, line_no) + "an included file may not contain sections");
         if (l.back() != ']' || l.size() < 3)
-          return MakeError(At(*file, line_no) + "malformed section header " + Quote(l));
+          return MakeError(At(*file, line_no) + "malformed section header " + QuotedText(l));
         const std::string_view name = Trim(l.substr(1, l.size() - 2));
         if (name.empty() || name.find_first_of("[]") != std::string_view::npos) {
-          return MakeError(At(*file, line_no) + "malformed section header " + Quote(l));
+          return MakeError(At(*file, line_no) + "malformed section header " + QuotedText(l));
         }
         in_section_ = true;
         in_global_ = name == "global";
@@ -139,7 +133,7 @@ class Parser {
       const std::size_t eq = l.find('=');
       opt.key = std::string(Trim(l.substr(0, eq)));
       if (opt.key.empty())
-        return MakeError(At(*file, line_no) + "missing option name in " + Quote(l));
+        return MakeError(At(*file, line_no) + "missing option name in " + QuotedText(l));
       if (eq != std::string_view::npos) {
         auto v = ExpandValue(Trim(l.substr(eq + 1)));
         if (!v) return MakeError(At(*file, line_no) + opt.key + ": " + v.error().message);
@@ -219,7 +213,7 @@ class Parser {
         if (*r == OptionResult::kUnknown) {
           if (!o_.ignore_unknown) {
             const std::string_view why = RefusalReason(o.key);
-            return MakeError(At(*o.file, o.number) + "unknown option " + Quote(o.key) + " (" +
+            return MakeError(At(*o.file, o.number) + "unknown option " + QuotedText(o.key) + " (" +
                              (why.empty() ? "tierlab does not support it" : std::string(why)) +
                              "; use --ignore-unknown to skip it)");
           }
@@ -250,10 +244,10 @@ class Parser {
         const std::string at = At(*job.file, job.line) + "[" + job.name + "]: wait_for: ";
         if (p.wait_for == p.name) return MakeError(at + "a section cannot wait for itself");
         if (waitees == 0) {
-          return MakeError(at + "no section named " + Quote(p.wait_for) + " before this one");
+          return MakeError(at + "no section named " + QuotedText(p.wait_for) + " before this one");
         }
         if (waitees > 1) {
-          return MakeError(at + "several sections are named " + Quote(p.wait_for) +
+          return MakeError(at + "several sections are named " + QuotedText(p.wait_for) +
                            "; wait_for needs one");
         }
       }

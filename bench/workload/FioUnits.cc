@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tiering/core/QuotedText.h"
+
 namespace tierlab {
 namespace {
 
@@ -17,13 +19,6 @@ bool IEquals(std::string_view a, std::string_view b) {
     if (x != y) return false;
   }
   return true;
-}
-
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (s.size() > 64) out += "...";
-  return out + "'";
 }
 
 // Leading digits of `s` as an integer; `rest` gets the suffix.
@@ -58,7 +53,7 @@ std::string_view Trim(std::string_view s) {
 Expected<std::uint64_t> ParseFioSize(std::string_view text, int kb_base) {
   const std::string_view s = Trim(text);
   const auto bad = [&] {
-    return MakeError("expected a size such as 4096, 4k, 64m or 1g, got " + Quote(s));
+    return MakeError("expected a size such as 4096, 4k, 64m or 1g, got " + QuotedText(s));
   };
   std::uint64_t v = 0;
   std::string_view rest;
@@ -82,7 +77,7 @@ Expected<std::uint64_t> ParseFioSize(std::string_view text, int kb_base) {
   std::uint64_t mult = 1;
   for (std::size_t i = 0; i <= power; ++i) mult *= unit;
   std::uint64_t out;
-  if (MulOverflows(v, mult, out)) return MakeError("size too large: " + Quote(s));
+  if (MulOverflows(v, mult, out)) return MakeError("size too large: " + QuotedText(s));
   return out;
 }
 
@@ -91,7 +86,8 @@ Expected<Nanos> ParseFioTime(std::string_view text, Nanos default_unit) {
   std::uint64_t v = 0;
   std::string_view rest;
   if (!ParseLeadingInteger(s, v, rest)) {
-    return MakeError("expected a time such as 30, 30s, 500ms, 100us, 5m or 1h, got " + Quote(s));
+    return MakeError("expected a time such as 30, 30s, 500ms, 100us, 5m or 1h, got " +
+                     QuotedText(s));
   }
   Nanos unit = default_unit;
   if (!rest.empty()) {
@@ -120,13 +116,14 @@ Expected<Nanos> ParseFioTime(std::string_view text, Nanos default_unit) {
       if (IEquals(rest, suf.name)) unit = suf.unit;
     }
     if (unit == 0) {
-      return MakeError("unknown time suffix in " + Quote(s) + " (valid: ns, us, ms, s, m, h, d)");
+      return MakeError("unknown time suffix in " + QuotedText(s) +
+                       " (valid: ns, us, ms, s, m, h, d)");
     }
   }
   std::uint64_t out;
   if (MulOverflows(v, static_cast<std::uint64_t>(unit), out) ||
       out > static_cast<std::uint64_t>(std::numeric_limits<Nanos>::max())) {
-    return MakeError("time too large: " + Quote(s));
+    return MakeError("time too large: " + QuotedText(s));
   }
   return static_cast<Nanos>(out);
 }
@@ -136,7 +133,7 @@ Expected<std::uint64_t> ParseUnsigned(std::string_view text) {
   std::uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) {
-    return MakeError("expected a non-negative integer, got " + Quote(s));
+    return MakeError("expected a non-negative integer, got " + QuotedText(s));
   }
   return v;
 }
@@ -146,7 +143,7 @@ Expected<double> ParseDouble(std::string_view text) {
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || !std::isfinite(v)) {
-    return MakeError("expected a number, got " + Quote(s));
+    return MakeError("expected a number, got " + QuotedText(s));
   }
   return v;
 }

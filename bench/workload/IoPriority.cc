@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "bench/workload/FioUnits.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -24,8 +25,8 @@ Expected<std::uint32_t> Number(std::string_view field, std::string_view entry) {
   std::uint32_t v = 0;
   const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
   if (ec != std::errc() || end != field.data() + field.size() || field.empty()) {
-    return MakeError("entry '" + std::string(entry) + "': expected a number, got '" +
-                     std::string(field) + "'");
+    return MakeError("entry " + QuotedText(entry) + ": expected a number, got " +
+                     QuotedText(field));
   }
   return v;
 }
@@ -37,11 +38,11 @@ Expected<std::vector<CmdPrioEntry>> ParseEntries(std::string_view list, int kb_b
     if (entry.empty()) break;  // as fio: the list ends at an empty entry
     const std::vector<std::string_view> f = Split(entry, '/');
     if (f.size() == 3 || f.size() > 5) {
-      return MakeError("entry '" + std::string(entry) +
-                       "': expected BS/PCT, BS/PCT/CLASS/LEVEL or BS/PCT/CLASS/LEVEL/HINT");
+      return MakeError("entry " + QuotedText(entry) +
+                       ": expected BS/PCT, BS/PCT/CLASS/LEVEL or BS/PCT/CLASS/LEVEL/HINT");
     }
     auto bs = ParseFioSize(f[0], kb_base);
-    if (!bs) return MakeError("entry '" + std::string(entry) + "': " + bs.error().message);
+    if (!bs) return MakeError("entry " + QuotedText(entry) + ": " + bs.error().message);
     CmdPrioEntry e{*bs, 0, -1};
     std::uint32_t v[4] = {0, 0, 0, 0};  // pct, class, level, hint
     for (std::size_t i = 1; i < f.size(); ++i) {

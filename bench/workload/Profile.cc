@@ -12,6 +12,7 @@
 
 #include "bench/workload/FioPattern.h"
 #include "bench/workload/FioUnits.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -98,13 +99,6 @@ constexpr std::array<std::string_view, 18> kVerifyMethods = {
     "crc7",     "xxhash",   "sha1",     "sha256",       "sha512", "sha3-224",
     "sha3-256", "sha3-384", "sha3-512", "meta",         "null",   "pattern"};
 
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (s.size() > 64) out += "...";
-  return out + "'";
-}
-
 std::string Join(const std::vector<std::string_view>& v) {
   std::string out;
   for (auto s : v) {
@@ -141,7 +135,7 @@ Expected<SizeSpec> ParseSizeSpec(std::string_view text, int kb_base, bool allow_
   SizeSpec s;
   if (!v.empty() && v.back() == '%') {
     auto d = ParseDouble(v.substr(0, v.size() - 1));
-    if (!d) return Reason("expected a percentage such as 50%, got " + Quote(v));
+    if (!d) return Reason("expected a percentage such as 50%, got " + QuotedText(v));
     const bool ok = (allow_zero ? *d >= 0 : *d > 0) && (allow_hundred ? *d <= 100 : *d < 100);
     if (!ok) {
       return Reason(std::string("percentage must be ") + (allow_zero ? "0" : "> 0") +
@@ -173,15 +167,15 @@ Expected<void> ParseBsSplit(std::string_view text, int kb_base, std::vector<BsSp
     const std::string_view entry = Trim(rest.substr(0, colon));
     const std::size_t slash = entry.find('/');
     auto bs = ParseFioSize(entry.substr(0, slash), kb_base);
-    if (!bs) return Reason("entry " + Quote(entry) + ": " + bs.error().message);
-    if (*bs == 0) return Reason("entry " + Quote(entry) + ": block size must be > 0");
+    if (!bs) return Reason("entry " + QuotedText(entry) + ": " + bs.error().message);
+    if (*bs == 0) return Reason("entry " + QuotedText(entry) + ": block size must be > 0");
     BsSplitEntry e{*bs, 0};
     const std::string_view pct =
         slash == std::string_view::npos ? std::string_view() : Trim(entry.substr(slash + 1));
     empty_percent.push_back(pct.empty());
     if (!pct.empty()) {
       auto p = ParsePercent(pct);
-      if (!p) return Reason("entry " + Quote(entry) + ": percent " + p.error().message);
+      if (!p) return Reason("entry " + QuotedText(entry) + ": percent " + p.error().message);
       e.percent = *p;
       total += *p;
     }
@@ -232,7 +226,7 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
                     std::string(what));
     }
     if (arg.find(':') != std::string_view::npos) {
-      return Reason(std::string(kind) + ": one parameter expected, got " + Quote(arg) +
+      return Reason(std::string(kind) + ": one parameter expected, got " + QuotedText(arg) +
                     " (fio's center parameter is not supported)");
     }
     auto d = ParseDouble(arg);
@@ -282,11 +276,11 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
       const std::string_view size_text =
           slash == std::string_view::npos ? std::string_view() : Trim(z.substr(slash + 1));
       auto a = ParsePercent(z.substr(0, slash));
-      if (!a) return Reason("zoned: entry " + Quote(z) + ": access " + a.error().message);
+      if (!a) return Reason("zoned: entry " + QuotedText(z) + ": access " + a.error().message);
       std::uint32_t s = 0;
       if (!size_text.empty()) {
         auto sp = ParsePercent(size_text);
-        if (!sp) return Reason("zoned: entry " + Quote(z) + ": size " + sp.error().message);
+        if (!sp) return Reason("zoned: entry " + QuotedText(z) + ": size " + sp.error().message);
         s = *sp;
       }
       if (s == 0) ++missing;
@@ -317,7 +311,7 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
     p.random_distribution = RandomDistribution::kZoned;
     p.zones = std::move(zones);
   } else {
-    return Reason("unknown distribution " + Quote(v) +
+    return Reason("unknown distribution " + QuotedText(v) +
                   " (valid: " + std::string(kDistributionChoices) + ")");
   }
   if (p.random_distribution != RandomDistribution::kZoned) p.zones.clear();
@@ -332,7 +326,7 @@ Expected<bool> ParseBool(std::string_view text, bool has_value) {
   const std::string_view v = Trim(text);
   if (v == "1" || v == "true") return true;
   if (v == "0" || v == "false") return false;
-  return Reason("expected 0 or 1, got " + Quote(v));
+  return Reason("expected 0 or 1, got " + QuotedText(v));
 }
 
 // fio's per-direction form of an option ("8k,32k", ",8k", "8k,32k,"): reads,
@@ -356,7 +350,7 @@ Expected<std::vector<std::string_view>> SplitDirections(std::string_view text, c
   }
   if (parts.size() > 3) {
     return Reason(std::string("at most three comma-separated ") + what +
-                  " (reads, writes, trims), got " + Quote(Trim(text)));
+                  " (reads, writes, trims), got " + QuotedText(Trim(text)));
   }
   return parts;
 }
@@ -393,7 +387,7 @@ Expected<Directions> ReadWriteDirections(std::string_view text, int kb_base) {
     return Reason(
         "a trim value (third) different from the write value is not supported: "
         "trims and writes share one cap, got " +
-        Quote(Trim(text)));
+        QuotedText(Trim(text)));
   }
   return dirs;
 }
@@ -411,12 +405,12 @@ Expected<void> ParseBsRange(std::string_view text, int kb_base, Profile& p) {
     }
     const std::size_t dash = parts[i].find('-');
     if (dash == std::string_view::npos)
-      return Reason("expected MIN-MAX such as 4k-64k, got " + Quote(parts[i]));
+      return Reason("expected MIN-MAX such as 4k-64k, got " + QuotedText(parts[i]));
     auto a = ParseFioSize(parts[i].substr(0, dash), kb_base);
     if (!a) return a.error();
     auto b = ParseFioSize(parts[i].substr(dash + 1), kb_base);
     if (!b) return b.error();
-    if (*a == 0 || *b == 0) return Reason("sizes must be > 0, got " + Quote(parts[i]));
+    if (*a == 0 || *b == 0) return Reason("sizes must be > 0, got " + QuotedText(parts[i]));
     // As fio, the two ends may come in either order.
     lo[i] = std::min(*a, *b);
     hi[i] = std::max(*a, *b);
@@ -522,7 +516,7 @@ const std::vector<Option>& Options() {
         }
       }
       if (!found) {
-        return Reason("unknown value " + Quote(t) +
+        return Reason("unknown value " + QuotedText(t) +
                       " (valid: read, write, randread, randwrite, rw, readwrite, randrw, trim, "
                       "randtrim, trimwrite, randtrimwrite, each with an optional :N offset "
                       "modifier)");
@@ -542,7 +536,8 @@ const std::vector<Option>& Options() {
       auto n = ParseFioSize(negative ? mod.substr(1) : mod, kb);
       if (!n) return Reason("offset modifier of " + std::string(t) + ": " + n.error().message);
       if (*n > (std::uint64_t{1} << 62))
-        return Reason("offset modifier of " + std::string(t) + ": too large, got " + Quote(mod));
+        return Reason("offset modifier of " + std::string(t) + ": too large, got " +
+                      QuotedText(mod));
       p.rw_seq_add = negative ? -static_cast<std::int64_t>(*n) : static_cast<std::int64_t>(*n);
       return {};
     };
@@ -561,7 +556,8 @@ const std::vector<Option>& Options() {
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
                    if (t != "sequential" && t != "identical")
-                     return Reason("unknown value " + Quote(t) + " (valid: sequential, identical)");
+                     return Reason("unknown value " + QuotedText(t) +
+                                   " (valid: sequential, identical)");
                    p.rw_sequencer_identical = t == "identical";
                    return {};
                  },
@@ -625,7 +621,7 @@ const std::vector<Option>& Options() {
       auto dirs = PerDirection(v, kb, 0, /*allow_zero=*/false);
       if (!dirs) return dirs.error();
       if (dirs->read != dirs->write || dirs->write != dirs->trim) {
-        return Reason("one alignment for all directions, got " + Quote(Trim(v)) +
+        return Reason("one alignment for all directions, got " + QuotedText(Trim(v)) +
                       " (tierlab aligns the random offsets of every direction alike)");
       }
       p.ba = dirs->read;
@@ -780,7 +776,7 @@ const std::vector<Option>& Options() {
                    if (Trim(v).find('-') != std::string_view::npos) {
                      return Reason(
                          "fio's random range (a-b) is not supported; give one time, got " +
-                         Quote(Trim(v)));
+                         QuotedText(Trim(v)));
                    }
                    auto t = ParseFioTime(v, kSecond);
                    if (!t) return t.error();
@@ -888,7 +884,7 @@ const std::vector<Option>& Options() {
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
                    if (t != "linear" && t != "poisson")
-                     return Reason("unknown value " + Quote(t) + " (valid: linear, poisson)");
+                     return Reason("unknown value " + QuotedText(t) + " (valid: linear, poisson)");
                    p.rate_poisson = t == "poisson";
                    return {};
                  },
@@ -1046,7 +1042,8 @@ const std::vector<Option>& Options() {
                    } else if (t == "all") {
                      p.exit_what = ExitWhat::kAll;
                    } else {
-                     return Reason("unknown value " + Quote(t) + " (valid: group, stonewall, all)");
+                     return Reason("unknown value " + QuotedText(t) +
+                                   " (valid: group, stonewall, all)");
                    }
                    return {};
                  },
@@ -1113,7 +1110,7 @@ const std::vector<Option>& Options() {
         }
       }
       if (!found) {
-        return Reason("unknown criterion " + Quote(kind) +
+        return Reason("unknown criterion " + QuotedText(kind) +
                       " (valid: iops, iops_slope, bw, bw_slope, lat, lat_slope, each :LIMIT; "
                       "snia)");
       }
@@ -1126,7 +1123,7 @@ const std::vector<Option>& Options() {
       if (s.percent || s.metric == M::kIops) {
         if (s.percent) limit = Trim(limit.substr(0, limit.size() - 1));
         auto d = ParseDouble(limit);
-        if (!d || *d < 0) return Reason("limit: not a number >= 0, got " + Quote(limit));
+        if (!d || *d < 0) return Reason("limit: not a number >= 0, got " + QuotedText(limit));
         s.limit = *d;
       } else if (s.metric == M::kLat) {
         auto ns = ParseFioTime(limit, kMicro);
@@ -1187,7 +1184,7 @@ const std::vector<Option>& Options() {
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
                    if (t != "inline" && t != "offload")
-                     return Reason("unknown value " + Quote(t) + " (valid: inline, offload)");
+                     return Reason("unknown value " + QuotedText(t) + " (valid: inline, offload)");
                    p.io_submit_offload = t == "offload";
                    return {};
                  },
@@ -1232,7 +1229,7 @@ const std::vector<Option>& Options() {
          [](Profile& p, std::string_view v, int kb) -> Expected<void> {
            if (Trim(v).find('-') != std::string_view::npos) {
              return Reason("fio's random range (a-b) is not supported; give one size, got " +
-                           Quote(Trim(v)));
+                           QuotedText(Trim(v)));
            }
            auto n = ParseFioSize(v, kb);
            if (!n) return n.error();
@@ -1255,7 +1252,7 @@ const std::vector<Option>& Options() {
                        kVerifyMethods.end()) {
                      std::string valid = "0";
                      for (auto m : kVerifyMethods) valid += ", " + std::string(m);
-                     return Reason("unknown value " + Quote(t) + " (valid: " + valid + ")");
+                     return Reason("unknown value " + QuotedText(t) + " (valid: " + valid + ")");
                    }
                    p.verify = std::string(t);
                    return {};
@@ -1310,7 +1307,7 @@ const std::vector<Option>& Options() {
                    auto n = ParseFioSize(v, kb);
                    if (!n) return n.error();
                    // fio's minimum: twice its 40-byte verify header.
-                   if (*n < 80) return Reason("must be at least 80, got " + Quote(Trim(v)));
+                   if (*n < 80) return Reason("must be at least 80, got " + QuotedText(Trim(v)));
                    p.verify_interval = *n;
                    return {};
                  },
@@ -1323,7 +1320,7 @@ const std::vector<Option>& Options() {
         auto n = ParseFioSize(v, kb);
         if (!n) return n.error();
         if (*n > std::numeric_limits<std::uint32_t>::max())
-          return Reason("must be at most 4294967295, got " + Quote(Trim(v)));
+          return Reason("must be at most 4294967295, got " + QuotedText(Trim(v)));
         p.*field = static_cast<std::uint32_t>(*n);
         return {};
       };
@@ -1371,7 +1368,8 @@ const std::vector<Option>& Options() {
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    const std::string_view t = Trim(v);
                    if (t != "repeat" && t != "working_set")
-                     return Reason("unknown value " + Quote(t) + " (valid: repeat, working_set)");
+                     return Reason("unknown value " + QuotedText(t) +
+                                   " (valid: repeat, working_set)");
                    p.write_data.dedupe_working_set = t == "working_set";
                    return {};
                  },
@@ -1442,7 +1440,8 @@ const std::vector<Option>& Options() {
       return [field, lo, hi](Profile& p, std::string_view v, int) -> Expected<void> {
         auto parts = SplitDirections(v, "values");
         if (!parts) return parts.error();
-        if (parts->size() > 2) return Reason("one value, or reads,writes; got " + Quote(Trim(v)));
+        if (parts->size() > 2)
+          return Reason("one value, or reads,writes; got " + QuotedText(Trim(v)));
         std::uint32_t out[2];
         for (std::size_t i = 0; i < parts->size(); ++i) {
           auto n = ParseRange((*parts)[i], lo, hi);
@@ -1564,7 +1563,7 @@ const std::vector<Option>& Options() {
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto d = ParseDouble(v);
                    if (!d || *d < 0 || *d > 100)
-                     return Reason("must be a number 0..100, got " + Quote(Trim(v)));
+                     return Reason("must be a number 0..100, got " + QuotedText(Trim(v)));
                    p.latency_percentile = *d;
                    return {};
                  },
@@ -1611,7 +1610,7 @@ const std::vector<Option>& Options() {
                        p.precondition_bytes = *bytes;
                      }
                    } else {
-                     return Reason("unknown value " + Quote(t) +
+                     return Reason("unknown value " + QuotedText(t) +
                                    " (valid: none, fill, random, random:SIZE)");
                    }
                    return {};
@@ -1625,7 +1624,7 @@ const std::vector<Option>& Options() {
       return [=](Profile& p, std::string_view v, int) -> Expected<void> {
         const std::string_view t = Trim(v);
         if (t != off && t != on) {
-          return Reason("unknown value " + Quote(t) + " (valid: " + std::string(off) + ", " +
+          return Reason("unknown value " + QuotedText(t) + " (valid: " + std::string(off) + ", " +
                         std::string(on) + ")");
         }
         p.*field = t == on;
@@ -1924,7 +1923,7 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
                  "bssplit, ba, rate, rate_min, rate_iops, rate_iops_min, ignore_error and the "
                  "cmdprio options; give one value, "
                  "got " +
-                 Quote(Trim(value))));
+                 QuotedText(Trim(value))));
     }
     auto r = o.set(p, has_value ? value : std::string_view(log_name ? "" : "1"), kb_base);
     if (!r) return prefix(r.error());
@@ -1932,7 +1931,8 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
   }
   if (key == "kb_base") {
     const std::string_view t = Trim(value);
-    if (t != "1024" && t != "1000") return prefix(Reason("must be 1024 or 1000, got " + Quote(t)));
+    if (t != "1024" && t != "1000")
+      return prefix(Reason("must be 1024 or 1000, got " + QuotedText(t)));
     return OptionResult::kApplied;  // the caller applies it to later options
   }
   if (key == "ioengine") {
@@ -1943,7 +1943,7 @@ Expected<OptionResult> SetProfileOption(Profile& p, std::string_view key, std::s
     if (std::find(kBlockIoEngines.begin(), kBlockIoEngines.end(), t) == kBlockIoEngines.end()) {
       std::string valid;
       for (auto e : kBlockIoEngines) valid += (valid.empty() ? "" : ", ") + std::string(e);
-      return prefix(Reason(Quote(t) +
+      return prefix(Reason(QuotedText(t) +
                            " is not a block I/O engine; tierlab runs block I/O on "
                            "its volume (valid: " +
                            valid + ")"));

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "tiering/core/QuotedText.h"
+
 namespace tierlab {
 namespace {
 
@@ -37,16 +39,16 @@ std::string_view ToString(MigrationSchedule s) {
 Expected<TierPlacement> ParseTierPlacement(std::string_view s) {
   if (s == "fast-first") return TierPlacement::kFastFirst;
   if (s == "slow-first") return TierPlacement::kSlowFirst;
-  return MakeError("placement: unknown value '" + std::string(s) +
-                   "' (valid: fast-first, slow-first)");
+  return MakeError("placement: unknown value " + QuotedText(s) +
+                   " (valid: fast-first, slow-first)");
 }
 
 Expected<MigrationSchedule> ParseMigrationSchedule(std::string_view s) {
   if (s == "off") return MigrationSchedule::kOff;
   if (s == "continuous") return MigrationSchedule::kContinuous;
   if (s == "periodic") return MigrationSchedule::kPeriodic;
-  return MakeError("schedule: unknown value '" + std::string(s) +
-                   "' (valid: off, continuous, periodic)");
+  return MakeError("schedule: unknown value " + QuotedText(s) +
+                   " (valid: off, continuous, periodic)");
 }
 
 std::uint32_t TierBlockSize(const std::vector<TierGeometry>& tiers) {

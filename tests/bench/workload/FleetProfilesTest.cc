@@ -126,6 +126,13 @@ TEST(FleetProfilesTest, ABadNameIsOneLineListingEveryBuiltinAndGroup) {
   EXPECT_EQ(m.find('\n'), std::string::npos);
   for (const auto& b : BuiltinProfileList()) EXPECT_NE(m.find(b.name), std::string::npos) << b.name;
   for (const auto& g : BuiltinGroupList()) EXPECT_NE(m.find(g.name), std::string::npos) << g.name;
+  // A name with a newline in it (a matrix's "profiles": ["4k-r\ndread"],
+  // ConfigJsonFuzz) is shown without it.
+  auto broken = ExpandProfileName("4k-r\ndread");
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().message.find('\n'), std::string::npos) << broken.error().message;
+  EXPECT_EQ(broken.error().message.rfind("unknown profile '4k-r?dread' (valid: ", 0), 0u)
+      << broken.error().message;
 }
 
 // Every VM on its own region, each the same length; with split_size they
