@@ -1,6 +1,7 @@
 #include "bench/trace/BlkparseReader.h"
 
 #include "bench/trace/TextFields.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -93,19 +94,19 @@ TextTraceReader::LineResult BlkparseReader::ParseLine(std::string_view line, Tra
     ++no_data_;
     return LineResult::kSkip;
   } else {
-    return Bad("unknown RWBS '" + std::string(rwbs) + "'");
+    return Bad("unknown RWBS " + QuotedText(rwbs));
   }
   std::int64_t ns = 0;
-  if (!tf::ParseSecondsToNanos(f[3], &ns)) return Bad("bad time '" + std::string(f[3]) + "'");
+  if (!tf::ParseSecondsToNanos(f[3], &ns)) return Bad("bad time " + QuotedText(f[3]));
   bool has_range = n >= 10 && f[8] == "+";
   if (has_range) {
     std::uint64_t sector = 0;
     std::uint64_t blocks = 0;
     if (!tf::ParseU64(f[7], &sector) || sector > (UINT64_MAX >> 9)) {
-      return Bad("bad sector '" + std::string(f[7]) + "'");
+      return Bad("bad sector " + QuotedText(f[7]));
     }
     if (!tf::ParseU64(f[9], &blocks) || blocks > (UINT32_MAX >> 9)) {
-      return Bad("bad block count '" + std::string(f[9]) + "'");
+      return Bad("bad block count " + QuotedText(f[9]));
     }
     record->offset = sector << 9;
     record->length = static_cast<std::uint32_t>(blocks << 9);

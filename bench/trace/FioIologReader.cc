@@ -1,6 +1,7 @@
 #include "bench/trace/FioIologReader.h"
 
 #include "bench/trace/TextFields.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -42,7 +43,7 @@ TextTraceReader::LineResult FioIologReader::ParseLine(std::string_view line, Tra
     std::string_view act = f[base + 1];
     if (act == "add" || act == "open" || act == "close" || act == "unlink")
       return LineResult::kSkip;
-    return Bad("unknown file action '" + std::string(act) + "' (valid: add, open, close, unlink)");
+    return Bad("unknown file action " + QuotedText(act) + " (valid: add, open, close, unlink)");
   }
   if (fields != 4) {
     return Bad(version_ == 3 ? "expected 'timestamp file action offset length'"
@@ -51,10 +52,8 @@ TextTraceReader::LineResult FioIologReader::ParseLine(std::string_view line, Tra
   std::string_view act = f[base + 1];
   std::uint64_t offset = 0;
   std::uint32_t length = 0;
-  if (!tf::ParseU64(f[base + 2], &offset))
-    return Bad("bad offset '" + std::string(f[base + 2]) + "'");
-  if (!tf::ParseU32(f[base + 3], &length))
-    return Bad("bad length '" + std::string(f[base + 3]) + "'");
+  if (!tf::ParseU64(f[base + 2], &offset)) return Bad("bad offset " + QuotedText(f[base + 2]));
+  if (!tf::ParseU32(f[base + 3], &length)) return Bad("bad length " + QuotedText(f[base + 3]));
   if (act == "wait") {
     if (version_ == 3) return LineResult::kSkip;  // fio ignores wait in v3
     if (__builtin_add_overflow(wait_us_, offset, &wait_us_) || wait_us_ > INT64_MAX / 1000) {
@@ -73,8 +72,8 @@ TextTraceReader::LineResult FioIologReader::ParseLine(std::string_view line, Tra
     offset = 0;
     length = 0;
   } else {
-    return Bad("unknown action '" + std::string(act) +
-               "' (valid: read, write, trim, sync, datasync, wait)");
+    return Bad("unknown action " + QuotedText(act) +
+               " (valid: read, write, trim, sync, datasync, wait)");
   }
   if (offset + length < offset) return Bad("offset + length overflows");
   record->offset = offset;

@@ -1,6 +1,7 @@
 #include "bench/trace/MsrCsvReader.h"
 
 #include "bench/trace/TextFields.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -34,24 +35,24 @@ TextTraceReader::LineResult MsrCsvReader::ParseLine(std::string_view line, Trace
   }
   std::uint64_t ticks = 0;
   if (!tf::ParseU64(f[0], &ticks) || ticks > INT64_MAX) {
-    return Bad("bad Timestamp '" + std::string(f[0]) + "' (FILETIME ticks)");
+    return Bad("bad Timestamp " + QuotedText(f[0]) + " (FILETIME ticks)");
   }
   std::uint64_t disk = 0;
   if (!tf::ParseU64(f[2], &disk) || disk >= (1u << 15)) {
-    return Bad("bad DiskNumber '" + std::string(f[2]) + "'");
+    return Bad("bad DiskNumber " + QuotedText(f[2]));
   }
   if (EqualsNoCase(f[3], "read")) {
     record->op = IoOp::kRead;
   } else if (EqualsNoCase(f[3], "write")) {
     record->op = IoOp::kWrite;
   } else {
-    return Bad("bad Type '" + std::string(f[3]) + "' (valid: Read, Write)");
+    return Bad("bad Type " + QuotedText(f[3]) + " (valid: Read, Write)");
   }
   std::uint64_t offset = 0;
   if (!tf::ParseU64(f[4], &offset) || offset >= kTraceDeviceStride) {
-    return Bad("bad Offset '" + std::string(f[4]) + "'");
+    return Bad("bad Offset " + QuotedText(f[4]));
   }
-  if (!tf::ParseU32(f[5], &record->length)) return Bad("bad Size '" + std::string(f[5]) + "'");
+  if (!tf::ParseU32(f[5], &record->length)) return Bad("bad Size " + QuotedText(f[5]));
   record->offset = offset + disk * kTraceDeviceStride;
   if (!Time(static_cast<std::int64_t>(ticks), 100, record)) return LineResult::kBad;
   return LineResult::kRecord;

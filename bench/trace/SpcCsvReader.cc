@@ -1,6 +1,7 @@
 #include "bench/trace/SpcCsvReader.h"
 
 #include "bench/trace/TextFields.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -21,25 +22,24 @@ TextTraceReader::LineResult SpcCsvReader::ParseLine(std::string_view line, Trace
   if (n < 5)
     return Bad("expected ASU,LBA,Size,Opcode,Timestamp, got " + std::to_string(n) + " fields");
   std::uint64_t asu = 0;
-  if (!tf::ParseU64(f[0], &asu) || asu >= (1u << 15))
-    return Bad("bad ASU '" + std::string(f[0]) + "'");
+  if (!tf::ParseU64(f[0], &asu) || asu >= (1u << 15)) return Bad("bad ASU " + QuotedText(f[0]));
   std::uint64_t lba = 0;
-  if (!tf::ParseU64(f[1], &lba)) return Bad("bad LBA '" + std::string(f[1]) + "'");
+  if (!tf::ParseU64(f[1], &lba)) return Bad("bad LBA " + QuotedText(f[1]));
   std::uint64_t offset = 0;
   if (__builtin_mul_overflow(lba, std::uint64_t{options_.lba_unit}, &offset) ||
       offset >= kTraceDeviceStride) {
-    return Bad("LBA '" + std::string(f[1]) + "' out of range");
+    return Bad("LBA " + QuotedText(f[1]) + " out of range");
   }
-  if (!tf::ParseU32(f[2], &record->length)) return Bad("bad Size '" + std::string(f[2]) + "'");
+  if (!tf::ParseU32(f[2], &record->length)) return Bad("bad Size " + QuotedText(f[2]));
   if (f[3] == "r" || f[3] == "R") {
     record->op = IoOp::kRead;
   } else if (f[3] == "w" || f[3] == "W") {
     record->op = IoOp::kWrite;
   } else {
-    return Bad("bad Opcode '" + std::string(f[3]) + "' (valid: r, w)");
+    return Bad("bad Opcode " + QuotedText(f[3]) + " (valid: r, w)");
   }
   std::int64_t ns = 0;
-  if (!tf::ParseSecondsToNanos(f[4], &ns)) return Bad("bad Timestamp '" + std::string(f[4]) + "'");
+  if (!tf::ParseSecondsToNanos(f[4], &ns)) return Bad("bad Timestamp " + QuotedText(f[4]));
   record->offset = offset + asu * kTraceDeviceStride;
   if (!Time(ns, 1, record)) return LineResult::kBad;
   return LineResult::kRecord;

@@ -16,6 +16,7 @@
 #include "bench/trace/TierlabBinaryReader.h"
 #include "bench/trace/TraceInput.h"
 #include "bench/trace/VscsiReader.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -137,8 +138,8 @@ Expected<std::unique_ptr<TraceReader>> OpenTrace(std::unique_ptr<std::istream> s
                                                  std::string name, const TraceOptions& options) {
   TraceOptions opts = options;
   if (opts.blkparse_action != 'Q' && opts.blkparse_action != 'D' && opts.blkparse_action != 'C') {
-    return MakeError(name + ": blkparse action must be Q, D or C, got '" +
-                     std::string(1, opts.blkparse_action) + "'");
+    return MakeError(name + ": blkparse action must be Q, D or C, got " +
+                     QuotedText(std::string_view(&opts.blkparse_action, 1)));
   }
   if (opts.lba_unit == 0) return MakeError(name + ": lba_unit must be > 0");
   if (opts.object_size == 0) return MakeError(name + ": object_size must be > 0");

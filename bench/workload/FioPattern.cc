@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "tiering/core/QuotedText.h"
+
 namespace tierlab {
 namespace {
 
@@ -21,7 +23,7 @@ bool StartsHex(std::string_view s) {
 }
 
 Error Bad(std::string_view element, const std::string& why) {
-  return MakeError("pattern element '" + std::string(element.substr(0, 32)) + "': " + why);
+  return MakeError("pattern element " + QuotedText(element) + ": " + why);
 }
 
 // "0x..." at the front of `s`: its bytes; returns the characters used.

@@ -160,6 +160,14 @@ TEST(SpcCsvReaderTest, BadLines) {
   EXPECT_EQ(s.records.size(), 2u);
 }
 
+TEST(SpcCsvReaderTest, AFieldWithControlBytesIsQuotedOnOneLine) {
+  // A terminal escape in a field must not reach the terminal through the
+  // error message.
+  auto in = std::make_unique<std::istringstream>("0,\x1b[31m12,4096,r,0.0\n");
+  ReadResult r = ReadAll(OpenTrace(std::move(in), "t.csv", {.format = TraceFormat::kSpcCsv}));
+  EXPECT_EQ(r.error, "t.csv:1: bad LBA '?[31m12'");
+}
+
 TEST(Systor17CsvReaderTest, UnsortedTimesClampedByDefault) {
   ReadResult r = ReadAll(Fixture("systor17.csv"));
   ASSERT_EQ(r.error, "");

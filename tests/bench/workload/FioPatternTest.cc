@@ -59,6 +59,12 @@ TEST(FioPatternTest, RefusesWhatItCannotReadNamingTheElement) {
   EXPECT_FALSE(ParseFioPattern("0x" + std::string(1026, 'a'), true).ok());  // 513 bytes
 }
 
+TEST(FioPatternTest, AnElementWithControlBytesIsNamedOnOneLine) {
+  auto p = ParseFioPattern("\"a\nb", true);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message, "pattern element '\"a?b': a string without its closing quote");
+}
+
 TEST(FioPatternTest, ABufferRepeatsTheCopyWithTheWritesOffsetFromItsFirstByte) {
   auto p = ParseFioPattern("\"ab\"%o", true);
   ASSERT_TRUE(p.ok());
