@@ -45,9 +45,16 @@ std::string BlkparseReader::SkippedSummary() const {
   for (int c = 0; c < 128; ++c) {
     if (other_actions_[c] == 0) continue;
     events += other_actions_[c];
-    by_action += (by_action.empty() ? "" : ", ") +
-                 (c == 0 ? std::string("other") : std::string(1, static_cast<char>(c))) + " " +
-                 std::to_string(other_actions_[c]);
+    // Appended piece by piece: g++ 12 at -O2 with LTO warns (a false
+    // -Wstringop-overflow) on the one-expression form.
+    if (!by_action.empty()) by_action += ", ";
+    if (c == 0) {
+      by_action += "other";
+    } else {
+      by_action += static_cast<char>(c);
+    }
+    by_action += ' ';
+    by_action += std::to_string(other_actions_[c]);
   }
   std::string parts;
   if (events > 0) {
