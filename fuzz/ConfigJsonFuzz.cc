@@ -1,8 +1,9 @@
 // libFuzzer target for the JSON a user hands tierlab besides profiles:
-// layouts, matrices and matrix results files. The bytes go through the one
-// JSON reader (layouts/JsonParse.h); a document is then tried as each of
-// the three. Checks: every error is one non-empty line of bounded length;
-// an accepted layout round-trips through LayoutToJson; an accepted matrix's
+// layouts, device preset files, matrices and matrix results files. The
+// bytes go through the one JSON reader (layouts/JsonParse.h); a document is
+// then tried as each of the four. Checks: every error is one non-empty line
+// of bounded length; an accepted layout round-trips through LayoutToJson,
+// an accepted preset through PresetFileJson; an accepted matrix's
 // plan counts exactly the cells its cursor streams; a results document that
 // passes CheckResultsJson renders in every report format, diffs and merges
 // without an exception (report/diff/merge rely on that check). See
@@ -14,13 +15,14 @@
 #include <string_view>
 
 #include "bench/lab/Matrix.h"
-#include "bench/report/MatrixDiff.h"
-#include "bench/report/Report.h"
 #include "bench/lab/MatrixResults.h"
 #include "bench/lab/MatrixRunner.h"
+#include "bench/report/MatrixDiff.h"
+#include "bench/report/Report.h"
 #include "layouts/JsonParse.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"
+#include "layouts/PresetFile.h"
 
 namespace {
 
@@ -64,6 +66,16 @@ void Layout(const nlohmann::json& j) {
   if (!Accepted(l)) return;
   auto again = tierlab::ParseLayoutJson(tierlab::LayoutToJson(*l), "roundtrip");
   if (!again.ok() || tierlab::LayoutToJson(*again) != tierlab::LayoutToJson(*l)) std::abort();
+}
+
+// A device preset file (what `tierlab calibrate` writes): an accepted one
+// must read back from PresetFileJson as the same preset.
+void Preset(const nlohmann::json& j) {
+  auto p = tierlab::ParsePresetFileJson(j, "fuzz.json", "file:fuzz.json");
+  if (!Accepted(p)) return;
+  const nlohmann::json written = tierlab::PresetFileJson(*p, nullptr);
+  auto again = tierlab::ParsePresetFileJson(written, "roundtrip", "file:fuzz.json");
+  if (!again.ok() || tierlab::PresetFileJson(*again, nullptr) != written) std::abort();
 }
 
 void Matrix(const nlohmann::json& j) {
@@ -119,6 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!Accepted(j)) return 0;
   (void)tierlab::DescribeJson(*j);
   Layout(*j);
+  Preset(*j);
   Matrix(*j);
   Results(*j);
   return 0;

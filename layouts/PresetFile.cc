@@ -43,9 +43,14 @@ Expected<void> CheckComplete(const DevicePreset& p, JsonFields& f) {
 Expected<DevicePreset> ReadPresetFile(std::string_view path, std::string name) {
   auto doc = ReadJsonFile(path);
   if (!doc.ok()) return doc.error();
-  const std::string source(path);
-  if (!doc->is_object()) return MakeError(source + ": a preset file is a JSON object");
-  JsonFields f(*doc, source, "");
+  return ParsePresetFileJson(*doc, path, std::move(name));
+}
+
+Expected<DevicePreset> ParsePresetFileJson(const json& doc, std::string_view source_name,
+                                           std::string name) {
+  const std::string source(source_name);
+  if (!doc.is_object()) return MakeError(source + ": a preset file is a JSON object");
+  JsonFields f(doc, source, "");
   f.OnlyKeys({"preset_file", "name", "product", "capacity", "model", "calibration"});
   if (f.ok() && f.Int("preset_file", 0, 1, 1) != 1) f.Fail("preset_file", "missing; must be 1");
   DevicePreset p;

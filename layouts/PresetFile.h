@@ -32,6 +32,9 @@ inline constexpr std::string_view kPresetFilePrefix = "file:";
 // Errors name the file and field (exit code 2), or the file that cannot be
 // read (3).
 Expected<DevicePreset> ReadPresetFile(std::string_view path, std::string name);
+// The same over a document already read; `source` names it in errors.
+Expected<DevicePreset> ParsePresetFileJson(const nlohmann::json& doc, std::string_view source,
+                                           std::string name);
 
 // The preset file's JSON for `p`, with `calibration` under "calibration"
 // (null: none). Writes the flash figures, or the HDD's mechanics.
