@@ -89,6 +89,17 @@ class BoundedDomBuilder {
   bool key(string_t& k) {
     Frame& f = frames_.back();
     f.key = std::move(k);
+    // No tierlab key holds one, and every message that names a field would
+    // carry it: a newline would split the message, an escape reach the
+    // terminal. Path() shows the key JSON-escaped.
+    for (const char c : f.key) {
+      if (static_cast<unsigned char>(c) < 0x20) {
+        std::string path = Path();
+        path.resize(path.size() - 2);  // the trailing ": "
+        error_ = source_ + ": " + path + ": a key holds a control character";
+        return false;
+      }
+    }
     f.duplicate = f.node->contains(f.key);
     if (f.duplicate) first_ = DescribeJson(f.node->at(f.key), 40);
     return true;

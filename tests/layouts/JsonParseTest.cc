@@ -67,6 +67,22 @@ TEST(JsonParseTest, DuplicateKeyNamesTheFieldAndBothValues) {
   EXPECT_TRUE(ParseJsonText(R"({"a": {"k": 1}, "b": {"k": 2}, "k": 3})", "ok.json").ok());
 }
 
+// Every message naming a field would carry the key: a newline in it split
+// a matrix's axis error in two (ConfigJsonFuzz), an escape would reach the
+// terminal. Such a key is refused where it is read, shown JSON-escaped.
+TEST(JsonParseTest, AKeyWithAControlCharacterIsRefusedInOneLine) {
+  auto axis = ParseJsonText(R"({"axes": {"layout.block\ncache": [null]}})", "m.json");
+  ASSERT_FALSE(axis.ok());
+  EXPECT_EQ(axis.error().message,
+            R"(m.json: axes."layout.block\ncache": a key holds a control character)");
+  auto escape = ParseJsonText(R"({"tiers": [{"name": "a"}, {"\u001b[31m": 1}]})", "l.json");
+  ASSERT_FALSE(escape.ok());
+  EXPECT_EQ(escape.error().message,
+            R"(l.json: tiers[1]."\u001b[31m": a key holds a control character)");
+  // Values may hold them (the fields that take text quote it in errors).
+  EXPECT_TRUE(ParseJsonText(R"({"description": "two\nlines"})", "ok.json").ok());
+}
+
 TEST(JsonParseTest, ValuesCommentsAndSyntaxErrors) {
   auto j = ParseJsonText("// a comment\n{\"a\": [1, 2.5, \"s\", null, true], /* b */ \"b\": {}}",
                          "c.json");
