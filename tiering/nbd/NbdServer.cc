@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tiering/core/QuotedText.h"
+
 namespace tierlab {
 
 namespace {
@@ -57,31 +59,33 @@ std::string Errno(const std::string& what) {
 }  // namespace
 
 Expected<NbdEndpoint> ParseNbdEndpoint(std::string_view spec) {
+  const auto bad = [&](const std::string& why) {
+    return MakeError("endpoint " + QuotedText(spec) + ": " + why);
+  };
   NbdEndpoint ep;
   if (spec.starts_with("unix:")) {
     ep.kind = NbdEndpoint::Kind::kUnix;
     ep.path = std::string(spec.substr(5));
-    if (ep.path.empty())
-      return MakeError("endpoint '" + std::string(spec) + "': empty socket path");
+    if (ep.path.empty()) return bad("empty socket path");
+    // The kernel would read the path only up to the NUL.
+    if (ep.path.find('\0') != std::string::npos) return bad("socket path holds a NUL byte");
     if (ep.path.size() >= sizeof(sockaddr_un{}.sun_path)) {
-      return MakeError("endpoint '" + std::string(spec) + "': socket path longer than " +
-                       std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " bytes");
+      return bad("socket path longer than " + std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
+                 " bytes");
     }
     return ep;
   }
-  if (!spec.starts_with("tcp:")) {
-    return MakeError("endpoint '" + std::string(spec) +
-                     "': expected unix:PATH, tcp:HOST:PORT or tcp:PORT");
-  }
+  if (!spec.starts_with("tcp:")) return bad("expected unix:PATH, tcp:HOST:PORT or tcp:PORT");
   ep.kind = NbdEndpoint::Kind::kTcp;
   std::string_view rest = spec.substr(4);
   std::string_view port_str;
   if (rest.starts_with("[")) {
     const auto close = rest.find(']');
     if (close == std::string_view::npos || close + 1 >= rest.size() || rest[close + 1] != ':') {
-      return MakeError("endpoint '" + std::string(spec) + "': expected tcp:[ADDR]:PORT");
+      return bad("expected tcp:[ADDR]:PORT");
     }
     ep.host = std::string(rest.substr(1, close - 1));
+    if (ep.host.empty()) return bad("empty address between [ and ]");
     port_str = rest.substr(close + 2);
   } else {
     const auto colon = rest.rfind(':');
@@ -98,8 +102,7 @@ Expected<NbdEndpoint> ParseNbdEndpoint(std::string_view spec) {
   const auto [ptr, ec] = std::from_chars(port_str.data(), port_str.data() + port_str.size(), port);
   if (port_str.empty() || ec != std::errc() || ptr != port_str.data() + port_str.size() ||
       port > 65535) {
-    return MakeError("endpoint '" + std::string(spec) + "': port must be 0..65535, got '" +
-                     std::string(port_str) + "'");
+    return bad("port must be 0..65535, got " + QuotedText(port_str));
   }
   ep.port = static_cast<std::uint16_t>(port);
   return ep;

@@ -407,6 +407,19 @@ TEST(NbdEndpointTest, ParsesUnixAndTcpSpecs) {
   EXPECT_FALSE(ParseNbdEndpoint("unix:" + std::string(200, 'x')).ok());
 }
 
+TEST(NbdEndpointTest, RefusesWhatTheSocketWouldReadDifferentlyInOneLine) {
+  using namespace std::string_literals;
+  auto nul = ParseNbdEndpoint("unix:/run/a\0b.sock"s);
+  ASSERT_FALSE(nul.ok());
+  EXPECT_EQ(nul.error().message, "endpoint 'unix:/run/a?b.sock': socket path holds a NUL byte");
+  auto empty = ParseNbdEndpoint("tcp:[]:10809");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message, "endpoint 'tcp:[]:10809': empty address between [ and ]");
+  auto port = ParseNbdEndpoint("tcp:1\n0");
+  ASSERT_FALSE(port.ok());
+  EXPECT_EQ(port.error().message, "endpoint 'tcp:1?0': port must be 0..65535, got '1?0'");
+}
+
 TEST(NbdServerListenTest, UnixSocketIsPrivateAndRefusesSecondServer) {
   char tmpl[] = "/tmp/tierlab-nbd-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
