@@ -6,6 +6,7 @@
 
 #include "layouts/JsonParse.h"
 #include "policies/ByteSize.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -200,8 +201,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 Expected<std::uint64_t> ParseBytesText(std::string_view text) {
   auto b = ParseByteSize(text);
   if (!b)
-    return MakeError("expected a byte count such as 4096, 64k or 8g, got \"" + std::string(text) +
-                     "\"");
+    return MakeError("expected a byte count such as 4096, 64k or 8g, got " + QuotedText(text, '"'));
   return *b;
 }
 

@@ -20,6 +20,7 @@
 #include "policies/SeqCutoffAdmission.h"
 #include "policies/SmqPolicy.h"
 #include "policies/TwoQPolicy.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -50,7 +51,7 @@ struct DestageEntry {
 // A policy without parameters.
 template <typename P>
 Expected<ReplacementMaker> Plain(std::optional<std::string_view> params) {
-  if (params) return MakeError("takes no parameters, got \"" + std::string(*params) + "\"");
+  if (params) return MakeError("takes no parameters, got " + QuotedText(*params, '"'));
   return ReplacementMaker(
       [](std::size_t capacity, std::uint64_t) -> std::unique_ptr<ReplacementPolicy> {
         return std::make_unique<P>(capacity);
@@ -77,7 +78,7 @@ Expected<ReplacementMaker> S3Fifo(std::optional<std::string_view> params) {
     const std::optional<double> v =
         eq == std::string_view::npos ? std::nullopt : ParseNumber(kv.substr(eq + 1));
     const auto bad = [&](const char* range) {
-      return MakeError("parameter \"" + std::string(kv) + "\": " + std::string(key) + " must be " +
+      return MakeError("parameter " + QuotedText(kv, '"') + ": " + std::string(key) + " must be " +
                        range);
     };
     if (key == "small_size_ratio") {
@@ -90,8 +91,8 @@ Expected<ReplacementMaker> S3Fifo(std::optional<std::string_view> params) {
       if (!v || !(*v >= 1 && *v <= 3) || *v != static_cast<unsigned>(*v)) return bad("1, 2 or 3");
       p.move_to_main_threshold = static_cast<unsigned>(*v);
     } else {
-      return MakeError("unknown parameter \"" + std::string(key) +
-                       "\"; known: small_size_ratio, ghost_size_ratio, move_to_main_threshold");
+      return MakeError("unknown parameter " + QuotedText(key, '"') +
+                       "; known: small_size_ratio, ghost_size_ratio, move_to_main_threshold");
     }
   }
   if (params && params->empty()) return MakeError("empty parameter list after \"s3fifo:\"");
@@ -178,8 +179,8 @@ Expected<ReplacementSpec> ParseReplacementSpec(std::string_view text) {
     };
     return ReplacementSpec{std::string(text), std::move(bounded)};
   }
-  return MakeError("unknown \"" + std::string(text) +
-                   "\"; known: " + Join(ReplacementPolicyNames()));
+  return MakeError("unknown " + QuotedText(text, '"') +
+                   "; known: " + Join(ReplacementPolicyNames()));
 }
 
 Expected<AdmissionSpec> ParseAdmissionSpec(std::string_view text) {
@@ -190,7 +191,7 @@ Expected<AdmissionSpec> ParseAdmissionSpec(std::string_view text) {
     if (!make.ok()) return MakeError(std::string(name) + ": " + make.error().message);
     AdmissionSpec spec{std::string(text), std::move(make.value())};
     if (spec.make(4096) == nullptr) {
-      return MakeError("bad spec \"" + std::string(text) + "\"; expected " + e.grammar);
+      return MakeError("bad spec " + QuotedText(text, '"') + "; expected " + e.grammar);
     }
     AdmissionMaker bounded =
         [m = std::move(spec.make)](std::uint64_t line_size) -> std::unique_ptr<AdmissionPolicy> {
@@ -200,8 +201,8 @@ Expected<AdmissionSpec> ParseAdmissionSpec(std::string_view text) {
     spec.make = std::move(bounded);
     return spec;
   }
-  return MakeError("bad spec \"" + std::string(text) +
-                   "\"; known: " + Join(AdmissionPolicyNames()));
+  return MakeError("bad spec " + QuotedText(text, '"') +
+                   "; known: " + Join(AdmissionPolicyNames()));
 }
 
 std::unique_ptr<ReplacementPolicy> MakeReplacementPolicy(std::string_view spec,

@@ -10,6 +10,7 @@
 #include "bench/workload/ProfileLoader.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/StackBuilder.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -261,7 +262,7 @@ std::string HashHex(std::string_view data, int digits) {
 
 Expected<Shard> ParseShard(std::string_view text) {
   const auto bad = [&] {
-    return MakeError("--shard: expected i/N with 1 <= i <= N, got \"" + std::string(text) + "\"");
+    return MakeError("--shard: expected i/N with 1 <= i <= N, got " + QuotedText(text, '"'));
   };
   const std::size_t slash = text.find('/');
   if (slash == std::string_view::npos) return bad();

@@ -11,6 +11,7 @@
 #include "bench/lab/CiFormat.h"
 #include "bench/lab/MatrixRunner.h"
 #include "layouts/MatrixSpec.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -114,8 +115,7 @@ Expected<double> ParseThreshold(std::string_view text) {
   double v = 0;
   auto r = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size() || v < 0 || v >= 1000) {
-    return MakeError("--threshold: expected a percentage such as 5%, got \"" + std::string(text) +
-                     "\"");
+    return MakeError("--threshold: expected a percentage such as 5%, got " + QuotedText(text, '"'));
   }
   return v / 100;
 }
@@ -126,7 +126,7 @@ Expected<void> CheckDiffMetrics(const std::vector<std::string>& metrics) {
     if (!IsKnownMetric(SplitMetric(m).name)) {
       std::string known;
       for (const auto& k : KnownMetrics()) known += (known.empty() ? "" : ", ") + k;
-      return MakeError("--metric: unknown \"" + m + "\"; known: " + known +
+      return MakeError("--metric: unknown " + QuotedText(m, '"') + "; known: " + known +
                        " (prefix read. or write. for one direction)");
     }
   }
@@ -177,7 +177,7 @@ Expected<DiffResult> DiffPivot(const nlohmann::json& results, const std::string&
   if (std::find(keys.begin(), keys.end(), pivot) == keys.end()) {
     std::string list;
     for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
-    return MakeError("--pivot: unknown key \"" + pivot + "\"; known: " + list);
+    return MakeError("--pivot: unknown key " + QuotedText(pivot, '"') + "; known: " + list);
   }
   // Pivot values in order: the axis's values as written, else first seen.
   std::vector<nlohmann::json> values;
@@ -193,7 +193,8 @@ Expected<DiffResult> DiffPivot(const nlohmann::json& results, const std::string&
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
   if (values.size() < 2) {
-    return MakeError("--pivot: \"" + pivot + "\" has fewer than two values in these results");
+    return MakeError("--pivot: " + QuotedText(pivot, '"') +
+                     " has fewer than two values in these results");
   }
   const nlohmann::json baseline = values[0];
   DiffResult d;

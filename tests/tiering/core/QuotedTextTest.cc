@@ -25,6 +25,10 @@ TEST(QuotedTextTest, ControlBytesAndNonAsciiShowAsQuestionMarks) {
   EXPECT_EQ(QuotedText(std::string("a\0b", 3)), "'a?b'");
 }
 
+TEST(QuotedTextTest, MessagesThatQuoteWithDoubleQuotesKeepThem) {
+  EXPECT_EQ(QuotedText("64k\n", '"'), "\"64k?\"");
+}
+
 TEST(QuotedTextTest, LongTextIsCutAt64Bytes) {
   const std::string shown(64, 'x');
   EXPECT_EQ(QuotedText(shown), "'" + shown + "'");
