@@ -4,6 +4,7 @@
 #include "layouts/JsonFields.h"
 #include "layouts/JsonParse.h"
 #include "policies/PolicyRegistry.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -55,7 +56,8 @@ const F kCacheFields[] = {
        if (auto m = ParseWriteMode(write)) {
          s.config.write = *m;
        } else {
-         f.Fail(k, "unknown \"" + write + "\"; known: off, " + JoinNames(WriteModeNames()));
+         f.Fail(k, "unknown " + QuotedText(write, '"') + "; known: off, " +
+                       JoinNames(WriteModeNames()));
        }
      },
      [](const CacheSpec& s) -> json {

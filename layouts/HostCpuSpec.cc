@@ -7,6 +7,7 @@
 #include "layouts/JsonParse.h"
 #include "layouts/NodeCpuFields.h"
 #include "layouts/PresetFile.h"  // kPresetFilePrefix
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 
@@ -89,8 +90,8 @@ Expected<HostCpuSpec> ParseHostCpuJson(const json& j, std::string_view source) {
   if (j.is_string()) {
     const std::string s = j.get<std::string>();
     if (s.rfind(kPresetFilePrefix, 0) != 0 || s.size() == kPresetFilePrefix.size()) {
-      return MakeError(where + ": \"" + s +
-                       "\" is not a file; an object of figures, or \"file:PATH\" (tierlab "
+      return MakeError(where + ": " + QuotedText(s, '"', 256) +
+                       " is not a file; an object of figures, or \"file:PATH\" (tierlab "
                        "calibrate --cpu writes one)");
     }
     auto c = ReadCpuFile(s.substr(kPresetFilePrefix.size()));

@@ -149,7 +149,7 @@ std::string JsonFields::Choice(std::string_view key, std::string def,
   if (v->is_string()) {
     std::string s = v->get<std::string>();
     if (std::find(choices.begin(), choices.end(), s) != choices.end()) return s;
-    Fail(key, "unknown \"" + s + "\"; known: " + JoinNames(choices));
+    Fail(key, "unknown " + QuotedText(s, '"') + "; known: " + JoinNames(choices));
     return def;
   }
   Fail(key, "must be one of " + JoinNames(choices) + ", got " + DescribeJson(*v));

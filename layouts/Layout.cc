@@ -10,6 +10,7 @@
 #include "layouts/InterruptionFields.h"
 #include "layouts/JsonFields.h"
 #include "layouts/PresetFile.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -205,7 +206,8 @@ const Field<TierLogSpec> kTierLogNvramFields[] = {
        if (!f.ok()) return;
        auto p = FindPreset(l.nvram_preset);
        if (!p.ok()) {
-         f.Fail(k, "unknown \"" + l.nvram_preset + "\"; known: " + KnownPresetList());
+         f.Fail(k, "unknown " + QuotedText(l.nvram_preset, '"', 256) +
+                       "; known: " + KnownPresetList());
          return;
        }
        l.nvram = *p;
@@ -300,7 +302,8 @@ const Field<TierSpec> kTierFields[] = {
        }
        auto p = FindPreset(preset);
        if (!p.ok()) {
-         f.Fail(k, "unknown \"" + preset + "\"; known: " + KnownPresetList() + ", or file:PATH");
+         f.Fail(k, "unknown " + QuotedText(preset, '"', 256) + "; known: " + KnownPresetList() +
+                       ", or file:PATH");
        } else {
          t.preset = *p;
        }
@@ -450,10 +453,12 @@ void ReadCache(JsonFields& f, std::string_view k, LayoutSpec& l) {
   std::vector<std::string> names;
   for (const auto& t : l.tiers) names.push_back(t.name);
   if (std::find(names.begin(), names.end(), spec->tier) == names.end()) {
-    return f.Fail("cache.tier", "unknown tier \"" + spec->tier + "\"; known: " + JoinNames(names));
+    return f.Fail("cache.tier",
+                  "unknown tier " + QuotedText(spec->tier, '"') + "; known: " + JoinNames(names));
   }
   if (l.tiers.size() < 2) {
-    return f.Fail("cache", "needs a capacity tier besides the cache tier \"" + spec->tier + "\"");
+    return f.Fail("cache",
+                  "needs a capacity tier besides the cache tier " + QuotedText(spec->tier, '"'));
   }
   // The cache target uses the cache tier's devices one by one (its own
   // striping), so parity there would protect nothing: refuse rather than
@@ -461,14 +466,14 @@ void ReadCache(JsonFields& f, std::string_view k, LayoutSpec& l) {
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
     if (l.tiers[i].name == spec->tier && l.tiers[i].log) {
       return f.Fail("tiers[" + std::to_string(i) + "].log",
-                    "is for capacity tiers; the cache tier \"" + spec->tier +
-                        "\" gives its devices to the cache one by one");
+                    "is for capacity tiers; the cache tier " + QuotedText(spec->tier, '"') +
+                        " gives its devices to the cache one by one");
     }
     if (l.tiers[i].name == spec->tier && ParityChunks(l.tiers[i].combine) > 0) {
       return f.Fail("tiers[" + std::to_string(i) + "].combine",
                     std::string(ToString(l.tiers[i].combine)) +
-                        " is for capacity tiers; the cache tier \"" + spec->tier +
-                        "\" gives its devices to the cache one by one");
+                        " is for capacity tiers; the cache tier " + QuotedText(spec->tier, '"') +
+                        " gives its devices to the cache one by one");
     }
   }
   l.cache = std::move(spec.value());
@@ -498,7 +503,8 @@ const Field<LayoutSpec> kLayoutFields[] = {
          if (!tf.ok()) return f.Adopt(tf);
          if (t.name.empty()) t.name = "tier" + std::to_string(i);
          for (const auto& other : l.tiers) {
-           if (other.name == t.name) return f.Fail(path + ".name", "duplicate \"" + t.name + "\"");
+           if (other.name == t.name)
+             return f.Fail(path + ".name", "duplicate " + QuotedText(t.name, '"'));
          }
          l.tiers.push_back(std::move(t));
        }
@@ -655,7 +661,7 @@ void CheckNodePaths(JsonFields& f, const LayoutSpec& l) {
       const bool has = paths[i].find(kNodePlaceholder) != std::string::npos;
       const std::string key = field + "[" + std::to_string(i) + "]";
       if (l.cluster && !has) {
-        f.Fail(key, "\"" + paths[i] + "\" would be one file for " +
+        f.Fail(key, QuotedText(paths[i], '"', 256) + " would be one file for " +
                         std::to_string(l.cluster->nodes) +
                         " nodes; name each node's file with {node}, e.g. \"node{node}-" +
                         std::filesystem::path(paths[i]).filename().string() + "\"");
@@ -697,7 +703,8 @@ void CheckFailureDevices(JsonFields& f, const LayoutSpec& l) {
       }
     }
     if (tier == nullptr) {
-      f.Fail(key, "\"" + device + "\" is not a device of a node; a node has " + JoinNames(names));
+      f.Fail(key, QuotedText(device, '"') + " is not a device of a node; a node has " +
+                      JoinNames(names));
       continue;
     }
     const std::string not_yet = "; not modelled yet";
@@ -839,7 +846,8 @@ Expected<nlohmann::json> ExpandShorthand(std::string_view name) {
   const bool tiered = full.find('/') != std::string::npos;
   const char sep = tiered ? '/' : '+';
   if (tiered && full.find('+') != std::string::npos) {
-    return MakeError("layout \"" + full + "\": mix of '+' (cache) and '/' (tiers); use one");
+    return MakeError("layout " + QuotedText(full, '"') +
+                     ": mix of '+' (cache) and '/' (tiers); use one");
   }
   std::vector<Part> parts;
   std::stringstream ss(full);
@@ -854,21 +862,21 @@ Expected<nlohmann::json> ExpandShorthand(std::string_view name) {
       if (type == t.token) found = &t;
     }
     if (found == nullptr || count.empty() || count.size() > 4 || std::stoul(count) == 0) {
-      return MakeError("layout \"" + full + "\": bad part \"" + tok +
-                       "\"; expected TYPE COUNT such as nvme2, with TYPE one of optane, nvme, ssd, "
+      return MakeError("layout " + QuotedText(full, '"') + ": bad part " + QuotedText(tok, '"') +
+                       "; expected TYPE COUNT such as nvme2, with TYPE one of optane, nvme, ssd, "
                        "hdd, hdd10k, ram");
     }
     parts.push_back(
         {type, *FindPreset(found->preset), static_cast<std::uint32_t>(std::stoul(count))});
   }
-  if (parts.empty()) return MakeError("layout \"" + full + "\": empty");
+  if (parts.empty()) return MakeError("layout " + QuotedText(full, '"') + ": empty");
   // Fastest first, as S2D binds the fastest media as cache.
   std::stable_sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
     return SpeedRank(a.preset.type) > SpeedRank(b.preset.type);
   });
   for (std::size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].preset.type == parts[i - 1].preset.type) {
-      return MakeError("layout \"" + full + "\": device type " +
+      return MakeError("layout " + QuotedText(full, '"') + ": device type " +
                        std::string(ToString(parts[i].preset.type)) + " appears twice");
     }
   }
@@ -932,8 +940,8 @@ Expected<LayoutSpec> LoadLayout(std::string_view name_or_path) {
     return ParseLayoutJson(*j, std::filesystem::path(s).filename().string());
   }
   if (!LooksLikeShorthand(s)) {
-    return MakeError("layout \"" + s +
-                     "\": not a file and not a shorthand name such as nvme2+hdd4");
+    return MakeError("layout " + QuotedText(s, '"', 256) +
+                     ": not a file and not a shorthand name such as nvme2+hdd4");
   }
   auto j = ExpandShorthand(s);
   if (!j.ok()) return j.error();

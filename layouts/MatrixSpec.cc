@@ -7,6 +7,7 @@
 #include "layouts/FieldTable.h"
 #include "layouts/JsonFields.h"
 #include "layouts/Layout.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -224,13 +225,13 @@ Expected<std::vector<Segment>> SplitPath(std::string_view field) {
     s.key = std::string(part.substr(0, br));
     if (br != std::string_view::npos) {
       if (!part.ends_with("]") || part.size() - br < 3) {
-        return MakeError(std::string(field) + ": bad index in \"" + std::string(part) + "\"");
+        return MakeError(std::string(field) + ": bad index in " + QuotedText(part, '"'));
       }
       const std::string_view digits = part.substr(br + 1, part.size() - br - 2);
       std::size_t idx = 0;
       for (char c : digits) {
         if (!std::isdigit(static_cast<unsigned char>(c))) {
-          return MakeError(std::string(field) + ": bad index in \"" + std::string(part) + "\"");
+          return MakeError(std::string(field) + ": bad index in " + QuotedText(part, '"'));
         }
         idx = idx * 10 + static_cast<std::size_t>(c - '0');
       }

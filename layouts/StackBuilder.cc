@@ -7,6 +7,7 @@
 #include "layouts/ClusterBuilder.h"
 #include "layouts/JsonFields.h"
 #include "layouts/TieringSpec.h"
+#include "tiering/core/QuotedText.h"
 #include "tiering/core/RealEngine.h"
 #include "tiering/core/SimEngine.h"
 #include "tiering/devices/FileDevice.h"
@@ -333,8 +334,8 @@ Expected<Volume> BuildVolume(Engine& engine, const LayoutSpec& l, const BuildOpt
       if (l.tiers[i].name == cache->tier) cache_tier = i;
     }
     if (cache_tier == l.tiers.size() || l.tiers.size() < 2) {
-      return MakeError(l.source + ": cache.tier: \"" + cache->tier +
-                       "\" is not a tier beside a capacity tier");
+      return MakeError(l.source + ": cache.tier: " + QuotedText(cache->tier, '"') +
+                       " is not a tier beside a capacity tier");
     }
   }
 

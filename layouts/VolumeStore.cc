@@ -18,6 +18,7 @@
 #include "layouts/AtomicFile.h"
 #include "layouts/CacheSpec.h"
 #include "layouts/JsonFields.h"
+#include "tiering/core/QuotedText.h"
 #include "tiering/targets/FuaFlushTarget.h"
 
 namespace tierlab {
@@ -80,8 +81,8 @@ Expected<std::string> Resolved(const std::string& dir, const std::string& stored
   if (fs::path(stored).is_absolute()) return fs::path(stored).lexically_normal().string();
   const std::string abs = (fs::path(dir) / stored).lexically_normal().string();
   if (!Inside(dir, abs)) {
-    return MakeError(file + ": " + field + ": \"" + stored +
-                     "\" is outside the volume directory (a relative path must stay inside it)");
+    return MakeError(file + ": " + field + ": " + QuotedText(stored, '"', 256) +
+                     " is outside the volume directory (a relative path must stay inside it)");
   }
   return abs;
 }
@@ -108,7 +109,7 @@ Expected<std::optional<CacheInfo>> FindCache(const LayoutSpec& l) {
   for (std::size_t i = 0; i < l.tiers.size(); ++i) {
     if (l.tiers[i].name == c->tier) return std::optional<CacheInfo>(CacheInfo{i, *c});
   }
-  return MakeError(l.source + ": cache.tier: unknown tier \"" + c->tier + "\"");
+  return MakeError(l.source + ": cache.tier: unknown tier " + QuotedText(c->tier, '"'));
 }
 
 void FillPaths(VolumeInfo& info) {
@@ -272,9 +273,9 @@ Expected<std::string> ResolveVolumeDir(std::string_view name_or_dir) {
     return MakeError((fs::path(s) / kVolumeFile).string() + ": not a regular file",
                      ErrorKind::kInput);
   }
-  return MakeError(
-      "no volume \"" + s + "\" (neither a directory with volume.json nor " + under.string() + ")",
-      ErrorKind::kInput);
+  return MakeError("no volume " + QuotedText(s, '"', 256) +
+                       " (neither a directory with volume.json nor " + under.string() + ")",
+                   ErrorKind::kInput);
 }
 
 bool InVolumeDir(const VolumeInfo& info, const std::string& path) {
@@ -327,7 +328,7 @@ Expected<VolumeInfo> ReadVolumeInfo(const std::string& dir_in) {
     return MakeError(path + ": " + e.what(), ErrorKind::kInput);
   }
   if (!ParseUuid(info.uuid).ok())
-    return MakeError(path + ": uuid: \"" + info.uuid + "\" is not a UUID");
+    return MakeError(path + ": uuid: " + QuotedText(info.uuid, '"') + " is not a UUID");
   if (format == 1) {
     // Absolute paths, no place: the volume lived where its created files
     // are (or here, if it created none); paths there become relative.
@@ -447,7 +448,7 @@ Expected<void> RecordVolumePlace(VolumeInfo& info) {
 Expected<VolumeInfo> CreateVolume(const LayoutSpec& layout, const std::string& name,
                                   const std::string& dir_in) {
   if (name.empty() || name.find('/') != std::string::npos) {
-    return MakeError("--name: \"" + name + "\" must be a non-empty name without '/'",
+    return MakeError("--name: " + QuotedText(name, '"') + " must be a non-empty name without '/'",
                      ErrorKind::kInput);
   }
   std::error_code ec;
@@ -785,7 +786,8 @@ Expected<std::unique_ptr<OpenedVolume>> OpenVolume(RealEngine& engine, const Vol
 
 Expected<VolumeInfo> ReidentifyVolume(const VolumeInfo& info_in, const std::string& new_name) {
   if (new_name.find('/') != std::string::npos) {
-    return MakeError("--name: \"" + new_name + "\" must be a name without '/'", ErrorKind::kInput);
+    return MakeError("--name: " + QuotedText(new_name, '"') + " must be a name without '/'",
+                     ErrorKind::kInput);
   }
   VolumeInfo info = info_in;
   auto lock = LockVolume(info, "reidentify");

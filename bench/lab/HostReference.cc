@@ -10,6 +10,7 @@
 #include "bench/lab/HostCpuCalibration.h"
 #include "bench/lab/Rounded.h"
 #include "layouts/StackBuilder.h"
+#include "tiering/core/QuotedText.h"
 #include "tiering/core/RealEngine.h"
 
 namespace tierlab {
@@ -134,8 +135,9 @@ Expected<void> ApplyHostReference(MatrixCell& cell, const nlohmann::json& measur
   const auto ref = measured_cell.find("host_reference");
   if (ref == measured_cell.end() || !cell.layout.cpu) return {};
   auto bad = [&cell](const std::string& what) {
-    return MakeError("cell \"" + cell.label + "\": the measured host_reference " + what,
-                     ErrorKind::kInconsistent);
+    return MakeError(
+        "cell " + QuotedText(cell.label, '"', 256) + ": the measured host_reference " + what,
+        ErrorKind::kInconsistent);
   };
   std::array<double, 2> scales{};
   constexpr std::array<const char*, 2> keys = {"read_scale", "write_scale"};

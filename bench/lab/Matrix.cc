@@ -695,8 +695,9 @@ class BuildCheck {
     l.source = l.name;
     auto v = CheckLayoutBuilds(l);
     if (!v.ok()) {
-      error_ =
-          MakeError(m_.source + ": cell \"" + c.label + "\": " + v.error().message, v.error().kind);
+      error_ = MakeError(
+          m_.source + ": cell " + QuotedText(c.label, '"', 256) + ": " + v.error().message,
+          v.error().kind);
     }
   }
   const std::optional<Error>& error() const { return error_; }

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "bench/lab/RunCell.h"
+#include "tiering/core/QuotedText.h"
 #include "tierlab/Version.h"
 
 namespace tierlab {
@@ -34,7 +35,7 @@ std::string MakeTempDir() {
 Expected<nlohmann::json> RunHookedCell(const MatrixRunOptions& o, MatrixCell& cell,
                                        const std::string& mode, const std::string& dir) {
   auto named = [&cell](const Error& e) {
-    return Error{"cell \"" + cell.label + "\": " + e.message, e.kind};
+    return Error{"cell " + QuotedText(cell.label, '"', 256) + ": " + e.message, e.kind};
   };
   if (o.before_cell) {
     auto b = o.before_cell(cell);
@@ -65,7 +66,8 @@ Expected<nlohmann::json> RunMatrixCell(const MatrixCell& cell, const std::string
       cell.trace ? Workload{*cell.trace} : Workload{std::vector<Profile>{cell.profile}};
   auto runs = RunCell(cell.layout, workload, s);
   if (!runs.ok()) {
-    return MakeError("cell \"" + cell.label + "\": " + runs.error().message, runs.error().kind);
+    return MakeError("cell " + QuotedText(cell.label, '"', 256) + ": " + runs.error().message,
+                     runs.error().kind);
   }
   nlohmann::json j = std::move(runs->front().json);
   nlohmann::json axes = nlohmann::json::object();

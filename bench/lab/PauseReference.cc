@@ -7,6 +7,7 @@
 #include "bench/lab/Rounded.h"
 #include "layouts/InterruptionFields.h"
 #include "layouts/JsonFields.h"
+#include "tiering/core/QuotedText.h"
 #include "tiering/core/RealEngine.h"
 #include "tiering/devices/FileDevice.h"
 
@@ -19,8 +20,9 @@ using json = nlohmann::json;
 Expected<json> ProbeTier(const TierSpec& tier, Nanos window) {
   const std::string& path = tier.paths.front();
   auto named = [&](const Error& e) {
-    return Error{"pause reference: tier \"" + tier.name + "\" (" + path + "): " + e.message,
-                 e.kind};
+    return Error{
+        "pause reference: tier " + QuotedText(tier.name, '"') + " (" + path + "): " + e.message,
+        e.kind};
   };
   RealEngine engine;
   FileDeviceOptions fo;
@@ -63,8 +65,9 @@ Expected<void> ApplyCellPauses(MatrixCell& cell, const json& measured_cell) {
   const auto list = measured_cell.find("device_pauses");
   if (list == measured_cell.end()) return {};
   auto bad = [&cell](const std::string& what) {
-    return MakeError("cell \"" + cell.label + "\": the measured device_pauses " + what,
-                     ErrorKind::kInconsistent);
+    return MakeError(
+        "cell " + QuotedText(cell.label, '"', 256) + ": the measured device_pauses " + what,
+        ErrorKind::kInconsistent);
   };
   if (!list->is_array()) return bad("is not a list");
   for (const json& e : *list) {
@@ -76,11 +79,14 @@ Expected<void> ApplyCellPauses(MatrixCell& cell, const json& measured_cell) {
     for (TierSpec& t : cell.layout.tiers) {
       if (t.name == name) tier = &t;
     }
-    if (tier == nullptr) return bad("name a tier \"" + name + "\" the layout does not have");
+    if (tier == nullptr)
+      return bad("name a tier " + QuotedText(name, '"') + " the layout does not have");
     if (!e.contains("pauses") || e.at("pauses").is_null())
-      return bad("of \"" + name + "\" have no list");
+      return bad("of " + QuotedText(name, '"') + " have no list");
     // The reader a preset's pauses have; its message names the entry's field.
-    JsonFields f(e, "cell \"" + cell.label + "\": the measured device_pauses of \"" + name + "\"",
+    JsonFields f(e,
+                 "cell " + QuotedText(cell.label, '"', 256) + ": the measured device_pauses of " +
+                     QuotedText(name, '"'),
                  "");
     std::vector<Interruption> read;
     // What the device did after the cell, however paused: no bound on

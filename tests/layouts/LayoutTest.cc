@@ -202,6 +202,23 @@ TEST(LayoutTest, TierRateLimitsRoundTripAndAreLeftOutWhenZero) {
   EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[1].read_bw_limit:", 0), 0u) << ErrorOf(j);
 }
 
+// A user's text in an error is quoted with control bytes as '?', so the
+// message stays one line (ConfigJsonFuzz: a matrix's "mode": "\nsim").
+TEST(LayoutTest, ErrorsShowAUsersTextOnOneLine) {
+  nlohmann::json j = {{"tiers", {{{"preset", "hdd-7200"}, {"engine", "io\n_uring"}}}}};
+  EXPECT_EQ(ErrorOf(j),
+            "x.json: tiers[0].engine: unknown \"io?_uring\"; known: auto, io_uring, libaio");
+  j = {{"tiers", {{{"preset", "nv\x1b[2Jme"}}}}};
+  EXPECT_EQ(ErrorOf(j).rfind("x.json: tiers[0].preset: unknown \"nv?[2Jme\"; known: ", 0), 0u)
+      << ErrorOf(j);
+  auto shorthand = LoadLayout("nvme2+h\ndd4");
+  ASSERT_FALSE(shorthand.ok());
+  EXPECT_EQ(shorthand.error().message.rfind(
+                "layout \"nvme2+h?dd4\": bad part \"h?dd4\"; expected TYPE COUNT", 0),
+            0u)
+      << shorthand.error().message;
+}
+
 TEST(LayoutTest, ErrorsNameFileFieldAndChoices) {
   nlohmann::json j = {{"tiers", {{{"preset", "optane"}, {"count", 2}}}}};
   std::string e = ErrorOf(j);
