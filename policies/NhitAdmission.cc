@@ -3,6 +3,7 @@
 #include <charconv>
 #include <memory>
 
+
 namespace tierlab {
 namespace {
 
@@ -22,19 +23,27 @@ NhitAdmission::NhitAdmission(std::uint32_t n, std::size_t window)
       ring_(n > 1 ? window : 0, 0),
       counts_(n > 1 ? window : 0, 0) {}
 
-std::unique_ptr<NhitAdmission> NhitAdmission::FromSpec(std::optional<std::string_view> params) {
-  if (!params) return nullptr;
+std::optional<NhitAdmission::Params> NhitAdmission::ParseParams(
+    std::optional<std::string_view> params) {
+  if (!params) return std::nullopt;
   std::string_view n_text = *params;
-  std::size_t window = kDefaultWindow;
+  Params p;
   if (const std::size_t colon = params->find(':'); colon != std::string_view::npos) {
     n_text = params->substr(0, colon);
     const auto w = ParseCount(params->substr(colon + 1));
-    if (!w || *w < 1 || *w > kMaxWindow) return nullptr;
-    window = static_cast<std::size_t>(*w);
+    if (!w || *w < 1 || *w > kMaxWindow) return std::nullopt;
+    p.window = static_cast<std::size_t>(*w);
   }
   const auto n = ParseCount(n_text);
-  if (!n || *n < 1 || *n > 65535) return nullptr;
-  return std::make_unique<NhitAdmission>(static_cast<std::uint32_t>(*n), window);
+  if (!n || *n < 1 || *n > 65535) return std::nullopt;
+  p.n = static_cast<std::uint32_t>(*n);
+  return p;
+}
+
+std::unique_ptr<NhitAdmission> NhitAdmission::FromSpec(std::optional<std::string_view> params) {
+  const auto p = ParseParams(params);
+  if (!p) return nullptr;
+  return std::make_unique<NhitAdmission>(p->n, p->window);
 }
 
 bool NhitAdmission::Admit(const AccessInfo& a) {

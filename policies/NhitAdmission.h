@@ -32,7 +32,14 @@ class NhitAdmission final : public AdmissionPolicy {
   static constexpr std::size_t kMaxWindow = std::size_t{1} << 26;
 
   NhitAdmission(std::uint32_t n, std::size_t window);
-  // Parses the text after "nhit:"; nullptr if malformed.
+  struct Params {
+    std::uint32_t n = 0;
+    std::size_t window = kDefaultWindow;
+  };
+  // Reads the text after "nhit:" without building anything (a window of
+  // 2^26 lines holds about 2 GiB); nullopt if malformed.
+  static std::optional<Params> ParseParams(std::optional<std::string_view> params);
+  // Parses and builds; nullptr if malformed.
   static std::unique_ptr<NhitAdmission> FromSpec(std::optional<std::string_view> params);
 
   bool Admit(const AccessInfo& a) override;

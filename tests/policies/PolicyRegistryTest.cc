@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "policies/NhitAdmission.h"
 #include "policies/PolicyRegistry.h"
 #include "policies/S3FifoPolicy.h"
 
@@ -69,6 +70,14 @@ TEST(PolicyRegistryTest, SpecsSayWhyTheyAreBad) {
   ASSERT_FALSE(nhit.ok());
   EXPECT_EQ(nhit.error().message.rfind("bad spec \"nhit:0\"; expected nhit:N[:WINDOW]", 0), 0u)
       << nhit.error().message;
+  // The largest window is read without building its tables (about 2 GiB;
+  // ValueTextFuzz ran out of memory parsing one), the next one refused.
+  EXPECT_TRUE(ParseAdmissionSpec("nhit:2:67108864").ok());
+  EXPECT_FALSE(ParseAdmissionSpec("nhit:2:67108865").ok());
+  const auto p = NhitAdmission::ParseParams("3:1000");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->n, 3u);
+  EXPECT_EQ(p->window, 1000u);
   auto ok = ParseReplacementSpec("s3fifo:small_size_ratio=0.2,move_to_main_threshold=1");
   ASSERT_TRUE(ok.ok()) << ok.error().message;
   EXPECT_EQ(ok->text, "s3fifo:small_size_ratio=0.2,move_to_main_threshold=1");
