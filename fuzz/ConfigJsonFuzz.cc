@@ -19,6 +19,7 @@
 #include "bench/lab/MatrixRunner.h"
 #include "bench/report/MatrixDiff.h"
 #include "bench/report/Report.h"
+#include "fuzz/OneLineError.h"
 #include "layouts/JsonParse.h"
 #include "layouts/Layout.h"
 #include "layouts/MatrixSpec.h"
@@ -26,19 +27,8 @@
 
 namespace {
 
-using tierlab::Error;
-
-void CheckError(const Error& e) {
-  if (e.message.empty() || e.message.size() > 4096 || e.message.find('\n') != std::string::npos) {
-    std::abort();
-  }
-}
-
-template <typename T>
-bool Accepted(const tierlab::Expected<T>& r) {
-  if (!r.ok()) CheckError(r.error());
-  return r.ok();
-}
+using tierlab::fuzz::Accepted;
+using tierlab::fuzz::CheckError;
 
 // Matrices that only name shorthands, builtin profiles and inline objects:
 // no file is opened (a fuzzed path could name a FIFO or /dev/stdin).

@@ -19,6 +19,7 @@
 #include "bench/report/MatrixDiff.h"
 #include "bench/workload/FioPattern.h"
 #include "bench/workload/FioUnits.h"
+#include "fuzz/OneLineError.h"
 #include "layouts/JsonFields.h"
 #include "policies/NhitAdmission.h"
 #include "policies/PolicyRegistry.h"
@@ -27,19 +28,10 @@
 
 namespace {
 
-using tierlab::Expected;
+using tierlab::fuzz::Accepted;
 
 void Require(bool ok) {
   if (!ok) std::abort();
-}
-
-// Accepted, or an error a terminal shows as one line.
-template <typename T>
-bool Accepted(const Expected<T>& r) {
-  if (r.ok()) return true;
-  const std::string& m = r.error().message;
-  Require(!m.empty() && m.size() <= 4096 && m.find('\n') == std::string::npos);
-  return false;
 }
 
 void BytesText(std::string_view text) {
