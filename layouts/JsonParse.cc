@@ -91,12 +91,10 @@ class BoundedDomBuilder {
     f.key = std::move(k);
     // No tierlab key holds one, and every message that names a field would
     // carry it: a newline would split the message, an escape reach the
-    // terminal. Path() shows the key JSON-escaped.
+    // terminal. FieldPath() shows the key JSON-escaped.
     for (const char c : f.key) {
       if (static_cast<unsigned char>(c) < 0x20) {
-        std::string path = Path();
-        path.resize(path.size() - 2);  // the trailing ": "
-        error_ = source_ + ": " + path + ": a key holds a control character";
+        error_ = source_ + ": " + FieldPath() + ": a key holds a control character";
         return false;
       }
     }
@@ -145,7 +143,7 @@ class BoundedDomBuilder {
 
   bool Open(Json empty) {
     if (frames_.size() >= kMaxJsonDepth) {
-      error_ = source_ + ": " + Path(/*next_element=*/true) + "nested deeper than " +
+      error_ = source_ + ": " + FieldPath(/*next_element=*/true) + ": nested deeper than " +
                std::to_string(kMaxJsonDepth) + " levels";
       return false;
     }
@@ -166,16 +164,13 @@ class BoundedDomBuilder {
     if (frames_.empty() || !frames_.back().duplicate) return true;
     // The value that just ended: any duplicate inside it ended the parse.
     const std::string second = DescribeJson(scratch_.back(), 40);
-    std::string path = Path();
-    path.pop_back();  // the trailing ' '
-    path.pop_back();  // and ':'
-    error_ = source_ + ": " + path + ": duplicate key: first " + first_ + ", then " + second;
+    error_ = source_ + ": " + FieldPath() + ": duplicate key: first " + first_ + ", then " + second;
     return false;
   }
 
-  // "tiers[1].count: " for the value being read, "" at the top level.
+  // "tiers[1].count" for the value being read, "" at the top level.
   // `next_element`: the innermost array's element is not added yet.
-  std::string Path(bool next_element = false) const {
+  std::string FieldPath(bool next_element = false) const {
     std::string p;
     for (std::size_t i = 0; i < frames_.size(); ++i) {
       const Frame& f = frames_[i];
@@ -183,14 +178,13 @@ class BoundedDomBuilder {
         const bool innermost = i + 1 == frames_.size();
         const std::size_t n = f.node->size();
         p += '[' + std::to_string(innermost && next_element ? n : (n == 0 ? 0 : n - 1)) + ']';
-      } else if (PlainKey(f.key)) {
-        p += (p.empty() ? "" : ".") + f.key;
       } else {
-        p += (p.empty() ? "" : ".") + Quoted(f.key, 64);
+        if (!p.empty()) p += '.';
+        p += PlainKey(f.key) ? f.key : Quoted(f.key, 64);
       }
     }
     if (p.size() > 80) p = p.substr(0, 48) + "..." + p.substr(p.size() - 24);
-    return p.empty() ? p : p + ": ";
+    return p;
   }
 
   std::string source_;

@@ -117,7 +117,7 @@ AxisPath ClassifyAxisPath(std::string_view path) {
 }
 
 std::string AxisWhere(const MatrixSpec& m, std::string_view path) {
-  return m.source + ": axes.\"" + std::string(path) + "\"";
+  return m.source + ": axes." + QuotedText(path, '"');
 }
 
 std::string AxisValueText(const nlohmann::json& v) {

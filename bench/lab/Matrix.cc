@@ -451,8 +451,8 @@ Expected<MatrixPlan> MatrixPlan::Make(const MatrixSpec& spec) {
   for (std::size_t e = 0; e < m.exclude.size(); ++e) {
     for (const auto& [k, v] : m.exclude[e].items()) {
       if (!IsMatrixKey(m, k)) {
-        return MakeError(m.source + ": exclude[" + std::to_string(e) + "].\"" + k +
-                         "\": not a matrix key (layout, profile or an axis path)");
+        return MakeError(m.source + ": exclude[" + std::to_string(e) + "]." + QuotedText(k, '"') +
+                         ": not a matrix key (layout, profile or an axis path)");
       }
     }
   }
@@ -461,7 +461,7 @@ Expected<MatrixPlan> MatrixPlan::Make(const MatrixSpec& spec) {
         m.source + ": include[" + std::to_string(d->include_extras.size()) + "]";
     std::vector<Coord> extras;
     for (const auto& [k, v] : entry.items()) {
-      if (!IsMatrixKey(m, k)) extras.push_back({k, v, where + ".\"" + k + "\""});
+      if (!IsMatrixKey(m, k)) extras.push_back({k, v, where + "." + QuotedText(k, '"')});
     }
     d->include_extras.push_back(std::move(extras));
   }
@@ -540,7 +540,8 @@ Expected<MatrixPlan> MatrixPlan::Make(const MatrixSpec& spec) {
       for (std::size_t pi : ps) {
         Combo c{li, pi, {}};
         for (const auto& [k, v] : entry.items()) {
-          if (k != "layout" && k != "profile") c.coords.push_back({k, v, where + ".\"" + k + "\""});
+          if (k != "layout" && k != "profile")
+            c.coords.push_back({k, v, where + "." + QuotedText(k, '"')});
         }
         d->added.push_back(std::move(c));
       }

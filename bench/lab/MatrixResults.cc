@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "layouts/JsonParse.h"
+#include "tiering/core/QuotedText.h"
 
 namespace tierlab {
 namespace {
@@ -69,7 +70,7 @@ class ShapeCheck {
   void Numbers(const nlohmann::json& obj, const std::string& where) {
     for (auto it = obj.begin(); it != obj.end() && error_.empty(); ++it) {
       if (!it->is_number()) {
-        Fail(where + ".\"" + it.key() + "\"", "must be a number, got " + DescribeJson(*it));
+        Fail(where + "." + QuotedText(it.key(), '"'), "must be a number, got " + DescribeJson(*it));
       }
     }
   }

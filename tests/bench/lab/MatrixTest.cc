@@ -188,6 +188,28 @@ TEST(MatrixTest, UnknownAxisPathNamesTheMatrixFileAndAxis) {
   EXPECT_EQ(v.message.rfind("m.json: axes.\"iodepth\": ", 0), 0u) << v.message;
 }
 
+// A filter's key is the user's text: quoted, shortened and kept printable
+// like any other, so the message stays one line whatever the key holds.
+TEST(MatrixTest, AFilterKeyThatIsNoMatrixKeyIsQuotedOnOneLine) {
+  nlohmann::json j = Tiny();
+  j["exclude"] = {{{"bs\u00e9", "4k"}}};
+  const Error e = ExpandError(j);
+  EXPECT_EQ(e.kind, ErrorKind::kInput);
+  EXPECT_EQ(e.message,
+            "m.json: exclude[0].\"bs??\": not a matrix key (layout, profile or an axis path)");
+
+  j["exclude"] = {{{std::string(500, 'k'), "4k"}}};
+  const Error l = ExpandError(j);
+  EXPECT_EQ(l.message.rfind("m.json: exclude[0].\"" + std::string(64, 'k') + "...\": ", 0), 0u)
+      << l.message;
+
+  j.erase("exclude");
+  j["include"] = {{{"layout", "nvme2+ssd4"}, {"no\u00e9such", 1}}};
+  const Error i = ExpandError(j);
+  EXPECT_EQ(i.message.rfind("m.json: include[0].\"no??such\": ", 0), 0u) << i.message;
+  EXPECT_EQ(i.message.find('\n'), std::string::npos) << i.message;
+}
+
 TEST(MatrixTest, LayoutTooBigForItsTiersIsABuildError) {
   nlohmann::json j = Tiny();
   j["layouts"] = {"nvme2+hdd4"};
