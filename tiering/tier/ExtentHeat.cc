@@ -20,7 +20,9 @@ void ExtentHeat::Rebase(Nanos now) {
 
 void ExtentHeat::Touch(std::uint64_t first, std::uint64_t count, float weight, Nanos now) {
   if (weight == 0) return;
-  if (now - base_ > kRebaseExponent * half_life_) Rebase(now);
+  // Divided, not multiplied: 64 half-lives of a long half-life (the layout
+  // takes up to 1e9 s) would overflow Nanos.
+  if ((now - base_) / half_life_ > kRebaseExponent) Rebase(now);
   const float add = static_cast<float>(weight * Scale(now));
   for (std::uint64_t e = first; e < first + count; ++e) score_[e] += add;
 }

@@ -278,6 +278,7 @@ void TierTarget::IssueReadWrite(Request* r) {
 
 void TierTarget::IssueDiscard(Request* r) {
   const IoRequest q = r->req;
+  bool retired = false;
   for (std::uint64_t e = q.offset / extent_size_; e <= (q.end() - 1) / extent_size_; ++e) {
     const std::optional<ExtentPlacement> p = map_.Lookup(e);
     if (!p) continue;
@@ -293,8 +294,17 @@ void TierTarget::IssueDiscard(Request* r) {
       UnmapExtent(e);
       auto it = migrating_.find(e);
       if (it != migrating_.end()) {
-        it->second->cancelled = true;  // the move frees both slots when its copies drain
+        Migration* m = it->second;
+        m->cancelled = true;
         migrating_.erase(it);
+        // A move with copies in flight frees both slots when they drain
+        // (ChunkWriteDone). One with none (waiting for its bandwidth budget,
+        // or for writes in flight) has nothing left to call it: retire it
+        // now. It holds no writes (this discard would have been held).
+        if (m->in_flight == 0) {
+          Retire(m, false);
+          retired = true;
+        }
       } else {
         DeferFree(p->tier, p->slot);
       }
@@ -302,6 +312,7 @@ void TierTarget::IssueDiscard(Request* r) {
     ++r->remaining;
     tiers_[p->tier]->Submit(c, [this, r](Status st) { PieceDone(r, st); });
   }
+  if (retired) PumpMigrations();  // the next queued move, or the end of the batch
 }
 
 void TierTarget::PieceDone(Request* r, Status st) {

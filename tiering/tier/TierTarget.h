@@ -231,9 +231,11 @@ class TierTarget final : public BlockDevice {
   ExtentMap map_;
   ExtentHeat heat_;
   std::vector<TierFreeSpace> free_;
-  std::vector<std::uint8_t> pin_;                // per extent: pinned tier or kNoPin
-  std::vector<std::uint16_t> writes_in_flight_;  // per extent: foreground writes/discards
-  std::vector<std::uint64_t> pin_reserve_;       // per tier: pinned extents not yet mapped
+  std::vector<std::uint8_t> pin_;  // per extent: pinned tier or kNoPin
+  // Per extent: foreground writes/discards in flight (a run may have 2^20
+  // requests outstanding, all on one extent).
+  std::vector<std::uint32_t> writes_in_flight_;
+  std::vector<std::uint64_t> pin_reserve_;  // per tier: pinned extents not yet mapped
   std::uint64_t pin_reserve_total_ = 0;
   std::uint64_t unmapped_unpinned_ = 0;
   std::vector<TierUsage> usage_;

@@ -232,5 +232,15 @@ TEST(TierConfigTest, ParsesNames) {
   EXPECT_EQ(ToString(TierPlacement::kFastFirst), "fast-first");
 }
 
+// The layout takes a half-life up to 1e9 s: 64 of them overflow Nanos, and
+// the rebase check once multiplied (undefined behaviour; every touch then
+// rebased). UBSan runs this test in the sanitizer configuration.
+TEST(ExtentHeatTest, TheLongestHalfLifeNeitherOverflowsNorForgets) {
+  const Nanos half_life = 1'000'000'000 * kSecond;
+  ExtentHeat h(1, half_life);
+  for (int i = 1; i <= 4; ++i) h.Touch(0, 1, 1.0f, i * 3600 * kSecond);
+  EXPECT_NEAR(h.Heat(0, 4 * 3600 * kSecond), 4.0, 1e-4);
+}
+
 }  // namespace
 }  // namespace tierlab

@@ -372,6 +372,50 @@ TEST(TierTargetTest, BandwidthBudgetPacesCopies) {
   EXPECT_GE(s.migration_busy_ns, 3 * kSecond / 8);
 }
 
+// A whole-extent discard of a move that has no copy in flight (its turn in
+// the bandwidth budget has not come) retires the move at once: before, it
+// stayed active for good, held both slots, and no pass ever planned again.
+TEST(TierTargetTest, DiscardOfAMoveWaitingForItsBudgetRetiresIt) {
+  SimEngine e;
+  TierConfig c = Quiet();
+  c.placement = TierPlacement::kSlowFirst;
+  c.min_promote_heat = 0.5;
+  c.migration_bandwidth = 2 * kMiB;  // one 1 MiB chunk every 0.5 s
+  c.max_migration_ios = 4;
+  auto t = Make(e, RamTiers(e, 8 * kMiB, 16 * kMiB), c);
+  ASSERT_TRUE(t);
+  for (std::uint64_t x = 0; x < 4; ++x) {
+    ASSERT_EQ(Io(e, *t, IoOp::kWrite, x * kMiB, 4096), Status::kOk);
+  }
+  ASSERT_EQ(t->OptimizeNow(), 4u);
+  e.RunUntil(e.Now() + kMilli);  // one move has copied; three wait for the budget
+  std::vector<std::uint64_t> waiting;
+  for (std::uint64_t x = 0; x < 4; ++x) {
+    if (t->PlacementAt(x * kMiB)->tier == 1) waiting.push_back(x);
+  }
+  ASSERT_EQ(waiting.size(), 3u);
+  bool done = false;
+  for (std::uint64_t x : waiting) {
+    t->Submit(IoRequest{IoOp::kDiscard, 0, x * kMiB, kMiB, nullptr}, [&](Status st) {
+      EXPECT_EQ(st, Status::kOk);
+      done = true;
+    });
+  }
+  e.Run();
+  EXPECT_TRUE(done);
+  EXPECT_FALSE(t->migrating());
+  TierStats s = t->tier_stats();
+  EXPECT_EQ(s.promotions, 1u);
+  EXPECT_EQ(s.migrations_abandoned, 3u);
+  for (const TierUsage& u : s.tiers) EXPECT_EQ(u.extents + u.free_slots, u.slots);
+  // Passes plan again: a newly written, read extent is promoted.
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, 9 * kMiB, 4096), Status::kOk);
+  ASSERT_EQ(t->PlacementAt(9 * kMiB)->tier, 1u);
+  EXPECT_EQ(t->OptimizeNow(), 1u);
+  e.Run();
+  EXPECT_EQ(t->PlacementAt(9 * kMiB)->tier, 0u);
+}
+
 TEST(TierTargetTest, PeriodicScheduleWaitsForThePeriod) {
   SimEngine e;
   TierConfig c = Quiet();
