@@ -360,6 +360,7 @@ nlohmann::json MakeRunJson(const RunResult& r, const Profile& p, const Volume& v
                     {"held_ns", t.held_ns},
                     {"max_held_ns", t.max_held_ns},
                     {"zero_read_ops", t.zero_read_ops},
+                    {"zero_fill_bytes", t.zero_fill_bytes},
                     {"heat_histogram", t.heat_histogram}};
   }
   return j;

@@ -12,6 +12,7 @@ struct TierTarget::Request {
   std::uint64_t epoch = 0;
   std::uint32_t remaining = 0;
   Status status = Status::kOk;
+  std::vector<std::uint64_t> zeroing;  // extents this write zero-fills
 };
 
 // One extent being copied from (from, src) to (to, dst). Chunk bitmaps:
@@ -163,6 +164,10 @@ void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_sinc
   const std::uint64_t first = req.offset / extent_size_;
   const std::uint64_t last = (req.end() - 1) / extent_size_;
   const Nanos since = held_since == kNotHeld ? engine().Now() : held_since;
+  if (!zeroing_.empty() && TouchesZeroing(first, last)) {
+    zero_waiters_.push_back({req, std::move(done), since});
+    return;
+  }
   if (req.op != IoOp::kRead && !migrating_.empty()) {
     // A move in its final round holds new writes to its extent until the
     // map switches (bounded by one round's copy: see RoundEnd).
@@ -176,7 +181,8 @@ void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_sinc
   }
   if (req.op == IoOp::kWrite) {
     if (req.data != nullptr) move_data_ = true;
-    switch (EnsureMapped(first, last)) {
+    fresh_.clear();
+    switch (EnsureMapped(first, last, &fresh_)) {
       case AllocResult::kOk: break;
       case AllocResult::kWait: parked_.push_back({req, std::move(done), since}); return;
       case AllocResult::kNoSpace: FinishAsync(std::move(done), Status::kNoSpace); return;
@@ -194,6 +200,7 @@ void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_sinc
   r->req = req;
   r->status = Status::kOk;
   r->epoch = epoch_;
+  r->zeroing.clear();
   ++in_flight_by_epoch_.back();
   const std::uint64_t n = last - first + 1;
   if (req.op == IoOp::kRead) {
@@ -210,6 +217,9 @@ void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_sinc
     IssueDiscard(r);
   } else {
     IssueReadWrite(r);
+    if (req.op == IoOp::kWrite && move_data_) {
+      for (std::uint64_t e : fresh_) ZeroFill(r, e);
+    }
   }
   // Children never complete inside Submit, so only a request with no child
   // piece (all zero-filled reads, or discards of unmapped extents) gets here.
@@ -218,7 +228,8 @@ void TierTarget::Dispatch(const IoRequest& req, IoCallback done, Nanos held_sinc
   if (--r->remaining == 0) engine().ScheduleAfter(kUnmappedLatency, [this, r] { Complete(r); });
 }
 
-TierTarget::AllocResult TierTarget::EnsureMapped(std::uint64_t first, std::uint64_t last) {
+TierTarget::AllocResult TierTarget::EnsureMapped(std::uint64_t first, std::uint64_t last,
+                                                 std::vector<std::uint64_t>* fresh) {
   for (std::uint64_t e = first; e <= last; ++e) {
     if (map_.Lookup(e)) continue;
     const std::optional<std::uint32_t> t = ChooseTier(e);
@@ -228,6 +239,7 @@ TierTarget::AllocResult TierTarget::EnsureMapped(std::uint64_t first, std::uint6
       return pending_frees_.empty() && active_.empty() ? AllocResult::kNoSpace : AllocResult::kWait;
     }
     MapExtent(e, {*t, *free_[*t].Allocate()});
+    if (fresh != nullptr) fresh->push_back(e);
     if (!warming_ && *t + 1 < tiers_.size() &&
         static_cast<double>(free_[*t].used()) >
             config_.fill_threshold * static_cast<double>(free_[*t].slots())) {
@@ -274,6 +286,43 @@ void TierTarget::IssueReadWrite(Request* r) {
                     ++r->remaining;
                     tiers_[p->tier]->Submit(c, [this, r](Status st) { PieceDone(r, st); });
                   });
+}
+
+bool TierTarget::TouchesZeroing(std::uint64_t first, std::uint64_t last) const {
+  for (std::uint64_t e = first; e <= last; ++e) {
+    if (zeroing_.contains(e)) return true;
+  }
+  return false;
+}
+
+void TierTarget::ZeroFill(Request* r, std::uint64_t e) {
+  const IoRequest q = r->req;
+  const std::uint64_t start = e * extent_size_;
+  const std::uint64_t end = start + ExtentBytes(e);
+  const std::uint64_t lo = std::max(q.offset, start);
+  const std::uint64_t hi = std::min(q.end(), end);
+  if (lo == start && hi == end) return;  // the write covers the extent
+  const ExtentPlacement p = *map_.Lookup(e);
+  constexpr std::uint64_t kZeroChunk = 1ull << 20;
+  if (zeros_.size() == 0) {
+    zeros_ = AlignedBuffer(std::min(extent_size_, kZeroChunk));
+    std::memset(zeros_.data(), 0, zeros_.size());
+  }
+  auto fill = [&](std::uint64_t from, std::uint64_t to) {
+    for (std::uint64_t at = from; at < to; at += zeros_.size()) {
+      const std::uint64_t len = std::min<std::uint64_t>(zeros_.size(), to - at);
+      IoRequest z{IoOp::kWrite, 0, p.slot * extent_size_ + (at - start), len, zeros_.data()};
+      ++usage_[p.tier].write_ops;
+      usage_[p.tier].write_bytes += len;
+      counters_.zero_fill_bytes += len;
+      ++r->remaining;
+      tiers_[p.tier]->Submit(z, [this, r](Status st) { PieceDone(r, st); });
+    }
+  };
+  fill(start, lo);
+  fill(hi, end);
+  ++zeroing_[e];
+  r->zeroing.push_back(e);
 }
 
 void TierTarget::IssueDiscard(Request* r) {
@@ -342,11 +391,27 @@ void TierTarget::Complete(Request* r) {
     }
     if (kicked) PumpMigrations();
   }
+  bool unblocked = false;
+  for (std::uint64_t e : r->zeroing) {
+    // A move planned meanwhile may have copied the slot before the zeros
+    // landed: copy it again.
+    if (!migrating_.empty()) MarkDirty(e, e * extent_size_, extent_size_);
+    auto it = zeroing_.find(e);
+    if (--it->second == 0) {
+      zeroing_.erase(it);
+      unblocked = true;
+    }
+  }
   --in_flight_by_epoch_[r->epoch - epoch_base_];
   IoCallback done = std::move(r->done);
   const Status st = r->status;
   requests_.Release(r);
   ReleaseDeferred();
+  if (unblocked && !zero_waiters_.empty()) {
+    std::deque<Parked> retry;
+    retry.swap(zero_waiters_);
+    for (Parked& p : retry) Dispatch(p.req, std::move(p.done), p.since);
+  }
   Finish(done, st);
 }
 

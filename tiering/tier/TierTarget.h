@@ -10,8 +10,13 @@
 // request is split into one child request per run of consecutive slots.
 // Never-written or discarded extents read as zeros; the first write to an
 // extent allocates it by the placement policy (fast-first / slow-first, or
-// its pin). A discard that covers a whole extent unmaps it, frees its slot
-// and forwards the discard to the tier; a partial one is forwarded.
+// its pin). A freed slot still holds its last extent's data, so when data
+// is carried the first write also writes zeros over the part of the new
+// extent it does not cover (dm-thin's block zeroing), and requests to the
+// extent wait until both are done; timing-only runs carry no data and skip
+// it. A fixed-provisioned volume maps every extent at creation and, like
+// dm-linear, reads what its devices hold until written. A discard that covers a whole extent unmaps
+// it, frees its slot and forwards the discard to the tier; a partial one is forwarded.
 //
 // Migration. A pass (schedule: continuous or periodic; also run when a tier
 // passes fill_threshold) ranks extents by decayed heat (ExtentHeat.h) and
@@ -82,6 +87,9 @@ struct TierStats {
   std::vector<TierUsage> tiers;
   // Reads of unmapped extents, served as zeros by the target itself.
   std::uint64_t zero_read_ops = 0, zero_read_bytes = 0;
+  // Zeros written over the part of a newly mapped extent its first write
+  // did not cover (data-carrying runs only).
+  std::uint64_t zero_fill_bytes = 0;
   std::uint64_t promotions = 0, promoted_bytes = 0;  // moved to a faster tier
   std::uint64_t demotions = 0, demoted_bytes = 0;    // moved to a slower tier
   std::uint64_t recopy_rounds = 0;                   // extra rounds caused by writes during a copy
@@ -183,7 +191,12 @@ class TierTarget final : public BlockDevice {
   // `held_since`: kNotHeld for a new request, else when it was first parked
   // or held (for the held_* stats).
   void Dispatch(const IoRequest& req, IoCallback done, Nanos held_since);
-  AllocResult EnsureMapped(std::uint64_t first, std::uint64_t last);
+  // Maps the unmapped extents of [first, last]; appends each newly mapped
+  // one to `fresh` when given.
+  AllocResult EnsureMapped(std::uint64_t first, std::uint64_t last,
+                           std::vector<std::uint64_t>* fresh = nullptr);
+  void ZeroFill(Request* r, std::uint64_t extent);
+  bool TouchesZeroing(std::uint64_t first, std::uint64_t last) const;
   void IssueReadWrite(Request* r);
   void IssueDiscard(Request* r);
   void PieceDone(Request* r, Status st);
@@ -247,6 +260,12 @@ class TierTarget final : public BlockDevice {
   std::deque<std::uint32_t> in_flight_by_epoch_{0};
   std::deque<PendingFree> pending_frees_;
   std::deque<Parked> parked_;
+  // Extents whose first write is still writing zeros around itself, and the
+  // requests that touch them, waiting in arrival order.
+  std::unordered_map<std::uint64_t, std::uint32_t> zeroing_;
+  std::deque<Parked> zero_waiters_;
+  std::vector<std::uint64_t> fresh_;  // EnsureMapped's scratch
+  AlignedBuffer zeros_;               // allocated on the first zero fill
 
   // Migration state.
   bool move_data_ = false;   // copies carry buffers

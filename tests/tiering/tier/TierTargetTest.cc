@@ -168,6 +168,59 @@ TEST(TierTargetTest, UnmappedReadsZeroAndWholeExtentDiscardUnmaps) {
   EXPECT_EQ(t->PlacementAt(5 * kMiB), (ExtentPlacement{0, 1}));
 }
 
+// A freed slot keeps its last extent's data. The first write to a new
+// extent that lands in it zero-fills the rest of the extent, and a read of
+// the unwritten part, submitted while that runs, waits for it: it reads
+// zeros, never the other extent's data.
+TEST(TierTargetTest, APartlyWrittenNewExtentReadsZerosWhereNotWritten) {
+  SimEngine e;
+  TierConfig c = Quiet();
+  c.placement = TierPlacement::kSlowFirst;
+  c.min_promote_heat = 0.5;
+  auto t = Make(e, RamTiers(e, 4 * kMiB, 16 * kMiB, 10 * kMicro, 100 * kMicro), c);
+  ASSERT_TRUE(t);
+  std::vector<std::byte> old(kMiB, std::byte{0xAB});
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, 0, kMiB, old.data()), Status::kOk);
+  ASSERT_EQ(t->PlacementAt(0), (ExtentPlacement{1, 0}));
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(Io(e, *t, IoOp::kRead, 0, 4096, old.data()), Status::kOk);
+  ASSERT_EQ(t->OptimizeNow(), 1u);
+  e.Run();
+  ASSERT_EQ(t->PlacementAt(0)->tier, 0u);  // slow slot 0 is free and holds 0xAB
+
+  std::vector<std::byte> w(4096, std::byte{0xCD}), r(64 * 1024, std::byte{0x11});
+  Status ws = Status::kShutdown, rs = Status::kShutdown;
+  t->Submit(IoRequest{IoOp::kWrite, 0, 5 * kMiB, w.size(), w.data()}, [&](Status st) { ws = st; });
+  t->Submit(IoRequest{IoOp::kRead, 0, 5 * kMiB + 8192, r.size(), r.data()},
+            [&](Status st) { rs = st; });
+  e.Run();
+  ASSERT_EQ(ws, Status::kOk);
+  ASSERT_EQ(rs, Status::kOk);
+  ASSERT_EQ(t->PlacementAt(5 * kMiB), (ExtentPlacement{1, 0}));  // the reused slot
+  EXPECT_TRUE(std::all_of(r.begin(), r.end(), [](std::byte b) { return b == std::byte{0}; }));
+  std::vector<std::byte> all(kMiB);
+  ASSERT_EQ(Io(e, *t, IoOp::kRead, 5 * kMiB, kMiB, all.data()), Status::kOk);
+  EXPECT_EQ(std::memcmp(all.data(), w.data(), w.size()), 0);
+  EXPECT_TRUE(
+      std::all_of(all.begin() + 4096, all.end(), [](std::byte b) { return b == std::byte{0}; }));
+  EXPECT_EQ(t->tier_stats().zero_fill_bytes, kMiB - 4096);
+  // A write that covers its new extent whole writes no zeros.
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, 6 * kMiB, kMiB, old.data()), Status::kOk);
+  EXPECT_EQ(t->tier_stats().zero_fill_bytes, kMiB - 4096);
+}
+
+// Timing only (no write carries data): nothing to leak, no zeros written.
+TEST(TierTargetTest, TimingOnlyWritesNoZeroFill) {
+  SimEngine e;
+  auto t = Make(e, RamTiers(e, 4 * kMiB, 16 * kMiB), Quiet());
+  ASSERT_TRUE(t);
+  for (std::uint64_t x = 0; x < 8; ++x) {
+    ASSERT_EQ(Io(e, *t, IoOp::kWrite, x * kMiB + 4096, 4096), Status::kOk);
+  }
+  const TierStats s = t->tier_stats();
+  EXPECT_EQ(s.zero_fill_bytes, 0u);
+  EXPECT_EQ(s.tiers[0].write_ops + s.tiers[1].write_ops, 8u);
+}
+
 TEST(TierTargetTest, OptimizeMovesDataForReal) {
   SimEngine e;
   TierConfig c = Quiet();
