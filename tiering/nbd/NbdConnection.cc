@@ -431,11 +431,16 @@ void NbdConnection::HandleInfoOrGo(std::uint32_t option, ByteView data) {
   // Sent even when not asked for (the spec allows it): clients that ignore it
   // and send misaligned requests get EINVAL.
   AppendInfoBlockSize(hs_out_, option, info_.min_block, info_.preferred_block, info_.max_payload);
+  // Each asked for once, however often the request repeats it: 8,000
+  // repeats of NBD_INFO_NAME fit in one option and would each copy the name.
+  bool name = false, description = false;
   for (std::uint16_t i : req->infos) {
-    if (i == kInfoName) AppendInfoString(hs_out_, option, kInfoName, info_.name);
-    if (i == kInfoDescription && !info_.description.empty()) {
-      AppendInfoString(hs_out_, option, kInfoDescription, info_.description);
-    }
+    name = name || i == kInfoName;
+    description = description || i == kInfoDescription;
+  }
+  if (name) AppendInfoString(hs_out_, option, kInfoName, info_.name);
+  if (description && !info_.description.empty()) {
+    AppendInfoString(hs_out_, option, kInfoDescription, info_.description);
   }
   AppendOptionReply(hs_out_, option, kRepAck);
   if (option == kOptGo) state_ = State::kTransmission;
@@ -487,7 +492,13 @@ bool NbdConnection::HandleRequest(const RequestHeader& h, std::uint32_t err, std
   }
   const bool ranged = h.type != kCmdFlush;
   if (ranged && h.length == 0) {  // nothing to do; the spec leaves it to us
-    QueueOk(h.cookie);
+    if (h.type == kCmdBlockStatus) {
+      QueueError(kErrInval, h.cookie);  // a reply must describe at least one extent
+    } else if (h.type == kCmdRead && session_.structured_replies) {
+      QueueDone(h.cookie);  // a read may not get a simple reply here
+    } else {
+      QueueOk(h.cookie);
+    }
     return true;
   }
   Op* op = NewOp(h);
@@ -675,6 +686,12 @@ void NbdConnection::QueueOk(std::uint64_t cookie) {
   OutItem& it = PushReply();
   EncodeSimpleReply(it.header, 0, cookie);
   it.header_len = kSimpleReplySize;
+}
+
+void NbdConnection::QueueDone(std::uint64_t cookie) {
+  OutItem& it = PushReply();
+  EncodeChunkHeader(it.header, kReplyFlagDone, kReplyTypeNone, cookie, 0);
+  it.header_len = kStructuredReplyHeaderSize;
 }
 
 void NbdConnection::QueueError(std::uint32_t error, std::uint64_t cookie) {

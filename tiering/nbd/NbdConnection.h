@@ -168,6 +168,8 @@ class NbdConnection final : private NbdBufferPool::Waiter {
   // Replies: a success without data, an error (an ERROR chunk under
   // structured replies), and the data of a completed read.
   void QueueOk(std::uint64_t cookie);
+  // Structured replies: a final NONE chunk (success, no data).
+  void QueueDone(std::uint64_t cookie);
   void QueueError(std::uint32_t error, std::uint64_t cookie);
   void QueueReadData(Op* op);
   OutItem& PushReply();

@@ -574,6 +574,30 @@ TEST_F(NbdServerTest, ListInfoAndUnsupportedOptions) {
   EXPECT_EQ(c.Read(0, 512, &back), 0);
 }
 
+// NBD_INFO_NAME asked for thousands of times in one option is answered
+// once: each answer copies the name, and one option could queue megabytes
+// the client never has to read.
+TEST_F(NbdServerTest, AnInfoAskedForManyTimesIsAnsweredOnce) {
+  RawClient c(socket_);
+  ASSERT_TRUE(c.Greet());
+  const std::vector<std::uint16_t> infos(4000, kInfoName);
+  Bytes info;
+  AppendInfoRequestData(info, "", infos);
+  Bytes opt;
+  AppendOption(opt, kOptInfo, info);
+  ASSERT_TRUE(c.Send(opt));
+  RawClient::Reply r;
+  int names = 0, replies = 0;
+  while (c.RecvOptionReply(&r) && r.h.type == kRepInfo) {
+    ++replies;
+    if (LoadBe16(r.data.data()) == kInfoName) ++names;
+  }
+  EXPECT_EQ(r.h.type, kRepAck);
+  EXPECT_EQ(names, 1);
+  EXPECT_EQ(replies, 3);  // export, block size, name
+  EXPECT_TRUE(c.Go(kExportName));
+}
+
 TEST_F(NbdServerTest, AbortIsAcknowledgedThenClosed) {
   RawClient c(socket_);
   ASSERT_TRUE(c.Greet());
@@ -826,6 +850,20 @@ TEST_F(NbdServerTest, StructuredRepliesCarryReadDataAndErrorChunks) {
   ASSERT_TRUE(c.RecvChunk(&h, &p));
   EXPECT_EQ(h.type, kReplyTypeError);
   EXPECT_EQ(LoadBe32(p.data()), kErrNoSpc);
+  // A zero-length read gets a final NONE chunk (never a simple reply, which
+  // libnbd would take for a protocol error); a zero-length BLOCK_STATUS
+  // would describe no extent and is refused.
+  ASSERT_TRUE(c.SendRequest(kCmdRead, 4096, 0, 44));
+  ASSERT_TRUE(c.RecvChunk(&h, &p));
+  EXPECT_EQ(h.cookie, 44u);
+  EXPECT_EQ(h.type, kReplyTypeNone);
+  EXPECT_TRUE(h.flags & kReplyFlagDone);
+  EXPECT_EQ(p.size(), 0u);
+  ASSERT_TRUE(c.SendRequest(kCmdBlockStatus, 4096, 0, 45));
+  ASSERT_TRUE(c.RecvChunk(&h, &p));
+  EXPECT_EQ(h.cookie, 45u);
+  EXPECT_EQ(h.type, kReplyTypeError);
+  EXPECT_EQ(LoadBe32(p.data()), kErrInval);
   // Without structured replies DF is refused.
   RawClient plain(socket_);
   ASSERT_TRUE(plain.Connect());
