@@ -268,6 +268,7 @@ int RunOne(RunArgs a) {
     std::fprintf(stderr, "tierlab: %s: ignored unknown option(s): %s\n", a.profile.c_str(),
                  names.c_str());
   }
+  for (const std::string& n : info.notes) std::fprintf(stderr, "tierlab: note: %s\n", n.c_str());
 
   RunSettings settings;
   settings.engine = a.real ? EngineKind::kReal : EngineKind::kSimulated;

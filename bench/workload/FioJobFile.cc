@@ -19,7 +19,8 @@ struct Line {
   bool has_value = false;
   const std::string* file = nullptr;  // where the line is, for errors
   std::size_t number = 0;
-  std::size_t seq = 0;  // position over all files, includes expanded in place
+  std::size_t seq = 0;      // position over all files, includes expanded in place
+  std::size_t section = 0;  // which section header the line follows
 };
 
 struct Job {
@@ -29,6 +30,15 @@ struct Job {
   std::size_t seq = 0;
   std::vector<Line> options;
 };
+
+// fio's engines flagged FIO_SYNCIO among those a job file may name: one I/O
+// at a time per job, whatever iodepth says.
+bool IsSyncEngine(std::string_view e) {
+  for (std::string_view s : {"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"}) {
+    if (e == s) return true;
+  }
+  return false;
+}
 
 std::string At(const std::string& file, std::size_t line) {
   return file + ":" + std::to_string(line) + ": ";
@@ -118,7 +128,9 @@ class Parser {
           return MakeError(At(*file, line_no) + "malformed section header " + QuotedText(l));
         }
         in_section_ = true;
-        in_global_ = name == "global";
+        ++section_;
+        // fio: any section whose name starts with "global" is a global one.
+        in_global_ = name.starts_with("global");
         if (!in_global_) jobs_.push_back({std::string(name), file, line_no, ++seq_, {}});
         continue;
       }
@@ -130,6 +142,7 @@ class Parser {
       opt.file = file;
       opt.number = line_no;
       opt.seq = ++seq_;
+      opt.section = section_;
       const std::size_t eq = l.find('=');
       opt.key = std::string(Trim(l.substr(0, eq)));
       if (opt.key.empty())
@@ -207,6 +220,7 @@ class Parser {
       Profile p;
       p.name = job.name;
       int kb_base = 1024;
+      std::string_view engine;  // the last ioengine= that applies
       auto apply = [&](const Line& o) -> Expected<void> {
         auto r = SetProfileOption(p, o.key, o.value, o.has_value, kb_base);
         if (!r) return MakeError(At(*o.file, o.number) + r.error().message);
@@ -223,16 +237,42 @@ class Parser {
           }
           return {};
         }
-        if (o.key == "kb_base") kb_base = Trim(o.value) == "1000" ? 1000 : 1024;
+        if (o.key == "ioengine") engine = Trim(o.value);
         return {};
       };
+      // fio sorts kb_base to the front of its section: it applies to the
+      // section's sizes written before it too. The last one wins.
+      auto section_kb_base = [&](const std::vector<Line>& lines, std::size_t section) {
+        for (const Line& o : lines) {
+          if (o.section == section && o.key == "kb_base" && o.has_value) {
+            kb_base = Trim(o.value) == "1000" ? 1000 : 1024;
+          }
+        }
+      };
       // Global lines apply to the jobs that follow them.
+      std::size_t section = 0;
       for (const Line& o : global_) {
         if (o.seq > job.seq) break;
+        if (o.section != section) section_kb_base(global_, section = o.section);
         if (auto r = apply(o); !r) return r.error();
       }
+      if (!job.options.empty()) section_kb_base(job.options, job.options.front().section);
       for (const Line& o : job.options) {
         if (auto r = apply(o); !r) return r.error();
+      }
+      // fio caps a synchronous engine's queue at one I/O (and says so).
+      // Without ioengine fio runs psync; tierlab then keeps the job's
+      // iodepth (its volume takes asynchronous I/O) and says what fio would do.
+      if (p.iodepth > 1) {
+        if (IsSyncEngine(engine)) {
+          Note(job, "ioengine=" + std::string(engine) + " is synchronous: iodepth " +
+                        std::to_string(p.iodepth) + " capped at 1, as fio does");
+          p.iodepth = 1;
+        } else if (engine.empty()) {
+          Note(job, "no ioengine: fio's default (psync) would cap iodepth " +
+                        std::to_string(p.iodepth) +
+                        " at 1; tierlab keeps it (write ioengine=libaio or io_uring to say so)");
+        }
       }
       if (auto v = ValidateProfile(p); !v) {
         return MakeError(At(*job.file, job.line) + "[" + job.name + "]: " + v.error().message);
@@ -259,7 +299,13 @@ class Parser {
   const FioParseOptions& o_;
   std::deque<std::string> names_;  // file names, for errors (stable addresses)
   std::deque<std::string> texts_;  // included files' text
+  void Note(const Job& job, const std::string& what) {
+    if (o_.notes != nullptr)
+      o_.notes->push_back(At(*job.file, job.line) + "[" + job.name + "]: " + what);
+  }
+
   std::vector<Line> global_;
+  std::size_t section_ = 0;
   std::vector<Job> jobs_;
   bool in_global_ = false, in_section_ = false;
   std::size_t seq_ = 0;

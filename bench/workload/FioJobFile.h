@@ -47,6 +47,10 @@ struct FioParseOptions {
   std::string path;
   // Set: receives each skipped unknown option's name once, in file order.
   std::vector<std::string>* ignored = nullptr;
+  // Set: receives what fio would print as a note about a job, one line each
+  // ("job.fio:3: [j]: ioengine=psync is synchronous: iodepth 16 capped at
+  // 1, as fio does").
+  std::vector<std::string>* notes = nullptr;
   // Set: fio's "global options" (the [global] options before the last job)
   // and per job its "job options" (those written in its section, includes
   // expanded), as {"key": "value"} objects of strings; a later value of a

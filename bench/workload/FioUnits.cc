@@ -64,10 +64,12 @@ Expected<std::uint64_t> ParseFioSize(std::string_view text, int kb_base) {
   const std::size_t power = kPrefixes.find(c);
   if (power == std::string_view::npos) return bad();
   const std::string_view tail = rest.substr(1);
-  bool iec;  // "kib"/"ki" vs "k"/"kb"
-  if (tail.empty() || IEquals(tail, "b")) {
+  // "kib" vs "k"/"kb"/"ki": fio swaps only the spelling that ends in "ib"
+  // (a bare "ki" is a plain "k" to it).
+  bool iec;
+  if (tail.empty() || IEquals(tail, "b") || IEquals(tail, "i")) {
     iec = false;
-  } else if (IEquals(tail, "i") || IEquals(tail, "ib")) {
+  } else if (IEquals(tail, "ib")) {
     iec = true;
   } else {
     return bad();
@@ -95,21 +97,18 @@ Expected<Nanos> ParseFioTime(std::string_view text, Nanos default_unit) {
       std::string_view name;
       Nanos unit;
     };
-    static constexpr std::array<Suffix, 14> kSuffixes = {{
-        {"ns", 1},
-        {"nsec", 1},
+    // fio's suffixes, and only those: fio reads any other letters as
+    // microseconds ("2sec" and "1hr" as 2 and 1 us), so a job file that
+    // used one would mean something else to fio than to tierlab.
+    static constexpr std::array<Suffix, 8> kSuffixes = {{
         {"us", kMicro},
         {"usec", kMicro},
         {"ms", kMilli},
         {"msec", kMilli},
         {"s", kSecond},
-        {"sec", kSecond},
         {"m", 60 * kSecond},
-        {"min", 60 * kSecond},
         {"h", 3600 * kSecond},
-        {"hr", 3600 * kSecond},
         {"d", 86400 * kSecond},
-        {"day", 86400 * kSecond},
     }};
     unit = 0;
     for (const auto& suf : kSuffixes) {
@@ -117,7 +116,7 @@ Expected<Nanos> ParseFioTime(std::string_view text, Nanos default_unit) {
     }
     if (unit == 0) {
       return MakeError("unknown time suffix in " + QuotedText(s) +
-                       " (valid: ns, us, ms, s, m, h, d)");
+                       " (fio would read it as microseconds; valid: us, ms, s, m, h, d)");
     }
   }
   std::uint64_t out;
@@ -167,17 +166,14 @@ std::string FormatFioTime(Nanos t) {
     Nanos ns;
     const char* name;
   };
-  static constexpr std::array<Unit, 6> kUnits = {{{3600 * kSecond, "h"},
-                                                  {60 * kSecond, "m"},
-                                                  {kSecond, "s"},
-                                                  {kMilli, "ms"},
-                                                  {kMicro, "us"},
-                                                  {1, "ns"}}};
+  static constexpr std::array<Unit, 5> kUnits = {
+      {{3600 * kSecond, "h"}, {60 * kSecond, "m"}, {kSecond, "s"}, {kMilli, "ms"}, {kMicro, "us"}}};
   if (t <= 0) return "0s";
   for (const auto& u : kUnits) {
     if (t % u.ns == 0) return std::to_string(t / u.ns) + u.name;
   }
-  return std::to_string(t) + "ns";
+  // fio's resolution is the microsecond (and it has no "ns"): the nearest.
+  return std::to_string((t + kMicro / 2) / kMicro) + "us";
 }
 
 std::string FormatDouble(double v) {

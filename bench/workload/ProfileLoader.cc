@@ -54,6 +54,7 @@ Expected<std::vector<Profile>> LoadProfiles(std::string_view name_or_path, bool 
   o.path = s;
   if (info != nullptr) {
     o.ignored = &info->ignored;
+    o.notes = &info->notes;
     o.global_options = &info->global_options;
     o.job_options = &info->job_options;
   }

@@ -18,6 +18,7 @@ namespace tierlab {
 
 struct ProfileLoadInfo {
   std::vector<std::string> ignored;
+  std::vector<std::string> notes;  // fio job files only: FioParseOptions::notes
   nlohmann::json global_options = nlohmann::json::object();
   std::vector<nlohmann::json> job_options;  // fio job files only
 };

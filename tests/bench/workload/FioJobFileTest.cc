@@ -143,6 +143,58 @@ TEST(FioJobFileTest, KbBaseChangesLaterSizes) {
   EXPECT_EQ((*r)[0].size.bytes, 1024u);
 }
 
+// fio sorts kb_base to the front of its section: sizes written before it
+// in the same section follow it too; a job inherits its [global]'s.
+TEST(FioJobFileTest, KbBaseAppliesToItsWholeSection) {
+  auto r = ParseFioJobFile(
+      "[j]\nrw=write\nbs=4k\nsize=1m\nkb_base=1000\n"
+      "[global]\nkb_base=1000\n[k]\nbs=8k\n[l]\nbs=8k\nkb_base=1024\n",
+      "a.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].bs, 4000u);
+  EXPECT_EQ((*r)[0].size.bytes, 1000000u);
+  EXPECT_EQ((*r)[1].bs, 8000u);
+  EXPECT_EQ((*r)[2].bs, 8192u);
+}
+
+// fio: every section whose name starts with "global" is a global section.
+TEST(FioJobFileTest, SectionsNamedGlobalSomethingAreGlobal) {
+  auto r =
+      ParseFioJobFile("[global-settings]\nrw=randwrite\nbs=64k\n[job]\nsize=1m\n", "g.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].name, "job");
+  EXPECT_EQ((*r)[0].bs, 65536u);
+}
+
+// A synchronous engine runs one I/O at a time whatever iodepth says, as fio
+// caps it (with a note); no engine at all keeps the depth, with a note
+// that fio's default engine would not.
+TEST(FioJobFileTest, SynchronousEnginesCapTheQueueAtOne) {
+  std::vector<std::string> notes;
+  FioParseOptions o;
+  o.notes = &notes;
+  auto r = ParseFioJobFile(
+      "[global]\nioengine=psync\niodepth=16\n[a]\n[b]\nioengine=libaio\n[c]\nioengine="
+      "mmap\niodepth=1\n",
+      "s.fio", o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].iodepth, 1u);
+  EXPECT_EQ((*r)[1].iodepth, 16u);
+  EXPECT_EQ((*r)[2].iodepth, 1u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "s.fio:4: [a]: ioengine=psync is synchronous: iodepth 16 capped at 1, "
+            "as fio does");
+  notes.clear();
+  auto d = ParseFioJobFile("[d]\niodepth=8\n", "d.fio", o);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ((*d)[0].iodepth, 8u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("fio's default (psync) would cap iodepth 8 at 1"), std::string::npos)
+      << notes[0];
+}
+
 TEST(FioJobFileTest, BinaryBytesAreReportedAsBinaryData) {
   auto r =
       ParseFioJobFile(std::string("[job]\nrw=randread\nbs=4k\0\x01\x02\n", 27), "nul.fio", false);

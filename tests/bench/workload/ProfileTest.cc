@@ -35,6 +35,10 @@ TEST(FioUnitsTest, SizesFollowFioKbBase) {
   EXPECT_EQ(*ParseFioSize("4kib"), 4000u);
   EXPECT_EQ(*ParseFioSize("4k", 1000), 4000u);
   EXPECT_EQ(*ParseFioSize("4kib", 1000), 4096u);
+  // Only the spelling that ends in "ib" is swapped: "ki" is a plain "k".
+  EXPECT_EQ(*ParseFioSize("4ki"), 4096u);
+  EXPECT_EQ(*ParseFioSize("1Mi"), 1u << 20);
+  EXPECT_EQ(*ParseFioSize("4ki", 1000), 4000u);
   EXPECT_FALSE(ParseFioSize("abc").ok());
   EXPECT_FALSE(ParseFioSize("4q").ok());
   EXPECT_FALSE(ParseFioSize("-4k").ok());
@@ -49,6 +53,12 @@ TEST(FioUnitsTest, TimesFollowFio) {
   EXPECT_EQ(*ParseFioTime("100", kMicro), 100 * kMicro);
   EXPECT_EQ(*ParseFioTime("250us", kSecond), 250 * kMicro);
   EXPECT_FALSE(ParseFioTime("5x", kSecond).ok());
+  // Only fio's suffixes: fio reads any other letters as microseconds.
+  for (const char* t : {"2sec", "1hr", "1day", "500ns", "3min", "9nsec"}) {
+    EXPECT_FALSE(ParseFioTime(t, kSecond).ok()) << t;
+  }
+  EXPECT_EQ(*ParseFioTime("2usec", kSecond), 2 * kMicro);
+  EXPECT_EQ(*ParseFioTime("7MSEC", kSecond), 7 * kMilli);
   EXPECT_EQ(FormatFioTime(1500 * kMilli), "1500ms");
   EXPECT_EQ(FormatFioTime(60 * kSecond), "1m");
   EXPECT_EQ(FormatFioSize(4096), "4k");
@@ -146,7 +156,8 @@ TEST(ProfileTest, PreciseErrors) {
             "job.json: bssplit: percentages must add up to 100, got 80");
   EXPECT_EQ(ErrorOf({{"iodepth", 0}}), "job.json: iodepth: must be 1..65536, got 0");
   EXPECT_EQ(ErrorOf({{"runtime", "10x"}}),
-            "job.json: runtime: unknown time suffix in '10x' (valid: ns, us, ms, s, m, h, d)");
+            "job.json: runtime: unknown time suffix in '10x' (fio would read it as microseconds; "
+            "valid: us, ms, s, m, h, d)");
   EXPECT_NE(ErrorOf({{"size", "150%"}}).find("job.json: size: percentage must be"),
             std::string::npos);
   EXPECT_NE(ErrorOf({{"size", "60%"}, {"offset", "50%"}}).find("exceeds the volume"),
