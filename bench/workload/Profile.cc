@@ -355,12 +355,15 @@ Expected<std::vector<std::string_view>> SplitDirections(std::string_view text, c
   return parts;
 }
 
-Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint64_t fallback,
+// An empty field keeps the direction's `current` value (fio: set by an
+// earlier line or [global], else the default): "bs=,8k" after a global
+// bs=16k reads in 16k.
+Expected<Directions> PerDirection(std::string_view text, int kb_base, const Directions& current,
                                   bool allow_zero) {
   auto split = SplitDirections(text, "values");
   if (!split) return split.error();
   const std::vector<std::string_view>& parts = *split;
-  std::uint64_t v[3] = {fallback, fallback, fallback};
+  std::uint64_t v[3] = {current.read, current.write, current.trim};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (parts[i].empty()) {
       if (parts.size() == 1) return Reason("needs a value");
@@ -380,8 +383,9 @@ Expected<Directions> PerDirection(std::string_view text, int kb_base, std::uint6
 
 // Options whose writes and trims share one value in tierlab (rate caps):
 // a separate trim value would be silently dropped, so it is refused.
-Expected<Directions> ReadWriteDirections(std::string_view text, int kb_base) {
-  auto dirs = PerDirection(text, kb_base, 0, /*allow_zero=*/true);
+Expected<Directions> ReadWriteDirections(std::string_view text, int kb_base, std::uint64_t read,
+                                         std::uint64_t write) {
+  auto dirs = PerDirection(text, kb_base, {read, write, write}, /*allow_zero=*/true);
   if (!dirs) return dirs.error();
   if (dirs->trim != dirs->write) {
     return Reason(
@@ -590,12 +594,17 @@ const std::vector<Option>& Options() {
                  },
                  nullptr});
     auto bs = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-      auto dirs = PerDirection(v, kb, 4096, /*allow_zero=*/false);
+      const Directions now{p.bs, p.bs_for(IoOp::kWrite), p.bs_for(IoOp::kDiscard)};
+      auto dirs = PerDirection(v, kb, now, /*allow_zero=*/false);
       if (!dirs) return dirs.error();
+      // As fio's fixup_options: a direction with a bsrange keeps it, before or
+      // after bs (bs only fills a range that is not set).
+      if (p.bs_max[0] != 0) dirs->read = now.read;
+      if (p.bs_max[1] != 0) dirs->write = now.write;
+      if (p.bs_max[2] != 0) dirs->trim = now.trim;
       p.bs = dirs->read;
       p.write_bs = dirs->write == dirs->read ? std::nullopt : std::optional(dirs->write);
       p.trim_bs = dirs->trim == dirs->write ? std::nullopt : std::optional(dirs->trim);
-      for (auto& m : p.bs_max) m = 0;  // as fio, bs sets both ends of the range
       return {};
     };
     o.push_back({"bs", "fio size, > 0 [,writes[,trims]]", "bytes",
@@ -618,7 +627,7 @@ const std::vector<Option>& Options() {
                  }});
     o.push_back({"blocksize_range", "as bsrange", "bytes", "alias of bsrange", bsrange, nullptr});
     auto ba = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-      auto dirs = PerDirection(v, kb, 0, /*allow_zero=*/false);
+      auto dirs = PerDirection(v, kb, {p.ba, p.ba, p.ba}, /*allow_zero=*/false);
       if (!dirs) return dirs.error();
       if (dirs->read != dirs->write || dirs->write != dirs->trim) {
         return Reason("one alignment for all directions, got " + QuotedText(Trim(v)) +
@@ -831,7 +840,8 @@ const std::vector<Option>& Options() {
                  "per-job cap on I/Os per second, all directions together (0 = none); "
                  "\"a,b\": reads, writes (equal on a mixed job)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-                   auto dirs = ReadWriteDirections(v, kb);
+                   auto dirs = ReadWriteDirections(v, kb, p.rate_iops,
+                                                   p.rate_iops_write.value_or(p.rate_iops));
                    if (!dirs) return dirs.error();
                    if (dirs->read > 1'000'000'000 || dirs->write > 1'000'000'000)
                      return Reason("must be at most 1000000000, got " + std::string(Trim(v)));
@@ -848,7 +858,7 @@ const std::vector<Option>& Options() {
                  "per-job cap on bandwidth, all directions together (0 = none; wins over "
                  "rate_iops); \"a,b\": reads, writes (equal on a mixed job)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
-                   auto dirs = ReadWriteDirections(v, kb);
+                   auto dirs = ReadWriteDirections(v, kb, p.rate, p.rate_write.value_or(p.rate));
                    if (!dirs) return dirs.error();
                    p.rate = dirs->read;
                    p.rate_write =
@@ -861,7 +871,7 @@ const std::vector<Option>& Options() {
                  }});
     auto min_pair = [](std::uint64_t(Profile::*field)[2], bool sizes) {
       return [field, sizes](Profile& p, std::string_view v, int kb) -> Expected<void> {
-        auto dirs = ReadWriteDirections(v, sizes ? kb : 1000);
+        auto dirs = ReadWriteDirections(v, sizes ? kb : 1000, (p.*field)[0], (p.*field)[1]);
         if (!dirs) return dirs.error();
         (p.*field)[0] = dirs->read;
         (p.*field)[1] = dirs->write;

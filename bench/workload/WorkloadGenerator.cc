@@ -1,6 +1,7 @@
 #include "bench/workload/WorkloadGenerator.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace tierlab {
@@ -126,10 +127,16 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     const std::vector<BsSplitEntry>& split = profile.bssplit_for(ops[d]);
     std::vector<std::uint64_t>& by_percent = g.bs_by_percent_[d];
     by_percent.reserve(100);
+    // fio's get_next_buflen rounds a drawn size down to a multiple of the
+    // split's smallest when that is a power of two: 4k/50:6k/50 is all 4k.
+    std::uint64_t min_bs = split.front().bs;
+    for (const auto& e : split) min_bs = std::min(min_bs, e.bs);
+    const bool round = std::has_single_bit(min_bs);
+    auto rounded = [&](std::uint64_t bs) { return round ? bs & ~(min_bs - 1) : bs; };
     for (const auto& e : split) {
-      for (std::uint32_t i = 0; i < e.percent; ++i) by_percent.push_back(e.bs);
+      for (std::uint32_t i = 0; i < e.percent; ++i) by_percent.push_back(rounded(e.bs));
     }
-    by_percent.resize(100, split.back().bs);
+    by_percent.resize(100, rounded(split.back().bs));
   }
 
   const std::uint64_t seed = profile.randseed;

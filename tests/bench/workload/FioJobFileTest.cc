@@ -195,6 +195,32 @@ TEST(FioJobFileTest, SynchronousEnginesCapTheQueueAtOne) {
       << notes[0];
 }
 
+// An empty per-direction field keeps the value set before it, as fio: a
+// global bs=16k stays the reads' size under "bs=,8k", and a global
+// rate_iops=100 the reads' cap under "rate_iops=,50".
+TEST(FioJobFileTest, EmptyDirectionFieldsKeepTheValueSetBefore) {
+  auto r = ParseFioJobFile(
+      "[global]\nbs=16k\nrate_iops=100\n[j]\nrw=randrw\nbs=,8k\n[k]\nrw=read\nrate_iops=,50\n",
+      "e.fio", false);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ((*r)[0].bs_for(IoOp::kRead), 16384u);
+  EXPECT_EQ((*r)[0].bs_for(IoOp::kWrite), 8192u);
+  EXPECT_EQ((*r)[1].rate_iops, 100u);
+  EXPECT_EQ((*r)[1].rate_iops_write, std::optional<std::uint64_t>(50));
+}
+
+// fio fills a direction's size range from bs only where bsrange left it
+// unset: a bsrange holds whether bs comes before or after it.
+TEST(FioJobFileTest, BsDoesNotClearABsrange) {
+  for (const char* text : {"[global]\nbsrange=4k-16k\n[j]\nbs=8k\n", "[j]\nbs=8k\nbsrange=4k-16k\n",
+                           "[j]\nbsrange=4k-16k\nbs=8k\n"}) {
+    auto r = ParseFioJobFile(text, "r.fio", false);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ((*r)[0].bs, 4096u) << text;
+    EXPECT_EQ((*r)[0].bs_max[0], 16384u) << text;
+  }
+}
+
 TEST(FioJobFileTest, BinaryBytesAreReportedAsBinaryData) {
   auto r =
       ParseFioJobFile(std::string("[job]\nrw=randread\nbs=4k\0\x01\x02\n", 27), "nul.fio", false);

@@ -58,6 +58,25 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
   EXPECT_NEAR(100.0 * seen[65536] / n, 20, 1);
 }
 
+// fio rounds a split's sizes down to a multiple of its smallest when that
+// is a power of two: 4k/50:6k/50 issues only 4k; 3k/50:7k/50 (3k is no
+// power of two) keeps both.
+TEST(WorkloadGeneratorTest, BlockSizeSplitRoundsToTheSmallestAsFio) {
+  Profile p = RandRead();
+  p.bssplit = {{4096, 50}, {6144, 30}, {16384, 20}};
+  auto g = Make(p);
+  std::map<std::uint64_t, int> seen;
+  for (int i = 0; i < 10000; ++i) ++seen[g.Next().length];
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NEAR(seen[4096] / 10000.0, 0.8, 0.02);
+  EXPECT_NEAR(seen[16384] / 10000.0, 0.2, 0.02);
+  p.bssplit = {{3072, 50}, {7168, 50}};
+  auto h = Make(p);
+  seen.clear();
+  for (int i = 0; i < 1000; ++i) ++seen[h.Next().length];
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 // fio's "reads,writes" bssplit (cmdprio-bssplit.fio's form): each direction
 // draws from its own split.
 TEST(WorkloadGeneratorTest, APerDirectionSplitDrawsEachDirectionFromItsOwn) {
