@@ -263,7 +263,9 @@ class Parser {
       // fio caps a synchronous engine's queue at one I/O (and says so).
       // Without ioengine fio runs psync; tierlab then keeps the job's
       // iodepth (its volume takes asynchronous I/O) and says what fio would do.
-      if (p.iodepth > 1) {
+      // With io_submit_mode=offload fio runs iodepth workers, each at depth
+      // one: the depth stays.
+      if (p.iodepth > 1 && !p.io_submit_offload) {
         if (IsSyncEngine(engine)) {
           Note(job, "ioengine=" + std::string(engine) + " is synchronous: iodepth " +
                         std::to_string(p.iodepth) + " capped at 1, as fio does");

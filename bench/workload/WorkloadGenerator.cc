@@ -1,7 +1,6 @@
 #include "bench/workload/WorkloadGenerator.h"
 
 #include <algorithm>
-#include <bit>
 #include <string>
 
 namespace tierlab {
@@ -128,11 +127,11 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     std::vector<std::uint64_t>& by_percent = g.bs_by_percent_[d];
     by_percent.reserve(100);
     // fio's get_next_buflen rounds a drawn size down to a multiple of the
-    // split's smallest when that is a power of two: 4k/50:6k/50 is all 4k.
+    // split's smallest (tierlab has no bs_unaligned): 4k/50:6k/50 is all
+    // 4k, 6k/50:16k/50 is 6k and 12k.
     std::uint64_t min_bs = split.front().bs;
     for (const auto& e : split) min_bs = std::min(min_bs, e.bs);
-    const bool round = std::has_single_bit(min_bs);
-    auto rounded = [&](std::uint64_t bs) { return round ? bs & ~(min_bs - 1) : bs; };
+    auto rounded = [&](std::uint64_t bs) { return bs - bs % min_bs; };
     for (const auto& e : split) {
       for (std::uint32_t i = 0; i < e.percent; ++i) by_percent.push_back(rounded(e.bs));
     }

@@ -492,9 +492,7 @@ bool NbdConnection::HandleRequest(const RequestHeader& h, std::uint32_t err, std
   }
   const bool ranged = h.type != kCmdFlush;
   if (ranged && h.length == 0) {  // nothing to do; the spec leaves it to us
-    if (h.type == kCmdBlockStatus) {
-      QueueError(kErrInval, h.cookie);  // a reply must describe at least one extent
-    } else if (h.type == kCmdRead && session_.structured_replies) {
+    if (h.type == kCmdRead && session_.structured_replies) {
       QueueDone(h.cookie);  // a read may not get a simple reply here
     } else {
       QueueOk(h.cookie);

@@ -234,6 +234,17 @@ TierTarget::AllocResult TierTarget::EnsureMapped(std::uint64_t first, std::uint6
     if (map_.Lookup(e)) continue;
     const std::optional<std::uint32_t> t = ChooseTier(e);
     if (!t) {
+      // All or nothing for a request: the extents this call mapped go back
+      // (their slots were never used), so a retried write finds them new
+      // again and zero-fills them. Nothing else ran since they were mapped.
+      if (fresh != nullptr) {
+        for (std::uint64_t m : *fresh) {
+          const ExtentPlacement p = *map_.Lookup(m);
+          UnmapExtent(m);
+          free_[p.tier].Free(p.slot);
+        }
+        fresh->clear();
+      }
       // Slots come back when frees drain or moves finish; otherwise the
       // volume is really full (only a bug in the accounting gets here).
       return pending_frees_.empty() && active_.empty() ? AllocResult::kNoSpace : AllocResult::kWait;
@@ -301,7 +312,11 @@ void TierTarget::ZeroFill(Request* r, std::uint64_t e) {
   const std::uint64_t end = start + ExtentBytes(e);
   const std::uint64_t lo = std::max(q.offset, start);
   const std::uint64_t hi = std::min(q.end(), end);
-  if (lo == start && hi == end) return;  // the write covers the extent
+  // Requests to the extent wait even when the write covers it whole: until
+  // the write lands, the slot holds its last owner's data.
+  ++zeroing_[e];
+  r->zeroing.push_back(e);
+  if (lo == start && hi == end) return;
   const ExtentPlacement p = *map_.Lookup(e);
   constexpr std::uint64_t kZeroChunk = 1ull << 20;
   if (zeros_.size() == 0) {
@@ -321,8 +336,6 @@ void TierTarget::ZeroFill(Request* r, std::uint64_t e) {
   };
   fill(start, lo);
   fill(hi, end);
-  ++zeroing_[e];
-  r->zeroing.push_back(e);
 }
 
 void TierTarget::IssueDiscard(Request* r) {

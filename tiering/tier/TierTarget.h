@@ -102,8 +102,9 @@ struct TierStats {
   Nanos migration_busy_ns = 0;  // time with at least one move in progress
   Nanos max_move_ns = 0;        // longest single move, start to switch (or abandon)
   // Foreground requests that waited inside the target before reaching a
-  // tier: writes held by a move's final round, and writes parked until a
-  // slot came free. Every other request goes straight to its tier.
+  // tier: writes held by a move's final round, writes parked until a slot
+  // came free, and requests that waited for a new extent's first write
+  // (data-carrying runs). Every other request goes straight to its tier.
   std::uint64_t held_ops = 0;
   Nanos held_ns = 0;                // total wait
   Nanos max_held_ns = 0;            // longest wait

@@ -193,6 +193,11 @@ TEST(FioJobFileTest, SynchronousEnginesCapTheQueueAtOne) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("fio's default (psync) would cap iodepth 8 at 1"), std::string::npos)
       << notes[0];
+  // io_submit_mode=offload: fio runs iodepth workers, each at depth one.
+  auto f =
+      ParseFioJobFile("[f]\nioengine=psync\niodepth=8\nio_submit_mode=offload\n", "f.fio", false);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ((*f)[0].iodepth, 8u);
 }
 
 // An empty per-direction field keeps the value set before it, as fio: a

@@ -58,9 +58,8 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
   EXPECT_NEAR(100.0 * seen[65536] / n, 20, 1);
 }
 
-// fio rounds a split's sizes down to a multiple of its smallest when that
-// is a power of two: 4k/50:6k/50 issues only 4k; 3k/50:7k/50 (3k is no
-// power of two) keeps both.
+// fio rounds a split's sizes down to a multiple of its smallest: 4k/50:6k/50
+// issues only 4k, 3k/50:7k/50 issues 3k and 6k.
 TEST(WorkloadGeneratorTest, BlockSizeSplitRoundsToTheSmallestAsFio) {
   Profile p = RandRead();
   p.bssplit = {{4096, 50}, {6144, 30}, {16384, 20}};
@@ -74,7 +73,9 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitRoundsToTheSmallestAsFio) {
   auto h = Make(p);
   seen.clear();
   for (int i = 0; i < 1000; ++i) ++seen[h.Next().length];
-  EXPECT_EQ(seen.size(), 2u);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_GT(seen[3072], 400);
+  EXPECT_GT(seen[6144], 400);
 }
 
 // fio's "reads,writes" bssplit (cmdprio-bssplit.fio's form): each direction

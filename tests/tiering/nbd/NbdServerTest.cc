@@ -851,8 +851,8 @@ TEST_F(NbdServerTest, StructuredRepliesCarryReadDataAndErrorChunks) {
   EXPECT_EQ(h.type, kReplyTypeError);
   EXPECT_EQ(LoadBe32(p.data()), kErrNoSpc);
   // A zero-length read gets a final NONE chunk (never a simple reply, which
-  // libnbd would take for a protocol error); a zero-length BLOCK_STATUS
-  // would describe no extent and is refused.
+  // libnbd would take for a protocol error); a zero-length BLOCK_STATUS,
+  // which would describe no extent, is refused by the request check.
   ASSERT_TRUE(c.SendRequest(kCmdRead, 4096, 0, 44));
   ASSERT_TRUE(c.RecvChunk(&h, &p));
   EXPECT_EQ(h.cookie, 44u);

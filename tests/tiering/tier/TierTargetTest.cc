@@ -208,6 +208,89 @@ TEST(TierTargetTest, APartlyWrittenNewExtentReadsZerosWhereNotWritten) {
   EXPECT_EQ(t->tier_stats().zero_fill_bytes, kMiB - 4096);
 }
 
+// A first write that covers its new extent whole: a read sent right after
+// it waits for it (until the write lands, the slot holds its last owner's
+// data).
+TEST(TierTargetTest, ANewExtentIsNotReadBeforeItsFirstWriteLands) {
+  SimEngine e;
+  TierConfig c = Quiet();
+  c.placement = TierPlacement::kSlowFirst;
+  c.min_promote_heat = 0.5;
+  std::vector<std::unique_ptr<BlockDevice>> v;
+  v.push_back(std::make_unique<RamDevice>(e, "fast", 4 * kMiB));
+  v.push_back(std::make_unique<DelayTarget>(e, "slow-delay",
+                                            std::make_unique<RamDevice>(e, "slow", 16 * kMiB),
+                                            DelayConfig{10 * kMicro, 200 * kMicro, 0}));
+  auto t = Make(e, std::move(v), c);
+  ASSERT_TRUE(t);
+  std::vector<std::byte> old(kMiB, std::byte{0xAB});
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, 0, kMiB, old.data()), Status::kOk);
+  for (int i = 0; i < 4; ++i) ASSERT_EQ(Io(e, *t, IoOp::kRead, 0, 4096, old.data()), Status::kOk);
+  ASSERT_EQ(t->OptimizeNow(), 1u);
+  e.Run();
+  ASSERT_EQ(t->PlacementAt(0)->tier, 0u);  // slow slot 0 is free and holds 0xAB
+
+  std::vector<std::byte> w(kMiB, std::byte{0xCD}), r(4096, std::byte{0x11});
+  Status ws = Status::kShutdown, rs = Status::kShutdown;
+  t->Submit(IoRequest{IoOp::kWrite, 0, 5 * kMiB, w.size(), w.data()}, [&](Status st) { ws = st; });
+  t->Submit(IoRequest{IoOp::kRead, 0, 5 * kMiB, r.size(), r.data()}, [&](Status st) { rs = st; });
+  e.Run();
+  ASSERT_EQ(ws, Status::kOk);
+  ASSERT_EQ(rs, Status::kOk);
+  ASSERT_EQ(t->PlacementAt(5 * kMiB), (ExtentPlacement{1, 0}));
+  EXPECT_TRUE(std::all_of(r.begin(), r.end(), [](std::byte b) { return b == std::byte{0xCD}; }));
+  EXPECT_EQ(t->tier_stats().zero_fill_bytes, 0u);
+}
+
+// A write over two new extents that finds a slot for the first and must
+// wait for the second gives the first back: it is not readable meanwhile
+// (it reads zeros, unmapped) and the retried write zero-fills it.
+TEST(TierTargetTest, AWriteThatWaitsForASlotMapsNothingMeanwhile) {
+  SimEngine e;
+  TierConfig c = Quiet();
+  c.placement = TierPlacement::kSlowFirst;
+  c.min_promote_heat = 0.5;
+  c.fill_threshold = 1.0;
+  c.volume_size = 4 * kMiB;
+  auto t = Make(e, RamTiers(e, kMiB, 4 * kMiB, 10 * kMicro, 10 * kMicro), c);
+  ASSERT_TRUE(t);
+  std::vector<std::byte> old(kMiB, std::byte{0xAB}), other(kMiB, std::byte{0x22});
+  for (std::uint64_t x = 0; x < 3; ++x) {
+    ASSERT_EQ(Io(e, *t, IoOp::kWrite, x * kMiB, kMiB, other.data()), Status::kOk);
+  }
+  ASSERT_EQ(Io(e, *t, IoOp::kWrite, 3 * kMiB, kMiB, old.data()), Status::kOk);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_EQ(Io(e, *t, IoOp::kRead, 3 * kMiB, 4096, other.data()), Status::kOk);
+  }
+  ASSERT_EQ(t->OptimizeNow(), 1u);
+  e.Run();
+  ASSERT_EQ(t->PlacementAt(3 * kMiB)->tier, 0u);  // its slow slot is free and holds 0xAB
+
+  // A read in flight on extents 0-1 keeps the discard's two slots from
+  // coming free at once: the write over both finds one slot, waits for one.
+  std::vector<std::byte> rb(2 * kMiB), w(kMiB, std::byte{0xCD}), head(4096, std::byte{0x11});
+  int done = 0;
+  auto ok = [&](Status st) {
+    EXPECT_EQ(st, Status::kOk);
+    ++done;
+  };
+  t->Submit(IoRequest{IoOp::kRead, 0, 0, rb.size(), rb.data()}, ok);
+  t->Submit(IoRequest{IoOp::kDiscard, 0, 0, 2 * kMiB, nullptr}, ok);
+  t->Submit(IoRequest{IoOp::kWrite, 0, 4096, w.size(), w.data()}, ok);
+  EXPECT_FALSE(t->PlacementAt(0).has_value()) << "a waiting write keeps no extent mapped";
+  t->Submit(IoRequest{IoOp::kRead, 0, 0, head.size(), head.data()}, ok);
+  e.Run();
+  ASSERT_EQ(done, 4);
+  EXPECT_TRUE(std::all_of(head.begin(), head.end(), [](std::byte b) { return b == std::byte{0}; }));
+  std::vector<std::byte> after(kMiB);
+  ASSERT_EQ(Io(e, *t, IoOp::kRead, 0, kMiB, after.data()), Status::kOk);
+  EXPECT_TRUE(std::all_of(after.begin(), after.begin() + 4096,
+                          [](std::byte b) { return b == std::byte{0}; }));
+  EXPECT_TRUE(std::all_of(after.begin() + 4096, after.end(),
+                          [](std::byte b) { return b == std::byte{0xCD}; }));
+  EXPECT_EQ(t->tier_stats().zero_fill_bytes, 4096u + (kMiB - 4096));
+}
+
 // Timing only (no write carries data): nothing to leak, no zeros written.
 TEST(TierTargetTest, TimingOnlyWritesNoZeroFill) {
   SimEngine e;
