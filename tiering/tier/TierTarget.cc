@@ -420,23 +420,16 @@ void TierTarget::Complete(Request* r) {
   const Status st = r->status;
   requests_.Release(r);
   ReleaseDeferred();
-  if (unblocked && !zero_waiters_.empty()) {
-    std::deque<Parked> retry;
-    retry.swap(zero_waiters_);
-    for (Parked& p : retry) Dispatch(p.req, std::move(p.done), p.since);
-  }
+  if (unblocked) Redispatch(zero_waiters_);
   Finish(done, st);
 }
 
-void TierTarget::RetryParked() {
-  if (parked_.empty()) return;
+void TierTarget::Redispatch(std::deque<Parked>& waiting) {
+  if (waiting.empty()) return;
+  // Taken out first: a request that has to wait again goes back in.
   std::deque<Parked> retry;
-  retry.swap(parked_);
-  while (!retry.empty()) {
-    Parked p = std::move(retry.front());
-    retry.pop_front();
-    Dispatch(p.req, std::move(p.done), p.since);
-  }
+  retry.swap(waiting);
+  for (Parked& p : retry) Dispatch(p.req, std::move(p.done), p.since);
 }
 
 void TierTarget::NoteActivity() {
@@ -514,7 +507,7 @@ void TierTarget::ReleaseDeferred() {
     freed = true;
   }
   if (freed) {
-    RetryParked();
+    Redispatch(parked_);
     PumpMigrations();
   }
 }

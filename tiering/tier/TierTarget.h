@@ -202,7 +202,8 @@ class TierTarget final : public BlockDevice {
   void IssueDiscard(Request* r);
   void PieceDone(Request* r, Status st);
   void Complete(Request* r);
-  void RetryParked();
+  // Dispatches again what waits in `waiting` (parked_, zero_waiters_).
+  void Redispatch(std::deque<Parked>& waiting);
   void NoteActivity();
 
   // Space.
