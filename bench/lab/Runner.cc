@@ -138,6 +138,13 @@ struct Job {
   bool draining = false;
   bool restart_figures = false;
   std::uint64_t count_base = 0;  // number_ios counts from here
+  // fio's thinktime (handle_thinktime): reads, writes and trims completed
+  // (fio's io_blocks), the count (of these or of issues) at the last pause,
+  // and where the job is in one: draining its queue, then pausing.
+  std::uint64_t completed = 0;
+  std::uint64_t think_last = 0;
+  bool think_draining = false;
+  bool think_pausing = false;
   // Errors (fio's continue_on_error): the one that ended the job, and the
   // ones it went on after.
   bool failed = false;
@@ -301,7 +308,7 @@ class Run {
     }
     if (in_flight_ != 0) return;
     for (const auto& j : jobs_) {
-      if (MayIssue(*j)) return;
+      if (MayIssue(*j) || j->think_pausing) return;
       if (j->verify_pending && !j->terminated) {  // its writes have ended, nothing in flight
         ContinueVerify(j.get());
         return;
@@ -335,8 +342,8 @@ class Run {
           "ends; use number_ios or a device model with latency");
     }
     if (last_completion_ < r_.ramp_end) last_completion_ = r_.ramp_end;
-    r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
-                            : last_completion_;
+    const Nanos last = std::max(last_completion_, last_pause_end_);
+    r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last, r_.ramp_end)) : last;
     // A verify phase runs after the writes, past runtime, as fio's does.
     r_.end = std::max(r_.end, last_verify_);
     r_.metrics.SetWindow(r_.ramp_end, r_.end);
@@ -971,6 +978,7 @@ class Run {
   void OnComplete(Slot* s, Status st) {
     const Nanos now = e_.Now();
     ++r_.completed;
+    if (s->op != IoOp::kFlush) ++s->job->completed;
     --in_flight_;
     --s->job->in_flight;
     s->busy = false;
@@ -1031,6 +1039,16 @@ class Run {
       StopIfDone();
       return;
     }
+    if (j->think_draining) {  // its pause comes before anything else, the job's end too
+      if (j->in_flight == 0) Pause(j);
+      return;
+    }
+    // fio's loop reaps when the queue is full, then asks whether a pause is
+    // due; after the job's last I/O too.
+    if (p_.thinktime > 0 && j->idle.size() == 1 && !j->verifying && ThinkDue(*j)) {
+      StartThink(j);
+      return;
+    }
     if (j->verifying || (j->verify_pending && !MayIssue(*j) && !j->terminated)) {
       ContinueVerify(j);
       return;
@@ -1052,14 +1070,7 @@ class Run {
       return;
     }
     if (p_.thinktime > 0) {
-      At(e_.Now() + p_.thinktime, [this, j] {
-        if (!j->idle.empty() && MayIssue(*j)) {
-          if (LetThrough(j)) Issue(j, j->idle.back(), e_.Now());
-        } else {
-          MaybeEndFlush(j);
-          StopIfDone();  // the think time ran past the job's end
-        }
-      });
+      IssueThinking(j);
       return;
     }
     if (LetThrough(j)) Issue(j, s, now);
@@ -1078,12 +1089,63 @@ class Run {
       Fill(j);
     } else if (j->lat) {
       FillToDepth(j);
+    } else if (p_.thinktime > 0) {
+      if (!j->think_draining && !j->think_pausing) IssueThinking(j);
     } else {
       while (!j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
         Issue(j, j->idle.back(), e_.Now());
       }
     }
     MaybeEndFlush(j);
+  }
+
+  // fio's thinktime. fio's loop issues one I/O, reaps one completion if the
+  // queue is then full, and asks handle_thinktime whether a pause is due:
+  // thinktime_blocks more I/Os completed (or issued) than at the last pause.
+  // A pause drains the queue (io_u_quiesce), then waits thinktime, capped
+  // at the job's end. The count at the pause is taken before the drain, so
+  // with the default of 1 the next I/O pauses again: one in flight.
+  std::uint64_t ThinkCount(const Job& j) const {
+    return p_.thinktime_blocks_type == ThinkBlocks::kIssue ? j.issued : j.completed;
+  }
+  bool ThinkDue(const Job& j) const {
+    return !j.last_was_flush && ThinkCount(j) >= j.think_last + p_.thinktime_blocks;
+  }
+
+  // Issues until the queue is full (the next completion is the reap that
+  // asks again) or a pause is due.
+  void IssueThinking(Job* j) {
+    while (!j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
+      Issue(j, j->idle.back(), e_.Now());
+      if (!j->idle.empty() && ThinkDue(*j)) {
+        StartThink(j);
+        return;
+      }
+    }
+  }
+
+  void StartThink(Job* j) {
+    j->think_last = ThinkCount(*j);
+    j->think_draining = true;
+    if (j->in_flight == 0) Pause(j);
+  }
+
+  // The queue has drained: the pause. thinktime_spin is time too, spent
+  // busy in fio; the pause lasts the longer of the two.
+  void Pause(Job* j) {
+    j->think_draining = false;
+    j->think_pausing = true;
+    const Nanos now = e_.Now();
+    const Nanos wake =
+        std::max(now, std::min(now + std::max(p_.thinktime, p_.thinktime_spin), stop_at_));
+    At(wake, [this, j] {
+      j->think_pausing = false;
+      // fio's job ends after its last pause: the pause is in its runtime.
+      last_pause_end_ = std::max(last_pause_end_, e_.Now());
+      if (done_) return;
+      Resume(j);
+      StopIfDone();
+    });
   }
 
   // The job issues no more; a hold of flow ends with it (its wake-ups are
@@ -1171,7 +1233,9 @@ class Run {
   // A job ends when it may issue no more and nothing of it is in flight:
   // it leaves its flow, and under exitall terminates others.
   void MaybeEnd(Job* j) {
-    if (j->ended || !j->started || j->in_flight != 0 || j->flow_held || MayIssue(*j)) return;
+    if (j->ended || !j->started || j->in_flight != 0 || j->flow_held || j->think_pausing ||
+        MayIssue(*j))
+      return;
     if (j->verify_pending && !j->terminated) return;
     if ((p_.end_fsync || p_.fsync_on_close) && p_.does(IoOp::kWrite) && !j->end_flush_done &&
         !j->last_was_flush && !j->failed)
@@ -1227,6 +1291,7 @@ class Run {
   Nanos begin_ = 0;  // the jobs' start: start + startdelay
   Nanos stop_at_ = 0;
   Nanos last_completion_ = 0;
+  Nanos last_pause_end_ = 0;  // thinktime: the end of the last pause
   std::uint64_t planned_ios_ = 0;
   std::uint64_t in_flight_ = 0;
   static constexpr std::uint64_t kMaxSameInstant = 10'000'000;

@@ -35,13 +35,21 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     s.count_limit_ = n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n);
   }
   const WorkloadGenerator& g0 = s.gens_.front();
-  if (s.gens_.size() == 1) {
+  if (files.empty()) {
     s.bytes_limit_ = g0.io_bytes_limit();
   } else if (!profile.time_based) {
     std::uint64_t per_loop = 0;
     for (const auto& g : s.gens_) per_loop += g.region_end() - g.region_begin();
-    if (profile.has_io_size) per_loop = profile.io_size;
-    const unsigned __int128 total = static_cast<unsigned __int128>(per_loop) * g0.loops();
+    if (profile.has_io_size) {
+      per_loop = profile.io_size;
+    } else if (profile.filesize != 0 && profile.has_size && !profile.size.is_percent) {
+      // filesize sizes the files; size still caps the job's bytes, as in
+      // fio 3.33 (which does the smaller of size and the files together).
+      per_loop = std::min(per_loop, profile.size.bytes);
+    }
+    // fio's trimwrite trims every byte and writes it: twice the bytes.
+    const unsigned __int128 total =
+        static_cast<unsigned __int128>(per_loop) * g0.loops() * (profile.is_trimwrite() ? 2 : 1);
     s.bytes_limit_ = total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
   }
   return s;

@@ -6,7 +6,8 @@
 // the whole volume, and its stream is that generator's, unchanged.
 //
 // The end-of-job conditions are the job's, over all its files, as fio's:
-// bytes (io_size, else the files' regions together) x loops; number_ios x
+// bytes (io_size, else the files' regions together, capped by size when
+// filesize sized the files) x loops (x 2 for trimwrite); number_ios x
 // loops; and a pass ends when every file has wrapped (NextIo::wrapped is set
 // on the I/O that completes the last file's pass).
 

@@ -220,8 +220,11 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
   const std::string_view arg =
       colon == std::string_view::npos ? std::string_view() : v.substr(colon + 1);
   const bool has_arg = colon != std::string_view::npos;
-  auto one_number = [&](std::string_view what) -> Expected<double> {
-    if (!has_arg || Trim(arg).empty()) {
+  // Without a parameter, fio's defaults (FIO_DEF_ZIPF, FIO_DEF_PARETO); an
+  // empty one after the colon fails in fio too.
+  auto one_number = [&](std::string_view what, double fallback) -> Expected<double> {
+    if (!has_arg) return fallback;
+    if (Trim(arg).empty()) {
       return Reason(std::string(kind) + " needs a parameter, e.g. " + std::string(kind) + ":" +
                     std::string(what));
     }
@@ -236,14 +239,14 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
   if (kind == "random" && !has_arg) {
     p.random_distribution = RandomDistribution::kRandom;
   } else if (kind == "zipf") {
-    auto t = one_number("1.2");
+    auto t = one_number("1.2", 1.1);
     if (!t) return t.error();
     if (!(*t > 0) || *t > 100)
       return Reason("zipf theta must be > 0 (and <= 100), got " + std::string(Trim(arg)));
     p.random_distribution = RandomDistribution::kZipf;
     p.zipf_theta = *t;
   } else if (kind == "pareto") {
-    auto h = one_number("0.2");
+    auto h = one_number("0.2", 0.2);
     if (!h) return h.error();
     if (!(*h > 0 && *h < 1))
       return Reason("pareto h must be > 0 and < 1, got " + std::string(Trim(arg)));
@@ -252,7 +255,7 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
   } else if (kind == "normal" || kind == "gauss") {
     double dev = 0;
     if (has_arg) {
-      auto d = one_number("10");
+      auto d = one_number("10", 0);
       if (!d) return d.error();
       if (!(*d >= 0 && *d <= 100))
         return Reason("normal deviation must be 0..100 (%), got " + std::string(Trim(arg)));
@@ -983,7 +986,7 @@ const std::vector<Option>& Options() {
                    return p.iodepth_low != 0 ? nlohmann::json(p.iodepth_low) : nlohmann::json();
                  }});
     o.push_back({"thinktime", "fio time", "us (bare number)",
-                 "pause between a completion and the next issue",
+                 "pause after every thinktime_blocks I/Os, once the queue has drained",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto t = ParseFioTime(v, kMicro);
                    if (!t) return t.error();
@@ -991,6 +994,42 @@ const std::vector<Option>& Options() {
                    return {};
                  },
                  [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.thinktime); }});
+    o.push_back(
+        {"thinktime_blocks", "integer 0..2147483647", "I/Os",
+         "I/Os completed (or issued) from one pause to the next (0: a pause after every "
+         "I/O issued)",
+         count(&Profile::thinktime_blocks, 2147483647), [](const Profile& p) -> nlohmann::json {
+           return p.thinktime_blocks != 1 ? nlohmann::json(p.thinktime_blocks) : nlohmann::json();
+         }});
+    o.push_back({"thinktime_blocks_type", "complete | issue", "",
+                 "what thinktime_blocks counts: I/Os completed or issued",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t == "complete") {
+                     p.thinktime_blocks_type = ThinkBlocks::kComplete;
+                   } else if (t == "issue") {
+                     p.thinktime_blocks_type = ThinkBlocks::kIssue;
+                   } else {
+                     return Reason("unknown value " + QuotedText(t) + " (valid: complete, issue)");
+                   }
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.thinktime_blocks_type == ThinkBlocks::kIssue ? nlohmann::json("issue")
+                                                                         : nlohmann::json();
+                 }});
+    o.push_back({"thinktime_spin", "fio time", "us (bare number)",
+                 "the busy part of a pause; the pause lasts the longer of it and thinktime",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto t = ParseFioTime(v, kMicro);
+                   if (!t) return t.error();
+                   p.thinktime_spin = *t;
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.thinktime_spin != 0 ? nlohmann::json(FormatFioTime(p.thinktime_spin))
+                                                : nlohmann::json();
+                 }});
     o.push_back({"randseed", "integer", "", "seed of every random stream of the job",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseUnsigned(v);
@@ -1985,6 +2024,11 @@ Expected<void> ValidateProfile(const Profile& p) {
         "iodepth_low: batched reaping (iodepth_low, iodepth_batch_complete_min/max) with rate, "
         "rate_iops or thinktime is not supported: fio drains its queue there");
   }
+  if (p.thinktime != 0 && (p.effective_rate() != 0 || p.effective_rate_iops() != 0)) {
+    return fail(
+        "thinktime: with rate or rate_iops is not supported: tierlab's rate is a schedule of "
+        "arrivals, which a pause would not hold back as fio's does");
+  }
   if (p.latency_target != 0 && (p.effective_rate() != 0 || p.effective_rate_iops() != 0 ||
                                 p.thinktime != 0 || p.batched_reaping())) {
     return fail(
@@ -2072,7 +2116,7 @@ Expected<void> ValidateProfile(const Profile& p) {
   if (p.percentage_random > 100) {
     return fail("percentage_random: must be 0..100, got " + std::to_string(p.percentage_random));
   }
-  if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0)
+  if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0 || p.thinktime_spin < 0)
     return fail("runtime: times must be >= 0");
   if (p.time_based && p.runtime == 0)
     return fail("time_based: needs a runtime (tierlab does not run without an end)");
@@ -2278,6 +2322,9 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "ignore_error") fallback = "EIO:EILSEQ for each type";
     if (o.name == "new_group" || o.name == "exitall") fallback = "false";
     if (o.name == "exit_what") fallback = "group";
+    if (o.name == "thinktime_blocks") fallback = "1";
+    if (o.name == "thinktime_blocks_type") fallback = "complete";
+    if (o.name == "thinktime_spin") fallback = "\"0s\"";
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
     if (o.name == "io_submit_mode") fallback = "inline";
     if (o.name == "precondition" || o.name == "warmup") fallback = "none";

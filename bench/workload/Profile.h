@@ -96,8 +96,18 @@
 //                        least min (at most max) until the depth is down to
 //                        iodepth_low, then refill; latency ends at the reap.
 //                        Not with rate, rate_iops or thinktime.
-//   thinktime            pause between an I/O's completion and the next issue
-//                        (fio time, bare number = microseconds)
+//   thinktime            fio's think: a job that has completed (or, with
+//                        thinktime_blocks_type=issue, issued) thinktime_blocks
+//                        I/Os since its last pause drains its queue and pauses
+//                        (fio time, bare number = microseconds), so a job
+//                        thinking after every I/O (the default, 1) keeps one
+//                        in flight whatever its iodepth. Not with rate or
+//                        rate_iops.
+//   thinktime_blocks, thinktime_blocks_type (complete | issue),
+//   thinktime_spin       fio's: the count between pauses, what it counts, and
+//                        a busy part of the pause (the pause lasts the longer
+//                        of thinktime and thinktime_spin; tierlab waits for
+//                        either, with no CPU spent)
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a
@@ -246,6 +256,9 @@ enum class ExitWhat : std::uint8_t {
 // tierlab's preparation before a job (bench/lab/Preparation.h).
 enum class Precondition : std::uint8_t { kNone, kFill, kRandom };
 
+// fio's thinktime_blocks_type: what thinktime_blocks counts.
+enum class ThinkBlocks : std::uint8_t { kComplete, kIssue };
+
 enum class RwMode : std::uint8_t {
   kRead,
   kWrite,
@@ -369,6 +382,9 @@ struct Profile {
   std::uint32_t iodepth_batch_complete_max = 0;
   std::uint32_t iodepth_low = 0;
   Nanos thinktime = 0;
+  std::uint32_t thinktime_blocks = 1;
+  ThinkBlocks thinktime_blocks_type = ThinkBlocks::kComplete;
+  Nanos thinktime_spin = 0;
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
   // fio's job grouping and files (JobFiles.h): a section with stonewall

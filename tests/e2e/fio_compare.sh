@@ -98,7 +98,7 @@ FIO
 
 # Sections and files (item 10): sections without stonewall run together,
 # nrfiles splits a job's size into files taken round robin, filesize sizes
-# each, a named file is shared, and verify reads back what a job wrote
+# each (and size then caps the job's bytes), a named file is shared, and verify reads back what a job wrote
 # (in its own file, as no other job writes there) (clones' own files: JobFilesTest; fio's
 # per-clone iologs would share one name). fio creates
 # its files in a directory; tierlab lays them out on its volume.
@@ -119,6 +119,17 @@ rw=randread
 filesize=32k
 nrfiles=3
 number_ios=30
+[capped]
+rw=read
+filesize=32k
+nrfiles=2
+size=40k
+[capped-loops]
+rw=randread
+filesize=16k
+nrfiles=2
+size=24k
+loops=2
 [shared]
 filename=one
 rw=write
@@ -765,6 +776,44 @@ assert t["latency_depth"] == 8 and t["error"] == 0
 # The final window's figures only; the job ended with the search.
 assert t["job_runtime"] < 1000 and f["job_runtime"] < 5000, (t["job_runtime"], f["job_runtime"])
 print("latency_target: as fio; depth", t["latency_depth"])
+PY
+
+# thinktime: a pause drains the queue, so with thinktime_blocks at its
+# default a job at iodepth 8 keeps one I/O in flight after its first: 12
+# I/Os make 5 pauses (after the first reap, after each single I/O, the last
+# too), 4 with thinktime_blocks=3 counted at issue. The pauses (40 ms each)
+# are most of each job's runtime, fio's and tierlab's alike.
+cat >think.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=${SIZE}
+rw=randread
+iodepth=8
+number_ios=12
+thinktime=40ms
+[one]
+[three]
+stonewall
+thinktime_blocks=3
+thinktime_blocks_type=issue
+FIO
+fio --output-format=json think.fio >think-fio.json || fail "fio think.fio"
+"$bin" run --real -q -l layout.json -p think.fio --dir . -f json >think-tierlab.json ||
+  fail "tierlab think.fio"
+python3 - <<'PY'
+import json
+f = json.load(open("think-fio.json"))["jobs"]
+t = json.load(open("think-tierlab.json"))["jobs"]
+for name, pauses in (("one", 5), ("three", 4)):
+    fj = next(j for j in f if j["jobname"] == name)
+    tj = next(j for j in t if j["jobname"] == name)
+    assert fj["read"]["total_ios"] == tj["read"]["total_ios"] == 12, name
+    # Each pause is 40 ms; the I/Os and the sleeps' overshoot add a little.
+    for who, j in (("fio", fj), ("tierlab", tj)):
+        assert pauses * 40 <= j["job_runtime"] < pauses * 40 + 30, (who, name, j["job_runtime"])
+    print("thinktime:", name, "fio", fj["job_runtime"], "ms, tierlab", tj["job_runtime"], "ms")
 PY
 
 echo "fio compare: ok"

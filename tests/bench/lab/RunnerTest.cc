@@ -502,6 +502,121 @@ TEST(RunnerTest, IodepthLowRefillsTheQueueOnlyOnceItIsDownToTheMark) {
     EXPECT_EQ(g, std::make_pair(std::uint64_t{0}, std::size_t{4}));
 }
 
+// The job's submissions between two pauses: a gap of a pause or more
+// between two submissions ends a group (the device takes < 0.2 ms).
+std::vector<std::size_t> ThinkGroups(const DelayDevice& d, Nanos pause) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < d.log.size(); ++i) {
+    if (i == 0 || d.log[i].at - d.log[i - 1].at >= pause) out.push_back(0);
+    ++out.back();
+  }
+  return out;
+}
+
+TEST(RunnerTest, ThinktimeDrainsTheQueueAndPausesAsFioDoes) {
+  // The groups are fio 3.33's (write_iolog of the same job with libaio,
+  // iodepth=8, thinktime=20ms, on a file: issues between pauses). fio's
+  // loop asks for a pause after each issue and each reap of a full queue;
+  // a pause drains the queue, and the count it compares is taken before
+  // the drain, so with thinktime_blocks=1 only one I/O is in flight after
+  // the first.
+  struct Case {
+    std::uint32_t blocks;
+    const char* type;
+    std::uint64_t ios;
+    std::vector<std::size_t> groups;
+  };
+  const std::vector<std::size_t> ones(22, 1);
+  std::vector<std::size_t> eight_then_ones = {8};
+  eight_then_ones.insert(eight_then_ones.end(), ones.begin(), ones.end());
+  const std::vector<Case> cases = {
+      {1, "complete", 30, eight_then_ones},
+      {1, "issue", 30, std::vector<std::size_t>(30, 1)},
+      {3, "complete", 30, {10, 1, 9, 1, 9}},
+      {3, "issue", 30, std::vector<std::size_t>(10, 3)},
+      {4, "complete", 40, {11, 1, 10, 1, 10, 1, 6}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.blocks) + " " + c.type);
+    SimEngine e;
+    DelayDevice d(e);
+    MustRun(e, d,
+            MakeProfile({{"iodepth", 8},
+                         {"runtime", "0"},
+                         {"number_ios", c.ios},
+                         {"thinktime", "1ms"},
+                         {"thinktime_blocks", c.blocks},
+                         {"thinktime_blocks_type", c.type}}));
+    ASSERT_EQ(d.log.size(), c.ios);
+    EXPECT_EQ(ThinkGroups(d, kMilli), c.groups);
+    // Every group after a pause starts from an empty queue.
+    for (std::size_t i = 1; i < d.log.size(); ++i) {
+      if (d.log[i].at - d.log[i - 1].at >= kMilli) {
+        EXPECT_EQ(d.log[i].outstanding, 0u) << i;
+      }
+    }
+  }
+}
+
+TEST(RunnerTest, AJobsLastPauseIsInItsRuntime) {
+  // fio 3.33, iodepth=8, thinktime=100ms, number_ios=12 on a file (I/O in
+  // ~20 us): job_runtime 503 ms with thinktime_blocks=1 (5 pauses: after
+  // the first reap, then after each of the 4 single I/Os, the last too),
+  // 401 ms with 3 issued (4 pauses), 200 ms with 3 completed (2 pauses; the
+  // job's last I/O leaves a pause 2 short).
+  struct Case {
+    std::uint32_t blocks;
+    const char* type;
+    int pauses;
+  };
+  for (const Case& c : {Case{1, "complete", 5}, Case{3, "issue", 4}, Case{3, "complete", 2}}) {
+    SCOPED_TRACE(std::to_string(c.blocks) + " " + c.type);
+    SimEngine e;
+    DelayDevice d(e);
+    const RunResult r = MustRun(e, d,
+                                MakeProfile({{"iodepth", 8},
+                                             {"runtime", "0"},
+                                             {"number_ios", 12},
+                                             {"thinktime", "100ms"},
+                                             {"thinktime_blocks", c.blocks},
+                                             {"thinktime_blocks_type", c.type}}));
+    ASSERT_EQ(r.metrics.read().ops, 12u);
+    const Nanos runtime = r.end - r.ramp_end;
+    EXPECT_GE(runtime, c.pauses * 100 * kMilli);
+    EXPECT_LT(runtime, c.pauses * 100 * kMilli + 2 * kMilli);  // the I/Os take < 0.2 ms each
+  }
+}
+
+TEST(RunnerTest, ThinktimeSpinIsPartOfThePause) {
+  for (const auto& [spin, pause] : {std::pair<const char*, Nanos>{"3ms", 3 * kMilli},
+                                    std::pair<const char*, Nanos>{"500us", kMilli}}) {
+    SimEngine e;
+    DelayDevice d(e);
+    MustRun(
+        e, d,
+        MakeProfile(
+            {{"runtime", "0"}, {"number_ios", 3}, {"thinktime", "1ms"}, {"thinktime_spin", spin}}));
+    ASSERT_EQ(d.log.size(), 3u);
+    // Depth 1: the next issue is the pause after the completion, which is
+    // under 0.2 ms after the issue.
+    const Nanos gap = d.log[1].at - d.log[0].at;
+    EXPECT_GE(gap, pause) << spin;
+    EXPECT_LT(gap, pause + kMilli / 5) << spin;
+  }
+}
+
+TEST(RunnerTest, ThinktimeIsRefusedWithARate) {
+  for (const auto& extra : {nlohmann::json{{"rate_iops", 100}}, nlohmann::json{{"rate", "1m"}}}) {
+    nlohmann::json j = {{"rw", "read"}, {"thinktime", "10"}};
+    j.merge_patch(extra);
+    auto p = ParseProfileJson(j, "t.json");
+    ASSERT_FALSE(p.ok()) << extra.dump();
+    EXPECT_NE(p.error().message.find("t.json: thinktime: with rate or rate_iops"),
+              std::string::npos)
+        << p.error().message;
+  }
+}
+
 TEST(RunnerTest, BatchedReapingIsRefusedWithRateOrThinktime) {
   for (const auto& extra : {nlohmann::json{{"rate_iops", 100}}, nlohmann::json{{"rate", "1m"}},
                             nlohmann::json{{"thinktime", "10"}}}) {

@@ -463,7 +463,7 @@ TEST(FioJobFileTest, TrimFlushQueueingRateAndRangeOptions) {
         << e.error().message;
   }
   // Still refused, with the reason on the line.
-  for (const char* no : {"verify_only=1", "blocksize_unaligned=1", "thinktime_blocks=2"}) {
+  for (const char* no : {"verify_only=1", "blocksize_unaligned=1", "rwmixcycle=2"}) {
     auto e = ParseFioJobFile(std::string("[j]\n") + no + "\n", "x.fio", false);
     ASSERT_FALSE(e.ok()) << no;
     EXPECT_NE(e.error().message.find("x.fio:2: unknown option"), std::string::npos)

@@ -196,5 +196,36 @@ TEST(JobStreamTest, NumberIosIsTheJobsOverAllItsFiles) {
   }
 }
 
+TEST(JobStreamTest, WithFilesizeTheSizeStillCapsTheJobsBytes) {
+  // fio 3.33's bytes for the same jobs (filesize=256k, rw=read, bs=4k):
+  // the smaller of size and the files together, x loops.
+  struct Case {
+    const char* job;
+    std::uint64_t bytes;
+  };
+  for (const Case& c :
+       {Case{"nrfiles=2\nsize=1m\n", 512 * 1024}, Case{"nrfiles=2\nsize=100k\n", 100 * 1024},
+        Case{"nrfiles=1\nsize=100k\n", 100 * 1024}, Case{"nrfiles=1\nsize=1m\n", 256 * 1024},
+        Case{"nrfiles=2\nsize=100k\nloops=2\n", 200 * 1024},
+        Case{"nrfiles=2\nsize=1m\nio_size=128k\n", 128 * 1024}}) {
+    const auto ps = Parse(std::string("[a]\nrw=read\nfilesize=256k\n") + c.job);
+    const auto l = Lay(ps);
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->io_bytes_limit(), c.bytes) << c.job;
+  }
+}
+
+TEST(JobStreamTest, TrimwriteOverFilesTrimsAndWritesEveryByte) {
+  // fio's trimwrite: twice the job's bytes, over one file or several.
+  for (const char* files : {"directory=d\n", "nrfiles=2\n"}) {
+    const auto ps = Parse(std::string("[a]\nrw=trimwrite\nsize=64k\n") + files);
+    const auto l = Lay(ps);
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->io_bytes_limit(), 128u * 1024) << files;
+  }
+}
+
 }  // namespace
 }  // namespace tierlab

@@ -80,7 +80,6 @@ TEST(ProfileTest, ParsesFioNamedFields) {
                   {"random_distribution", "zipf:1.2"},
                   {"percentage_random", 80},
                   {"rate_iops", 5000},
-                  {"thinktime", 100},
                   {"randseed", 42},
                   {"ioengine", "libaio"},
                   {"direct", 1}};
@@ -105,8 +104,20 @@ TEST(ProfileTest, ParsesFioNamedFields) {
   EXPECT_DOUBLE_EQ(p->zipf_theta, 1.2);
   EXPECT_EQ(p->percentage_random, 80u);
   EXPECT_EQ(p->rate_iops, 5000u);
-  EXPECT_EQ(p->thinktime, 100 * kMicro);
   EXPECT_EQ(p->randseed, 42u);
+  // thinktime goes without a rate (tierlab refuses the two together).
+  auto t = ParseProfileJson(json{{"thinktime", 100},
+                                 {"thinktime_blocks", 4},
+                                 {"thinktime_blocks_type", "issue"},
+                                 {"thinktime_spin", 150}},
+                            "job.json");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->thinktime, 100 * kMicro);
+  EXPECT_EQ(t->thinktime_blocks, 4u);
+  EXPECT_EQ(t->thinktime_blocks_type, ThinkBlocks::kIssue);
+  EXPECT_EQ(t->thinktime_spin, 150 * kMicro);
+  EXPECT_EQ(ErrorOf({{"thinktime_blocks_type", "done"}}),
+            "job.json: thinktime_blocks_type: unknown value 'done' (valid: complete, issue)");
 }
 
 TEST(ProfileTest, AliasesAndComplements) {
@@ -129,6 +140,19 @@ TEST(ProfileTest, BsSplitBlankPercentagesShareTheRest) {
   EXPECT_EQ(p->bssplit[2].percent, 25u);
 }
 
+TEST(ProfileTest, ZipfAndParetoWithoutAParameterTakeFiosDefaults) {
+  // fio 3.33 runs random_distribution=zipf and =pareto with FIO_DEF_ZIPF
+  // (1.1) and FIO_DEF_PARETO (0.2); "zipf:" fails there as here.
+  auto z = ParseProfileJson(json{{"random_distribution", "zipf"}}, "x");
+  ASSERT_TRUE(z.ok()) << z.error().message;
+  EXPECT_EQ(z->random_distribution, RandomDistribution::kZipf);
+  EXPECT_DOUBLE_EQ(z->zipf_theta, 1.1);
+  auto p = ParseProfileJson(json{{"random_distribution", "pareto"}}, "x");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->random_distribution, RandomDistribution::kPareto);
+  EXPECT_DOUBLE_EQ(p->pareto_h, 0.2);
+}
+
 TEST(ProfileTest, PreciseErrors) {
   EXPECT_EQ(ErrorOf({{"rwmixread", 150}}), "job.json: rwmixread: must be 0..100, got 150");
   EXPECT_EQ(ErrorOf({{"rw", "random"}}),
@@ -141,7 +165,7 @@ TEST(ProfileTest, PreciseErrors) {
             std::string::npos);
   EXPECT_EQ(ErrorOf({{"random_distribution", "zipf:abc"}}),
             "job.json: random_distribution: zipf parameter: expected a number, got 'abc'");
-  EXPECT_EQ(ErrorOf({{"random_distribution", "zipf"}}),
+  EXPECT_EQ(ErrorOf({{"random_distribution", "zipf:"}}),
             "job.json: random_distribution: zipf needs a parameter, e.g. zipf:1.2");
   EXPECT_NE(ErrorOf({{"random_distribution", "zipf:0"}}).find("zipf theta must be > 0"),
             std::string::npos);
@@ -189,12 +213,20 @@ TEST(ProfileTest, ToJsonRoundTrips) {
   p.zones = {{60, 10}, {30, 20}, {10, 70}};
   p.percentage_random = 50;
   p.rate_iops = 777;
-  p.thinktime = 25 * kMicro;
   p.randseed = 0xfeedfacecafebeefull;
   p.random_scatter = false;
   auto back = ParseProfileJson(ToJson(p), "roundtrip");
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(*back, p) << ToJson(p).dump();
+
+  Profile think;
+  think.thinktime = 25 * kMicro;
+  think.thinktime_blocks = 0;
+  think.thinktime_blocks_type = ThinkBlocks::kIssue;
+  think.thinktime_spin = 40 * kMicro;
+  auto think_back = ParseProfileJson(ToJson(think), "roundtrip");
+  ASSERT_TRUE(think_back.ok()) << think_back.error().message;
+  EXPECT_EQ(*think_back, think) << ToJson(think).dump();
 
   for (const char* dist : {"zipf:0.99", "pareto:0.2", "normal", "normal:7.5", "random"}) {
     auto q = ParseProfileJson(json{{"random_distribution", dist}}, "x");

@@ -327,11 +327,9 @@ TEST(WorkloadGeneratorTest, RunnerFields) {
   Profile p = RandRead();
   p.iodepth = 8;
   p.rate_iops = 4000;
-  p.thinktime = 50 * kMicro;
   auto g = Make(p, kGiB);
   EXPECT_EQ(g.iodepth(), 8u);
   EXPECT_EQ(g.rate_interval(), 250 * kMicro);
-  EXPECT_EQ(g.thinktime(), 50 * kMicro);
   EXPECT_EQ(g.io_bytes_limit(), kGiB);  // fio: size bytes, runtime or not
   p.runtime = 10 * kSecond;
   EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), kGiB);
