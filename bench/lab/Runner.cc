@@ -342,8 +342,10 @@ class Run {
           "ends; use number_ios or a device model with latency");
     }
     if (last_completion_ < r_.ramp_end) last_completion_ = r_.ramp_end;
-    const Nanos last = std::max(last_completion_, last_pause_end_);
-    r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last, r_.ramp_end)) : last;
+    r_.end = p_.runtime > 0 ? std::min(stop_at_, std::max(last_completion_, r_.ramp_end))
+                            : last_completion_;
+    // A thinktime pause runs whole, past the runtime too (fio 3.33).
+    r_.end = std::max(r_.end, last_pause_end_);
     // A verify phase runs after the writes, past runtime, as fio's does.
     r_.end = std::max(r_.end, last_verify_);
     r_.metrics.SetWindow(r_.ramp_end, r_.end);
@@ -978,7 +980,7 @@ class Run {
   void OnComplete(Slot* s, Status st) {
     const Nanos now = e_.Now();
     ++r_.completed;
-    if (s->op != IoOp::kFlush) ++s->job->completed;
+    if (s->op != IoOp::kFlush && st == Status::kOk) ++s->job->completed;  // fio's io_blocks
     --in_flight_;
     --s->job->in_flight;
     s->busy = false;
@@ -1045,7 +1047,8 @@ class Run {
     }
     // fio's loop reaps when the queue is full, then asks whether a pause is
     // due; after the job's last I/O too.
-    if (p_.thinktime > 0 && j->idle.size() == 1 && !j->verifying && ThinkDue(*j)) {
+    if (p_.thinktime > 0 && j->idle.size() == 1 && !j->verifying && !j->terminated &&
+        ThinkDue(*j)) {
       StartThink(j);
       return;
     }
@@ -1079,6 +1082,7 @@ class Run {
   // What a job does when it may issue: at its start, and when flow lets it
   // go again.
   void Resume(Job* j) {
+    if (j->think_draining || j->think_pausing) return;  // the pause's end resumes it
     if (j->verifying || (j->verify_pending && !MayIssue(*j) && !j->terminated)) {
       ContinueVerify(j);
       return;
@@ -1090,7 +1094,7 @@ class Run {
     } else if (j->lat) {
       FillToDepth(j);
     } else if (p_.thinktime > 0) {
-      if (!j->think_draining && !j->think_pausing) IssueThinking(j);
+      IssueThinking(j);
     } else {
       while (!j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
         Issue(j, j->idle.back(), e_.Now());
@@ -1102,9 +1106,10 @@ class Run {
   // fio's thinktime. fio's loop issues one I/O, reaps one completion if the
   // queue is then full, and asks handle_thinktime whether a pause is due:
   // thinktime_blocks more I/Os completed (or issued) than at the last pause.
-  // A pause drains the queue (io_u_quiesce), then waits thinktime, capped
-  // at the job's end. The count at the pause is taken before the drain, so
-  // with the default of 1 the next I/O pauses again: one in flight.
+  // A pause drains the queue (io_u_quiesce), then waits thinktime, whole
+  // even past the job's runtime (fio 3.33; later fio caps it). The count at
+  // the pause is taken before the drain, so with the default of 1 the next
+  // I/O pauses again: one in flight.
   std::uint64_t ThinkCount(const Job& j) const {
     return p_.thinktime_blocks_type == ThinkBlocks::kIssue ? j.issued : j.completed;
   }
@@ -1130,15 +1135,25 @@ class Run {
     if (j->in_flight == 0) Pause(j);
   }
 
-  // The queue has drained: the pause. thinktime_spin is time too, spent
-  // busy in fio; the pause lasts the longer of the two.
+  // The queue has drained: the pause, thinktime long (fio clamps
+  // thinktime_spin to thinktime and spins that part of it, so the pause is
+  // thinktime either way).
   void Pause(Job* j) {
     j->think_draining = false;
     j->think_pausing = true;
-    const Nanos now = e_.Now();
-    const Nanos wake =
-        std::max(now, std::min(now + std::max(p_.thinktime, p_.thinktime_spin), stop_at_));
-    At(wake, [this, j] {
+    PauseChunk(j, p_.thinktime);
+  }
+
+  // fio's usec_sleep sleeps in chunks of under 2 s (1 s and the part of a
+  // second left over) and ends after the chunk in which the job was
+  // terminated (exitall, steady state).
+  void PauseChunk(Job* j, Nanos left) {
+    const Nanos chunk = left > kSecond ? kSecond + (left - 1) % kSecond + 1 : left;
+    At(e_.Now() + chunk, [this, j, rest = left - chunk] {
+      if (rest > 0 && !j->terminated) {
+        PauseChunk(j, rest);
+        return;
+      }
       j->think_pausing = false;
       // fio's job ends after its last pause: the pause is in its runtime.
       last_pause_end_ = std::max(last_pause_end_, e_.Now());

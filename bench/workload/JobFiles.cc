@@ -166,8 +166,17 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
   // split by the generator over the file's length.
   q.split_size = p.split_size && share == 0;
   if (share != 0) {
+    std::uint64_t covered = std::min(share, length);
+    // fio: with filesize, a percentage size is of each file, in whole
+    // blocks (fio 3.33: size=30% of a 256k file reads 19 blocks of 4k).
+    if (p.filesize != 0 && p.has_size && p.size.is_percent) {
+      const std::uint64_t bs = std::max<std::uint64_t>(p.min_bs(), align);
+      const auto part =
+          static_cast<std::uint64_t>(static_cast<double>(covered) * p.size.percent / 100.0);
+      covered = std::max(part / bs * bs, bs);
+    }
     q.has_size = true;
-    q.size = SizeSpec{std::min(share, length), 0, false};
+    q.size = SizeSpec{covered, 0, false};
   } else if (p.has_size && p.size.is_percent) {
     q.size = SizeSpec{p.size.Resolve(volume_bytes, align), 0, false};
   }

@@ -1019,7 +1019,7 @@ const std::vector<Option>& Options() {
                                                                          : nlohmann::json();
                  }});
     o.push_back({"thinktime_spin", "fio time", "us (bare number)",
-                 "the busy part of a pause; the pause lasts the longer of it and thinktime",
+                 "the busy part of a pause (clamped to thinktime: the pause is thinktime)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto t = ParseFioTime(v, kMicro);
                    if (!t) return t.error();

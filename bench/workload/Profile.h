@@ -105,9 +105,8 @@
 //                        rate_iops.
 //   thinktime_blocks, thinktime_blocks_type (complete | issue),
 //   thinktime_spin       fio's: the count between pauses, what it counts, and
-//                        a busy part of the pause (the pause lasts the longer
-//                        of thinktime and thinktime_spin; tierlab waits for
-//                        either, with no CPU spent)
+//                        a busy part of the pause (clamped to thinktime, so
+//                        the pause is thinktime; tierlab spends no CPU on it)
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a

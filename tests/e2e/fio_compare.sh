@@ -130,6 +130,11 @@ filesize=16k
 nrfiles=2
 size=24k
 loops=2
+[share]
+rw=randread
+filesize=64k
+nrfiles=2
+size=50%
 [shared]
 filename=one
 rw=write

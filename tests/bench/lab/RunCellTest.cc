@@ -376,6 +376,28 @@ TEST(RunCellTest, ExitallTerminatesAsExitWhatSays) {
   EXPECT_GE((*runs)[1].run.end - (*runs)[1].run.start, 10 * kSecond);
 }
 
+// A thinktime pause ends after the chunk of fio's sleep (under 2 s) in
+// which the job was terminated: fio 3.33 ends a job pausing 5 s, that an
+// exitall job ending at 200 ms terminates, at 2003 ms.
+TEST(RunCellTest, ATerminatedJobsPauseEndsAfterTheSleepsChunk) {
+  Profile first = With(MakeProfile("first", "randread"),
+                       {{"number_ios", 1}, {"startdelay", "200ms"}, {"exitall", true}});
+  const Profile pausing = With(MakeProfile("pausing", "randread"),
+                               {{"number_ios", 3}, {"iodepth", 1}, {"thinktime", "5s"}});
+  auto runs = RunCell(OneNvme(), Workload{std::vector<Profile>{first, pausing}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  const RunResult& p = (*runs)[1].run;
+  EXPECT_EQ(p.completed, 1u);
+  EXPECT_GE(p.end - p.start, 2 * kSecond);
+  EXPECT_LT(p.end - p.start, 2 * kSecond + kMilli);
+  // Not terminated, the job pauses after each of its 3 I/Os: 15 s.
+  first.exitall = false;
+  runs = RunCell(OneNvme(), Workload{std::vector<Profile>{first, pausing}}, RunSettings{});
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  EXPECT_EQ((*runs)[1].run.completed, 3u);
+  EXPECT_GE((*runs)[1].run.end - (*runs)[1].run.start, 15 * kSecond);
+}
+
 // The engine runs on after a group ends, so a timer its sections left
 // pending (here the steady-state check due at 1 s, after the section ended
 // at its 200 ms arrival) fires during the next group, after the section is

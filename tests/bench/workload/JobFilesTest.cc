@@ -207,7 +207,9 @@ TEST(JobStreamTest, WithFilesizeTheSizeStillCapsTheJobsBytes) {
        {Case{"nrfiles=2\nsize=1m\n", 512 * 1024}, Case{"nrfiles=2\nsize=100k\n", 100 * 1024},
         Case{"nrfiles=1\nsize=100k\n", 100 * 1024}, Case{"nrfiles=1\nsize=1m\n", 256 * 1024},
         Case{"nrfiles=2\nsize=100k\nloops=2\n", 200 * 1024},
-        Case{"nrfiles=2\nsize=1m\nio_size=128k\n", 128 * 1024}}) {
+        Case{"nrfiles=2\nsize=1m\nio_size=128k\n", 128 * 1024},
+        // A percentage is of each file, in whole blocks.
+        Case{"nrfiles=2\nsize=50%\n", 256 * 1024}, Case{"nrfiles=1\nsize=30%\n", 19 * 4096}}) {
     const auto ps = Parse(std::string("[a]\nrw=read\nfilesize=256k\n") + c.job);
     const auto l = Lay(ps);
     auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
