@@ -487,6 +487,12 @@ nlohmann::json SetFlagJson(const Profile& p) {
   return p.*kField ? nlohmann::json(true) : nlohmann::json();
 }
 
+// A time that is written only when it is not 0.
+template <Nanos Profile::*kField>
+nlohmann::json TimeJsonUnlessZero(const Profile& p) {
+  return p.*kField != 0 ? nlohmann::json(FormatFioTime(p.*kField)) : nlohmann::json();
+}
+
 // A cmdprio option's "R[,W]" (null when both are 0, the default).
 template <std::uint32_t (IoPriorities::*kField)[2]>
 nlohmann::json PrioPairJson(const Profile& p) {
@@ -795,10 +801,7 @@ const std::vector<Option>& Options() {
                    p.startdelay = *t;
                    return {};
                  },
-                 [](const Profile& p) -> nlohmann::json {
-                   return p.startdelay != 0 ? nlohmann::json(FormatFioTime(p.startdelay))
-                                            : nlohmann::json();
-                 }});
+                 &TimeJsonUnlessZero<&Profile::startdelay>});
     o.push_back({"number_ios", "integer", "I/Os",
                  "stop each job after this many I/Os (0 = no limit; not with time_based)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
@@ -924,6 +927,15 @@ const std::vector<Option>& Options() {
         return {};
       };
     };
+    // A fio time whose bare number is microseconds (thinktime, latency_target...).
+    auto us_time = [](Nanos Profile::*field) {
+      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto t = ParseFioTime(v, kMicro);
+        if (!t) return t.error();
+        p.*field = *t;
+        return {};
+      };
+    };
     auto flag = [](bool Profile::*field) {
       return [field](Profile& p, std::string_view v, int) -> Expected<void> {
         auto b = ParseBool(v, true);
@@ -987,12 +999,7 @@ const std::vector<Option>& Options() {
                  }});
     o.push_back({"thinktime", "fio time", "us (bare number)",
                  "pause after every thinktime_blocks I/Os, once the queue has drained",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto t = ParseFioTime(v, kMicro);
-                   if (!t) return t.error();
-                   p.thinktime = *t;
-                   return {};
-                 },
+                 us_time(&Profile::thinktime),
                  [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.thinktime); }});
     o.push_back(
         {"thinktime_blocks", "integer 0..2147483647", "I/Os",
@@ -1020,16 +1027,7 @@ const std::vector<Option>& Options() {
                  }});
     o.push_back({"thinktime_spin", "fio time", "us (bare number)",
                  "the busy part of a pause (clamped to thinktime: the pause is thinktime)",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto t = ParseFioTime(v, kMicro);
-                   if (!t) return t.error();
-                   p.thinktime_spin = *t;
-                   return {};
-                 },
-                 [](const Profile& p) -> nlohmann::json {
-                   return p.thinktime_spin != 0 ? nlohmann::json(FormatFioTime(p.thinktime_spin))
-                                                : nlohmann::json();
-                 }});
+                 us_time(&Profile::thinktime_spin), &TimeJsonUnlessZero<&Profile::thinktime_spin>});
     o.push_back({"randseed", "integer", "", "seed of every random stream of the job",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseUnsigned(v);
@@ -1118,16 +1116,7 @@ const std::vector<Option>& Options() {
     o.push_back({"flow_sleep", "fio time", "us (bare number)",
                  "a job held back by flow drains its queue and sleeps this long (0: it waits "
                  "for the other jobs to issue)",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto t = ParseFioTime(v, kMicro);
-                   if (!t) return t.error();
-                   p.flow_sleep = *t;
-                   return {};
-                 },
-                 [](const Profile& p) -> nlohmann::json {
-                   return p.flow_sleep != 0 ? nlohmann::json(FormatFioTime(p.flow_sleep))
-                                            : nlohmann::json();
-                 }});
+                 us_time(&Profile::flow_sleep), &TimeJsonUnlessZero<&Profile::flow_sleep>});
     auto ss = [](Profile& p, std::string_view v, int kb) -> Expected<void> {
       using M = SteadyStateSpec::Metric;
       static constexpr std::array<std::tuple<std::string_view, M, bool>, 6> kKinds = {
@@ -1587,26 +1576,12 @@ const std::vector<Option>& Options() {
                    const std::string t = IgnoreErrorText(p.continue_on_error);
                    return t.empty() ? nlohmann::json() : nlohmann::json(t);
                  }});
-    auto lat_time = [](Nanos Profile::*field) {
-      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
-        auto t = ParseFioTime(v, kMicro);
-        if (!t) return t.error();
-        p.*field = *t;
-        return {};
-      };
-    };
     o.push_back({"latency_target", "fio time", "us (bare number)",
                  "find the deepest queue, up to iodepth, whose I/Os meet this latency (0: off)",
-                 lat_time(&Profile::latency_target), [](const Profile& p) -> nlohmann::json {
-                   return p.latency_target != 0 ? nlohmann::json(FormatFioTime(p.latency_target))
-                                                : nlohmann::json();
-                 }});
+                 us_time(&Profile::latency_target), &TimeJsonUnlessZero<&Profile::latency_target>});
     o.push_back({"latency_window", "fio time", "us (bare number)",
                  "latency_target: how long each queue depth is tried",
-                 lat_time(&Profile::latency_window), [](const Profile& p) -> nlohmann::json {
-                   return p.latency_window != 0 ? nlohmann::json(FormatFioTime(p.latency_window))
-                                                : nlohmann::json();
-                 }});
+                 us_time(&Profile::latency_window), &TimeJsonUnlessZero<&Profile::latency_window>});
     o.push_back({"latency_percentile", "number 0..100", "%",
                  "latency_target: the share of I/Os that must meet it",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
