@@ -139,10 +139,12 @@ struct Job {
   bool restart_figures = false;
   std::uint64_t count_base = 0;  // number_ios counts from here
   // fio's thinktime (handle_thinktime): reads, writes and trims completed
-  // (fio's io_blocks), the count (of these or of issues) at the last pause,
-  // and where the job is in one: draining its queue, then pausing.
+  // (fio's io_blocks), the count (of these or of issues) and the time at the
+  // last pause, and where the job is in one: draining its queue, then
+  // pausing.
   std::uint64_t completed = 0;
   std::uint64_t think_last = 0;
+  Nanos think_since = 0;
   bool think_draining = false;
   bool think_pausing = false;
   // Errors (fio's continue_on_error): the one that ended the job, and the
@@ -272,7 +274,7 @@ class Run {
     r_.ramp_end = begin_ + p_.ramp_time;
     r_.metrics.SetSampleOrigin(r_.ramp_end);
     stop_at_ = p_.runtime > 0 ? r_.ramp_end + p_.runtime : std::numeric_limits<Nanos>::max();
-    for (auto& job : jobs_) job->t0 = job->next_arrival = begin_;
+    for (auto& job : jobs_) job->t0 = job->next_arrival = job->think_since = begin_;
     if (p_.ss.dur != 0) {
       r_.steadystate.emplace(p_.ss);
       ss_prev_at_ = begin_;
@@ -1105,16 +1107,29 @@ class Run {
 
   // fio's thinktime. fio's loop issues one I/O, reaps one completion if the
   // queue is then full, and asks handle_thinktime whether a pause is due:
-  // thinktime_blocks more I/Os completed (or issued) than at the last pause.
-  // A pause drains the queue (io_u_quiesce), then waits thinktime, whole
-  // even past the job's runtime (fio 3.33; later fio caps it). The count at
-  // the pause is taken before the drain, so with the default of 1 the next
-  // I/O pauses again: one in flight.
+  // thinktime_blocks more I/Os completed (or issued) than at the last pause,
+  // or with thinktime_iotime, that plus thinktime since the last pause was
+  // due (by time alone unless thinktime_blocks is set). A pause drains the
+  // queue (io_u_quiesce), then waits thinktime, whole even past the job's
+  // runtime (fio 3.33; later fio caps it). The count and time at the pause
+  // are taken before the drain, so with the default of 1 the next I/O
+  // pauses again (one in flight), and with thinktime_iotime the I/O between
+  // pauses lasts about thinktime_iotime, the first window thinktime longer.
   std::uint64_t ThinkCount(const Job& j) const {
     return p_.thinktime_blocks_type == ThinkBlocks::kIssue ? j.issued : j.completed;
   }
   bool ThinkDue(const Job& j) const {
-    return !j.last_was_flush && ThinkCount(j) >= j.think_last + p_.thinktime_blocks;
+    if (j.last_was_flush) return false;
+    if (p_.thinktime_iotime > 0) {
+      if (e_.Now() - ThinkSince(j) - p_.thinktime >= p_.thinktime_iotime) return true;
+      if (!p_.thinktime_blocks) return false;
+    }
+    return ThinkCount(j) >= j.think_last + p_.thinktime_blocks.value_or(1);
+  }
+  // The time thinktime_iotime counts from: the last pause, or the ramp's
+  // end if later, where fio 3.35 and later restart it (fio 3.33 does not).
+  Nanos ThinkSince(const Job& j) const {
+    return e_.Now() >= r_.ramp_end ? std::max(j.think_since, r_.ramp_end) : j.think_since;
   }
 
   // Issues until the queue is full (the next completion is the reap that
@@ -1131,6 +1146,7 @@ class Run {
 
   void StartThink(Job* j) {
     j->think_last = ThinkCount(*j);
+    j->think_since = e_.Now();
     j->think_draining = true;
     if (j->in_flight == 0) Pause(j);
   }

@@ -1001,13 +1001,21 @@ const std::vector<Option>& Options() {
                  "pause after every thinktime_blocks I/Os, once the queue has drained",
                  us_time(&Profile::thinktime),
                  [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.thinktime); }});
-    o.push_back(
-        {"thinktime_blocks", "integer 0..2147483647", "I/Os",
-         "I/Os completed (or issued) from one pause to the next (0: a pause after every "
-         "I/O issued)",
-         count(&Profile::thinktime_blocks, 2147483647), [](const Profile& p) -> nlohmann::json {
-           return p.thinktime_blocks != 1 ? nlohmann::json(p.thinktime_blocks) : nlohmann::json();
-         }});
+    o.push_back({"thinktime_blocks", "integer 0..2147483647", "I/Os",
+                 "I/Os completed (or issued) from one pause to the next (0: a pause after every "
+                 "I/O issued)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto n = ParseRange(v, 0, 2147483647);
+                   if (!n) return n.error();
+                   p.thinktime_blocks = static_cast<std::uint32_t>(*n);
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   // Written when set, even to 1: with thinktime_iotime that differs
+                   // from unset.
+                   return p.thinktime_blocks ? nlohmann::json(*p.thinktime_blocks)
+                                             : nlohmann::json();
+                 }});
     o.push_back({"thinktime_blocks_type", "complete | issue", "",
                  "what thinktime_blocks counts: I/Os completed or issued",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -1028,6 +1036,15 @@ const std::vector<Option>& Options() {
     o.push_back({"thinktime_spin", "fio time", "us (bare number)",
                  "the busy part of a pause (clamped to thinktime: the pause is thinktime)",
                  us_time(&Profile::thinktime_spin), &TimeJsonUnlessZero<&Profile::thinktime_spin>});
+    o.push_back({"thinktime_iotime", "fio time", "s (bare number)",
+                 "also pause after this long of I/O (by time only unless thinktime_blocks is set)",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   auto t = ParseFioTime(v, kSecond);
+                   if (!t) return t.error();
+                   p.thinktime_iotime = *t;
+                   return {};
+                 },
+                 &TimeJsonUnlessZero<&Profile::thinktime_iotime>});
     o.push_back({"randseed", "integer", "", "seed of every random stream of the job",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
                    auto n = ParseUnsigned(v);
@@ -2091,7 +2108,8 @@ Expected<void> ValidateProfile(const Profile& p) {
   if (p.percentage_random > 100) {
     return fail("percentage_random: must be 0..100, got " + std::to_string(p.percentage_random));
   }
-  if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0 || p.thinktime_spin < 0)
+  if (p.runtime < 0 || p.ramp_time < 0 || p.thinktime < 0 || p.thinktime_spin < 0 ||
+      p.thinktime_iotime < 0)
     return fail("runtime: times must be >= 0");
   if (p.time_based && p.runtime == 0)
     return fail("time_based: needs a runtime (tierlab does not run without an end)");
@@ -2299,7 +2317,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "exit_what") fallback = "group";
     if (o.name == "thinktime_blocks") fallback = "1";
     if (o.name == "thinktime_blocks_type") fallback = "complete";
-    if (o.name == "thinktime_spin") fallback = "\"0s\"";
+    if (o.name == "thinktime_spin" || o.name == "thinktime_iotime") fallback = "\"0s\"";
     if (o.name == "flow" || o.name == "flow_id" || o.name == "flow_sleep") fallback = "0";
     if (o.name == "io_submit_mode") fallback = "inline";
     if (o.name == "precondition" || o.name == "warmup") fallback = "none";

@@ -107,6 +107,11 @@
 //   thinktime_spin       fio's: the count between pauses, what it counts, and
 //                        a busy part of the pause (clamped to thinktime, so
 //                        the pause is thinktime; tierlab spends no CPU on it)
+//   thinktime_iotime     fio's: a pause also once this long has passed since
+//                        the last pause began (the job's start, the ramp's
+//                        end) plus thinktime, i.e. after about this long of
+//                        I/O; unless thinktime_blocks is set, by time only
+//                        (fio time, bare number = seconds)
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a
@@ -381,9 +386,11 @@ struct Profile {
   std::uint32_t iodepth_batch_complete_max = 0;
   std::uint32_t iodepth_low = 0;
   Nanos thinktime = 0;
-  std::uint32_t thinktime_blocks = 1;
+  // Unset: 1, fio's default; set or not also matters with thinktime_iotime.
+  std::optional<std::uint32_t> thinktime_blocks;
   ThinkBlocks thinktime_blocks_type = ThinkBlocks::kComplete;
   Nanos thinktime_spin = 0;
+  Nanos thinktime_iotime = 0;  // 0: pauses by count only
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
   // fio's job grouping and files (JobFiles.h): a section with stonewall

@@ -821,4 +821,39 @@ for name, pauses in (("one", 5), ("three", 4)):
     print("thinktime:", name, "fio", fj["job_runtime"], "ms, tierlab", tj["job_runtime"], "ms")
 PY
 
+# thinktime_iotime: a pause once thinktime_iotime plus thinktime has passed
+# since the last pause was due (the job's start at first), so fio and
+# tierlab pause at about 70, 140 and 210 ms. Both write a completion log
+# per I/O (write_lat_log); a gap of 20 ms or more is a pause.
+cat >iotime.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+size=${SIZE}
+rw=randread
+iodepth=4
+thinktime=30ms
+thinktime_iotime=40ms
+runtime=250ms
+time_based
+[iotime]
+write_lat_log=iotime
+FIO
+mkdir -p iotime-fio iotime-tierlab
+(cd iotime-fio && fio --output-format=json ../iotime.fio >out.json) || fail "fio iotime.fio"
+(cd iotime-tierlab && "$bin" run --real -q -l ../layout.json -p ../iotime.fio --dir .. -f json \
+  >out.json) || fail "tierlab iotime.fio"
+python3 - <<'PY'
+def pauses(path):
+    times = [int(line.split(",")[0]) for line in open(path)]
+    return [a for a, b in zip(times, times[1:]) if b - a >= 20]
+f = pauses("iotime-fio/iotime_clat.1.log")
+t = pauses("iotime-tierlab/iotime_clat.1.log")
+print("thinktime_iotime: pauses from (ms) fio", f, "tierlab", t)
+assert len(f) == len(t) == 3, (f, t)
+for want, a, b in zip((70, 140, 210), f, t):
+    assert abs(a - want) <= 3 and abs(b - want) <= 3, (want, a, b)
+PY
+
 echo "fio compare: ok"

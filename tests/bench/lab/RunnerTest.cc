@@ -607,6 +607,67 @@ TEST(RunnerTest, ThinktimeSpinIsClampedToThinktime) {
   }
 }
 
+// When the job's pauses began: the last submission before each gap of at
+// least `pause` between two submissions, from the first submission.
+std::vector<Nanos> PauseStarts(const DelayDevice& d, Nanos pause) {
+  std::vector<Nanos> out;
+  for (std::size_t i = 1; i < d.log.size(); ++i) {
+    if (d.log[i].at - d.log[i - 1].at >= pause) out.push_back(d.log[i - 1].at - d.log[0].at);
+  }
+  return out;
+}
+
+TEST(RunnerTest, ThinktimeIotimePausesAfterThatLongOfIoAsFioDoes) {
+  // fio 3.33, libaio, iodepth=4, thinktime=30ms, thinktime_iotime=40ms,
+  // runtime=250ms, time_based, on a file: its write_iolog has pauses from
+  // 70.0 to 100.0, 139.9 to 170.0 and 210.0 to 240.0 ms. The time counts
+  // from the job's start, then from when each pause was due (before its
+  // drain), so the first window of I/O is a pause longer than the others.
+  // Without thinktime_blocks the count plays no part; set, even to its
+  // default of 1, it pauses too, whichever comes first (fio's
+  // handle_thinktime). With a ramp, the time restarts at the ramp's end, as
+  // in fio 3.35 and later (3.33 keeps counting from the last pause).
+  struct Case {
+    nlohmann::json extra;
+    std::vector<Nanos> starts;  // ms
+  };
+  const std::vector<Case> cases = {
+      {{{"runtime", "250ms"}}, {70, 140, 210}},
+      {{{"runtime", "200ms"}, {"ramp_time", "120ms"}}, {70, 190, 260}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.extra.dump());
+    SimEngine e;
+    DelayDevice d(e);
+    nlohmann::json p = {
+        {"iodepth", 4}, {"time_based", true}, {"thinktime", "30ms"}, {"thinktime_iotime", "40ms"}};
+    p.update(c.extra);
+    MustRun(e, d, MakeProfile(p));
+    const std::vector<Nanos> starts = PauseStarts(d, 20 * kMilli);
+    ASSERT_EQ(starts.size(), c.starts.size());
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      // Due at the first completion from then on (the device takes < 0.2
+      // ms), and each window counts from the last one's due time.
+      EXPECT_NEAR(static_cast<double>(starts[i]), static_cast<double>(c.starts[i] * kMilli),
+                  kMilli / 2)
+          << i;
+    }
+    EXPECT_GT(d.log.size(), 1000u);  // I/O between the pauses, at depth 4
+  }
+  // thinktime_blocks set to 1: a pause after the first reap, then after
+  // every I/O, as without thinktime_iotime (30 ms each: 8 in 250 ms).
+  SimEngine e;
+  DelayDevice d(e);
+  MustRun(e, d,
+          MakeProfile({{"iodepth", 4},
+                       {"runtime", "250ms"},
+                       {"time_based", true},
+                       {"thinktime", "30ms"},
+                       {"thinktime_blocks", 1},
+                       {"thinktime_iotime", "40ms"}}));
+  EXPECT_EQ(ThinkGroups(d, 20 * kMilli), (std::vector<std::size_t>{4, 1, 1, 1, 1, 1, 1, 1, 1}));
+}
+
 TEST(RunnerTest, APauseRunsWholePastTheRuntime) {
   // fio 3.33 sleeps a pause whole (later fio caps it at the runtime):
   // iodepth=8 thinktime=1s runtime=300ms gives job_runtime 1000 ms and 8

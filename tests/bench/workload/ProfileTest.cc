@@ -109,13 +109,19 @@ TEST(ProfileTest, ParsesFioNamedFields) {
   auto t = ParseProfileJson(json{{"thinktime", 100},
                                  {"thinktime_blocks", 4},
                                  {"thinktime_blocks_type", "issue"},
-                                 {"thinktime_spin", 150}},
+                                 {"thinktime_spin", 150},
+                                 {"thinktime_iotime", 2}},
                             "job.json");
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->thinktime, 100 * kMicro);
   EXPECT_EQ(t->thinktime_blocks, 4u);
   EXPECT_EQ(t->thinktime_blocks_type, ThinkBlocks::kIssue);
   EXPECT_EQ(t->thinktime_spin, 150 * kMicro);
+  EXPECT_EQ(t->thinktime_iotime, 2 * kSecond);  // fio: a bare number is seconds
+  auto unset = ParseProfileJson(json{{"thinktime", 100}}, "job.json");
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset->thinktime_blocks.has_value());  // 1, but unset (thinktime_iotime)
+  EXPECT_EQ(unset->thinktime_iotime, 0);
   EXPECT_EQ(ErrorOf({{"thinktime_blocks_type", "done"}}),
             "job.json: thinktime_blocks_type: unknown value 'done' (valid: complete, issue)");
 }
@@ -224,9 +230,16 @@ TEST(ProfileTest, ToJsonRoundTrips) {
   think.thinktime_blocks = 0;
   think.thinktime_blocks_type = ThinkBlocks::kIssue;
   think.thinktime_spin = 40 * kMicro;
+  think.thinktime_iotime = 40 * kMilli;
   auto think_back = ParseProfileJson(ToJson(think), "roundtrip");
   ASSERT_TRUE(think_back.ok()) << think_back.error().message;
   EXPECT_EQ(*think_back, think) << ToJson(think).dump();
+  // Set to its default, thinktime_blocks is written: with thinktime_iotime,
+  // set and unset differ.
+  think.thinktime_blocks = 1;
+  auto one_back = ParseProfileJson(ToJson(think), "roundtrip");
+  ASSERT_TRUE(one_back.ok()) << one_back.error().message;
+  EXPECT_EQ(*one_back, think) << ToJson(think).dump();
 
   for (const char* dist : {"zipf:0.99", "pareto:0.2", "normal", "normal:7.5", "random"}) {
     auto q = ParseProfileJson(json{{"random_distribution", dist}}, "x");
