@@ -243,6 +243,10 @@ Expected<void> ParseDistribution(std::string_view text, Profile& p) {
     if (!t) return t.error();
     if (!(*t > 0) || *t > 100)
       return Reason("zipf theta must be > 0 (and <= 100), got " + std::string(Trim(arg)));
+    // fio refuses 1.0 (its zipf divides by 1 - theta), so a job file with it
+    // runs in neither.
+    if (*t == 1.0)
+      return Reason("zipf theta must not be 1 (fio refuses it too), got " + std::string(Trim(arg)));
     p.random_distribution = RandomDistribution::kZipf;
     p.zipf_theta = *t;
   } else if (kind == "pareto") {
@@ -738,12 +742,18 @@ const std::vector<Option>& Options() {
                    return p.split_size ? nlohmann::json(true) : nlohmann::json();
                  },
                  /*bare=*/true});
-    auto runtime = [](Profile& p, std::string_view v, int) -> Expected<void> {
-      auto t = ParseFioTime(v, kSecond);
-      if (!t) return t.error();
-      p.runtime = *t;
-      return {};
+    // A fio time, read in `bare_unit` without a suffix (seconds for
+    // runtime, microseconds for thinktime...).
+    auto fio_time = [](Nanos Profile::*field, Nanos bare_unit) {
+      return [field, bare_unit](Profile& p, std::string_view v, int) -> Expected<void> {
+        auto t = ParseFioTime(v, bare_unit);
+        if (!t) return t.error();
+        p.*field = *t;
+        return {};
+      };
     };
+    auto us_time = [fio_time](Nanos Profile::*field) { return fio_time(field, kMicro); };
+    auto runtime = fio_time(&Profile::runtime, kSecond);
     o.push_back({"runtime", "fio time", "s (bare number)",
                  "cap on the measured run time; the job also ends when its bytes or number_ios "
                  "are done, unless time_based (0: no cap)",
@@ -812,12 +822,7 @@ const std::vector<Option>& Options() {
                  },
                  [](const Profile& p) -> nlohmann::json { return p.number_ios; }});
     o.push_back({"ramp_time", "fio time", "s (bare number)", "warm-up before measuring",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto t = ParseFioTime(v, kSecond);
-                   if (!t) return t.error();
-                   p.ramp_time = *t;
-                   return {};
-                 },
+                 fio_time(&Profile::ramp_time, kSecond),
                  [](const Profile& p) -> nlohmann::json { return FormatFioTime(p.ramp_time); }});
     o.push_back({"random_distribution",
                  "random | zipf:THETA | pareto:H | normal[:DEV%] | zoned:A/S[:A/S...]", "",
@@ -927,15 +932,6 @@ const std::vector<Option>& Options() {
         return {};
       };
     };
-    // A fio time whose bare number is microseconds (thinktime, latency_target...).
-    auto us_time = [](Nanos Profile::*field) {
-      return [field](Profile& p, std::string_view v, int) -> Expected<void> {
-        auto t = ParseFioTime(v, kMicro);
-        if (!t) return t.error();
-        p.*field = *t;
-        return {};
-      };
-    };
     auto flag = [](bool Profile::*field) {
       return [field](Profile& p, std::string_view v, int) -> Expected<void> {
         auto b = ParseBool(v, true);
@@ -1038,12 +1034,7 @@ const std::vector<Option>& Options() {
                  us_time(&Profile::thinktime_spin), &TimeJsonUnlessZero<&Profile::thinktime_spin>});
     o.push_back({"thinktime_iotime", "fio time", "s (bare number)",
                  "also pause after this long of I/O (by time only unless thinktime_blocks is set)",
-                 [](Profile& p, std::string_view v, int) -> Expected<void> {
-                   auto t = ParseFioTime(v, kSecond);
-                   if (!t) return t.error();
-                   p.thinktime_iotime = *t;
-                   return {};
-                 },
+                 fio_time(&Profile::thinktime_iotime, kSecond),
                  &TimeJsonUnlessZero<&Profile::thinktime_iotime>});
     o.push_back({"randseed", "integer", "", "seed of every random stream of the job",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -2131,8 +2122,8 @@ Expected<void> ValidateProfile(const Profile& p) {
   switch (p.random_distribution) {
     case RandomDistribution::kRandom: break;
     case RandomDistribution::kZipf:
-      if (!(p.zipf_theta > 0 && p.zipf_theta <= 100))
-        return fail("random_distribution: zipf theta must be > 0");
+      if (!(p.zipf_theta > 0 && p.zipf_theta <= 100) || p.zipf_theta == 1.0)
+        return fail("random_distribution: zipf theta must be > 0 and not 1");
       break;
     case RandomDistribution::kPareto:
       if (!(p.pareto_h > 0 && p.pareto_h < 1))

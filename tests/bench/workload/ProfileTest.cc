@@ -175,6 +175,9 @@ TEST(ProfileTest, PreciseErrors) {
             "job.json: random_distribution: zipf needs a parameter, e.g. zipf:1.2");
   EXPECT_NE(ErrorOf({{"random_distribution", "zipf:0"}}).find("zipf theta must be > 0"),
             std::string::npos);
+  EXPECT_EQ(
+      ErrorOf({{"random_distribution", "zipf:1.0"}}),
+      "job.json: random_distribution: zipf theta must not be 1 (fio refuses it too), got 1.0");
   EXPECT_NE(ErrorOf({{"random_distribution", "pareto:1.5"}}).find("pareto h must be > 0 and < 1"),
             std::string::npos);
   EXPECT_NE(ErrorOf({{"random_distribution", "zoned:60/10:30/20"}})
