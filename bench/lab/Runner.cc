@@ -1126,8 +1126,9 @@ class Run {
     }
     return ThinkCount(j) >= j.think_last + p_.thinktime_blocks.value_or(1);
   }
-  // The time thinktime_iotime counts from: the last pause, or the ramp's
-  // end if later, where fio 3.35 and later restart it (fio 3.33 does not).
+  // The time thinktime_iotime counts from: when the last pause was due, or
+  // the ramp's end if later, where fio 3.35 and later restart it (fio 3.33
+  // does not).
   Nanos ThinkSince(const Job& j) const {
     return e_.Now() >= r_.ramp_end ? std::max(j.think_since, r_.ramp_end) : j.think_since;
   }

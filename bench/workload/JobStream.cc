@@ -29,9 +29,11 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     }
   }
   s.wraps_.assign(s.gens_.size(), 0);
-  // number_ios is the job's, over all its files (the files' profiles have none).
+  // number_ios is the job's, over all its files (the files' profiles have
+  // none); fio doubles it for trimwrite, as the bytes.
   if (!profile.time_based) {
-    const unsigned __int128 n = static_cast<unsigned __int128>(profile.number_ios) * profile.loops;
+    const unsigned __int128 n = static_cast<unsigned __int128>(profile.number_ios) * profile.loops *
+                                (profile.is_trimwrite() ? 2 : 1);
     s.count_limit_ = n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n);
   }
   const WorkloadGenerator& g0 = s.gens_.front();

@@ -107,11 +107,12 @@
 //   thinktime_spin       fio's: the count between pauses, what it counts, and
 //                        a busy part of the pause (clamped to thinktime, so
 //                        the pause is thinktime; tierlab spends no CPU on it)
-//   thinktime_iotime     fio's: a pause also once this long has passed since
-//                        the last pause began (the job's start, the ramp's
-//                        end) plus thinktime, i.e. after about this long of
-//                        I/O; unless thinktime_blocks is set, by time only
-//                        (fio time, bare number = seconds)
+//   thinktime_iotime     fio's: a pause also once this long plus thinktime
+//                        has passed since the last pause was due (at first
+//                        the job's start; the ramp's end restarts it), i.e.
+//                        after about this long of I/O; by time only unless
+//                        thinktime_blocks is set (fio time, bare number =
+//                        seconds)
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a

@@ -117,8 +117,11 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.trims_ = profile.rw == RwMode::kTrim || profile.rw == RwMode::kRandTrim;
   g.trimwrite_ = profile.rw == RwMode::kTrimWrite;
   g.randtrimwrite_ = profile.rw == RwMode::kRandTrimWrite;
-  g.fsync_ = profile.does(IoOp::kWrite) ? profile.fsync : 0;
-  g.fdatasync_ = profile.does(IoOp::kWrite) ? profile.fdatasync : 0;
+  // fio's set_rw_ddir turns the flush that get_rw_ddir chose for a
+  // trimwrite job into its next trim or write: such a job never flushes.
+  const bool flushes = profile.does(IoOp::kWrite) && !profile.is_trimwrite();
+  g.fsync_ = flushes ? profile.fsync : 0;
+  g.fdatasync_ = flushes ? profile.fdatasync : 0;
   g.seq_nr_ = profile.is_random() ? profile.rw_seq_nr : 1;
   g.seq_add_ = profile.is_random() ? 0 : profile.rw_seq_add;
   g.identical_ = profile.rw_sequencer_identical;

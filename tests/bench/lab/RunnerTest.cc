@@ -773,6 +773,35 @@ TEST(RunnerTest, TrimsAreDiscardsCountedAsFioTrim) {
             8);
 }
 
+TEST(RunnerTest, TrimwriteDoublesNumberIosAndNeverFlushes) {
+  // fio 3.33 (write_iolog): rw=trimwrite bs=4k size=16k number_ios=3 issues
+  // 3 trims and 3 writes (backend.c doubles number_ios as the bytes), and
+  // randtrimwrite bs=8k size=128k number_ios=6, 6 and 6; with fsync=1 (or 3)
+  // a trimwrite job issues no flush: set_rw_ddir turns it into the next
+  // trim or write.
+  struct Case {
+    nlohmann::json profile;
+    std::uint64_t each;
+  };
+  for (const Case& c :
+       {Case{{{"rw", "trimwrite"}, {"size", "16k"}, {"number_ios", 3}}, 3},
+        Case{{{"rw", "randtrimwrite"}, {"bs", "8k"}, {"size", "128k"}, {"number_ios", 6}}, 6},
+        Case{{{"rw", "trimwrite"}, {"size", "16k"}, {"fsync", 1}}, 4},
+        Case{{{"rw", "randtrimwrite"}, {"size", "32k"}, {"fsync", 3}}, 8}}) {
+    SimEngine e;
+    DelayDevice d(e);
+    nlohmann::json p = c.profile;
+    p["runtime"] = "0";
+    const RunResult r = MustRun(e, d, MakeProfile(p));
+    EXPECT_EQ(r.metrics.trim().ops, c.each) << p.dump();
+    EXPECT_EQ(r.metrics.write().ops, c.each) << p.dump();
+    EXPECT_EQ(std::count_if(d.log.begin(), d.log.end(),
+                            [](const auto& s) { return s.op == IoOp::kFlush; }),
+              0)
+        << p.dump();
+  }
+}
+
 TEST(RunnerTest, RateHoldsTheBandwidth) {
   SimEngine e;
   auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
