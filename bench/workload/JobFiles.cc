@@ -38,6 +38,9 @@ std::uint64_t ShareOfEachFile(const Profile& p, std::uint64_t volume_bytes, std:
                               std::size_t file_count) {
   if (p.filesize != 0) return p.filesize;
   if (!p.has_size) return 0;
+  // A percentage of a named file is of the file as it is (fio reads its
+  // size), so it sizes nothing: the generator resolves it against the file.
+  if (!p.filename.empty() && p.size.is_percent && !p.split_size) return 0;
   const std::uint64_t total =
       p.split_size ? SplitSizePart(p, volume_bytes, align) : p.size.Resolve(volume_bytes, align);
   return total / file_count / align * align;
@@ -157,11 +160,16 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
   q.directory.clear();
   q.nrfiles = 1;
   q.filesize = 0;
-  // Percentages were of the volume when the files were sized; in bytes they
-  // stay what they were.
-  q.offset = SizeSpec{p.offset.Resolve(volume_bytes, align), 0, false};
   const std::uint64_t share = ShareOfEachFile(p, volume_bytes, align, file_count);
-  q.offset_increment = SizeSpec{CloneIncrement(p, volume_bytes, align, share), 0, false};
+  // Percentages were of the volume when the job sized its files; in bytes
+  // they stay what they were. A job that sizes none keeps them, of the file
+  // (fio's: a percentage of a file's real size).
+  if (share != 0) {
+    q.offset = SizeSpec{p.offset.Resolve(volume_bytes, align), 0, false};
+    q.offset_increment = SizeSpec{CloneIncrement(p, volume_bytes, align, share), 0, false};
+  } else if (p.split_size) {
+    q.offset_increment = SizeSpec{CloneIncrement(p, volume_bytes, align, share), 0, false};
+  }
   // Resolved into size and offset_increment; a named file no job sizes is
   // split by the generator over the file's length.
   q.split_size = p.split_size && share == 0;
@@ -177,8 +185,6 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
     }
     q.has_size = true;
     q.size = SizeSpec{covered, 0, false};
-  } else if (p.has_size && p.size.is_percent) {
-    q.size = SizeSpec{p.size.Resolve(volume_bytes, align), 0, false};
   }
   q.number_ios = 0;  // io_size and number_ios count over the job's files (JobStream.h)
   if (file != 0) q.randseed = p.randseed + 0x9e3779b97f4a7c15ULL * file;

@@ -36,28 +36,44 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
                                 (profile.is_trimwrite() ? 2 : 1);
     s.count_limit_ = n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n);
   }
-  const WorkloadGenerator& g0 = s.gens_.front();
-  if (files.empty()) {
-    s.bytes_limit_ = g0.io_bytes_limit();
-  } else if (!profile.time_based) {
-    std::uint64_t per_loop = 0;
-    for (const auto& g : s.gens_) per_loop += g.region_end() - g.region_begin();
-    if (profile.has_io_size) {
-      per_loop = profile.io_size;
-    } else if (profile.filesize != 0 && profile.has_size && !profile.size.is_percent) {
-      // filesize sizes the files; size still caps the job's bytes, as in
-      // fio 3.33 (which does the smaller of size and the files together).
-      per_loop = std::min(per_loop, profile.size.bytes);
-    }
-    // fio's trimwrite trims every byte and writes it: twice the bytes.
-    const unsigned __int128 total =
-        static_cast<unsigned __int128>(per_loop) * g0.loops() * (profile.is_trimwrite() ? 2 : 1);
-    s.bytes_limit_ = total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  if (profile.time_based) return s;
+  std::uint64_t per_pass = 0;
+  for (const auto& g : s.gens_) per_pass += g.region_end() - g.region_begin();
+  if (!files.empty() && profile.filesize != 0 && profile.has_size && !profile.size.is_percent) {
+    // filesize sizes the files; size still caps the job's bytes, as in
+    // fio 3.33 (which does the smaller of size and the files together).
+    per_pass = std::min(per_pass, profile.size.bytes);
+  }
+  s.bytes_limit_ = FioJobBytes(profile, per_pass);
+  if (profile.loops > 1 || profile.has_io_size) {
+    s.first_ = s.gens_;
+    s.pass_bytes_ = per_pass * (profile.is_trimwrite() ? 2 : 1);
   }
   return s;
 }
 
 NextIo JobStream::Next() {
+  // fio's do_io ends a pass once it has issued the pass's bytes, or where
+  // its files are done (the sequence wraps).
+  if (pass_bytes_ != 0 && drawn_ >= pass_bytes_) return StartPass();
+  NextIo io = Draw();
+  if (pass_bytes_ != 0 && io.wrapped) return StartPass();
+  drawn_ += io.length;
+  return io;
+}
+
+NextIo JobStream::StartPass() {
+  for (std::size_t f = 0; f < gens_.size(); ++f) gens_[f].RestartAs(first_[f]);
+  std::fill(wraps_.begin(), wraps_.end(), 0);
+  passes_ = 0;
+  next_ = 0;
+  NextIo io = Draw();
+  io.wrapped = true;  // the runner counts the passes by it
+  drawn_ = io.length;
+  return io;
+}
+
+NextIo JobStream::Draw() {
   const std::size_t f = next_;
   if (gens_.size() > 1) next_ = next_ + 1 == gens_.size() ? 0 : next_ + 1;
   NextIo io = gens_[f].Next();

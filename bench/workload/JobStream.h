@@ -10,6 +10,12 @@
 // filesize sized the files) x loops (x 2 for trimwrite); number_ios x
 // loops; and a pass ends when every file has wrapped (NextIo::wrapped is set
 // on the I/O that completes the last file's pass).
+//
+// A job that does more than one pass (loops, or io_size over size) starts
+// each pass as fio does: after the pass's bytes (its regions together, or
+// size where filesize sized the files), or where the sequence wraps, its
+// generators restart as created (RestartAs), and the pass's first I/O is
+// flagged wrapped.
 
 #include <cstdint>
 #include <vector>
@@ -41,8 +47,16 @@ class JobStream {
 
  private:
   JobStream() = default;
+  // The next I/O round robin over the files, and the first of a new pass.
+  NextIo Draw();
+  NextIo StartPass();
 
   std::vector<WorkloadGenerator> gens_;
+  // Passes: the generators as created, the bytes a pass does (0: one pass,
+  // nothing restarts) and the bytes drawn in this one.
+  std::vector<WorkloadGenerator> first_;
+  std::uint64_t pass_bytes_ = 0;
+  std::uint64_t drawn_ = 0;
   std::vector<std::uint64_t> base_;   // each file's offset on the volume
   std::vector<std::uint32_t> wraps_;  // passes each file has completed
   std::uint32_t passes_ = 0;          // passes every file has completed

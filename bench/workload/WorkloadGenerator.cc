@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace tierlab {
 namespace {
@@ -10,6 +11,26 @@ enum Stream : std::uint64_t { kOpStream = 1, kBsStream, kSeqStream, kBlockStream
 // The scatter permutation is keyed by randseed alone: one hot set per profile.
 constexpr std::uint64_t kScatterKey = 0x5ca77e5;
 
+// fio's td_min_bs and td_max_bs: the smallest and largest block size of
+// any direction, whether the job does it or not (start offsets and
+// percentage sizes are rounded to the smallest; a job with less than the
+// largest left to do is done).
+std::pair<std::uint64_t, std::uint64_t> FioBsRange(const Profile& p) {
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  auto add = [&](std::uint64_t lo_bs, std::uint64_t hi_bs) {
+    lo = std::min(lo, lo_bs);
+    hi = std::max(hi, hi_bs);
+  };
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    if (p.bssplit.empty()) {
+      add(p.bs_for(op), p.max_bs_for(op));
+    } else {
+      for (const auto& e : p.bssplit_for(op)) add(e.bs, e.bs);
+    }
+  }
+  return {lo, hi};
+}
+
 }  // namespace
 
 Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
@@ -17,7 +38,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
                                                       std::uint32_t alignment,
                                                       std::uint32_t job_index) {
   const std::string who = "profile '" + profile.name + "': ";
-  auto fail = [&](std::string m) { return MakeError(who + m); };
+  auto fail = [&](const std::string& m) { return MakeError(who + m); };
   if (auto v = ValidateProfile(profile); !v) return fail(v.error().message);
   if (alignment == 0) return fail("device alignment must be > 0");
   if (volume_bytes < alignment)
@@ -62,19 +83,27 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.ba_ = profile.ba != 0 ? profile.ba : profile.min_bs();
   const std::uint64_t max_bs = profile.max_bs();
 
-  const std::uint64_t base = profile.offset.Resolve(volume_bytes, g.ba_);
+  // fio's get_start_offset: where offset or offset_increment is a
+  // percentage, the job's start is rounded up to the smallest block size
+  // (fio's td_min_bs, over all three directions); bytes are taken as given.
+  const bool percent_start = profile.offset.is_percent || profile.offset_increment.is_percent;
+  const std::uint64_t base = profile.offset.Resolve(volume_bytes, 0);
   // split_size: each job's part of the section's size, one after another.
   const std::uint64_t part = profile.split_size ? SplitSizePart(profile, volume_bytes, g.ba_) : 0;
   const std::uint64_t inc =
-      profile.split_size ? part : profile.offset_increment.Resolve(volume_bytes, g.ba_);
-  if (base % alignment != 0)
+      profile.split_size ? part : profile.offset_increment.Resolve(volume_bytes, 0);
+  if (!percent_start && base % alignment != 0)
     return fail("offset: " + std::to_string(base) + " is not a multiple of " +
                 std::to_string(alignment));
-  if (inc % alignment != 0) {
+  if (!percent_start && inc % alignment != 0) {
     return fail("offset_increment: " + std::to_string(inc) + " is not a multiple of " +
                 std::to_string(alignment));
   }
   unsigned __int128 begin = static_cast<unsigned __int128>(inc) * job_index + base;
+  if (percent_start) {
+    const std::uint64_t a = std::max<std::uint64_t>(FioBsRange(profile).first, alignment);
+    begin = (begin + a - 1) / a * a;
+  }
   if (begin >= volume_bytes) {
     return fail("offset: job " + std::to_string(job_index) +
                 " starts at or beyond the end of the volume (" + std::to_string(volume_bytes) +
@@ -84,6 +113,13 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   std::uint64_t size = profile.split_size ? part
                        : profile.has_size ? profile.size.Resolve(volume_bytes, g.ba_)
                                           : volume_bytes - g.begin_;
+  if (!profile.split_size && profile.has_size && profile.size.is_percent) {
+    // fio: a percentage of the file, cut at its end, in whole blocks of the
+    // smallest size (all of what is left at 100%).
+    const std::uint64_t left = volume_bytes - g.begin_;
+    size = std::min(profile.size.Resolve(volume_bytes, 0), left);
+    if (profile.size.percent < 100) size -= size % FioBsRange(profile).first;
+  }
   size -= size % alignment;
   if (profile.split_size && size < max_bs) {
     return fail("size: each of the " + std::to_string(profile.numjobs) +
@@ -261,7 +297,8 @@ NextIo WorkloadGenerator::Next() {
       io.length = PickLength(dir);
     if (off + io.length > end_) {
       off = begin_;
-      io.wrapped = true;
+      // A trimwrite pass ends where its trims wrap; the writes follow them.
+      io.wrapped = !trimwrite_ || dir == 2;
     }
   }
   cursor_[dir] = off + io.length;
@@ -275,13 +312,25 @@ NextIo WorkloadGenerator::Next() {
   return io;
 }
 
-std::uint64_t WorkloadGenerator::io_bytes_limit() const {
-  if (profile_.time_based) return 0;
-  const std::uint64_t per_loop = profile_.has_io_size ? profile_.io_size : end_ - begin_;
-  // fio's trimwrite trims every byte and writes it: twice the bytes.
-  const unsigned __int128 total =
-      static_cast<unsigned __int128>(per_loop) * profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
+std::uint64_t FioJobBytes(const Profile& profile, std::uint64_t pass) {
+  using U = unsigned __int128;
+  const U tw = profile.is_trimwrite() ? 2 : 1;
+  const U per_pass = U{pass} * tw;
+  // keep_running's limit, against the trims and writes together; the cap
+  // (io_bytes_exceeded) counts a trimwrite job's writes only.
+  const U limit = profile.has_io_size ? profile.io_size : pass;
+  const U cap = limit * profile.loops * tw;
+  U total = std::min(per_pass * profile.loops, cap);
+  const U max_bs = FioBsRange(profile).second;
+  if (per_pass != 0 && total < limit && limit - total >= max_bs) {
+    // The passes after the loops: until less than the largest block is left.
+    total = std::min(total + ((limit - total - max_bs) / per_pass + 1) * per_pass, cap);
+  }
   return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
+}
+
+std::uint64_t WorkloadGenerator::io_bytes_limit() const {
+  return profile_.time_based ? 0 : FioJobBytes(profile_, end_ - begin_);
 }
 
 std::uint64_t WorkloadGenerator::io_count_limit() const {

@@ -61,6 +61,14 @@ struct NextIo {
   bool wrapped = false;      // a sequential continuation wrapped to the region start
 };
 
+// fio's bytes for a job that is not time based (backend.c's do_io and
+// keep_running): `loops` passes of at most `pass` bytes each; with io_size,
+// more passes while the job has done less than io_size by at least its
+// largest block; everything within io_size x loops. A trimwrite job's pass
+// trims and writes `pass` bytes each, and its bytes here are its trims and
+// writes together, as keep_running counts them.
+std::uint64_t FioJobBytes(const Profile& profile, std::uint64_t pass);
+
 class WorkloadGenerator {
  public:
   // `volume_bytes`: the device size. `alignment`: its logical block size;
@@ -71,6 +79,15 @@ class WorkloadGenerator {
                                             std::uint32_t alignment, std::uint32_t job_index);
 
   NextIo Next();
+  // fio's next pass (libfio.c's clear_io_state, with fio's default
+  // randrepeat=1): the streams start again as `first` was created, so the
+  // pass draws the offsets, sizes and directions of the first again; the
+  // count of writes that paces fsync goes on, as fio's.
+  void RestartAs(const WorkloadGenerator& first) {
+    const std::uint64_t writes = writes_;
+    *this = first;
+    writes_ = writes;
+  }
 
   // Fields the runner drives the job with.
   const Profile& profile() const { return profile_; }
@@ -82,7 +99,7 @@ class WorkloadGenerator {
   Nanos startdelay() const { return profile_.startdelay; }
   // fio's end-of-job conditions (backend.c's io_bytes_exceeded and
   // keep_running), none of which applies to a time_based job:
-  // - bytes: io_size (default: the region's size) x loops, ramp included;
+  // - bytes: FioJobBytes of the region, ramp included;
   // - I/Os: number_ios x loops (0: no limit);
   // - passes: without io_size, the loops-th wrapped sequential continuation
   //   (NextIo::wrapped) ends the job, as fio ends a pass at the region end.

@@ -74,6 +74,34 @@ bs=,32k
 rw=read
 size=256k
 startdelay=100ms
+# fio's passes: loops passes of size, then more while io_size is not done
+[loopio]
+rw=write
+size=32k
+io_size=48k
+loops=2
+[ioshort]
+rw=write
+bs=16k
+size=32k
+io_size=40k
+FIO
+# Percentages of the file (16m: no section sizes it): a start rounded up to
+# the block size, a size cut at the file's end.
+cat >pct.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+rw=read
+[pctstart]
+bs=12k
+offset=33%
+size=1%
+[pctpast]
+bs=64k
+offset=15m
+size=20%
 FIO
 
 # include (next to this file), ${VAR} in the included file, zoned with a
@@ -171,6 +199,22 @@ rw=randtrimwrite
 [trim]
 rw=trim
 bs=16k
+# number_ios doubled (a trim and a write each); no flush in a trimwrite job
+[twcount]
+rw=trimwrite
+bs=4k
+size=16k
+number_ios=3
+[twflush]
+rw=trimwrite
+bs=4k
+size=16k
+fsync=1
+[twloops]
+rw=trimwrite
+bs=4k
+size=16k
+loops=2
 FIO
 cat >flush.fio <<'FIO'
 [global]
@@ -405,7 +449,7 @@ rw=read
 size=64k
 FIO
 
-python3 - "$bin" holes.fio sizes.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio \
+python3 - "$bin" holes.fio sizes.fio pct.fio include.fio files.fio trims.fio flush.fio rate.fio bsrange.fio \
   verifyopts.fio split.fio data.fio prio.fio groups.fio exitall.fio <<'PY'
 import collections, json, os, re, subprocess, sys
 
@@ -854,6 +898,54 @@ print("thinktime_iotime: pauses from (ms) fio", f, "tierlab", t)
 assert len(f) == len(t) == 3, (f, t)
 for want, a, b in zip((70, 140, 210), f, t):
     assert abs(a - want) <= 3 and abs(b - want) <= 3, (want, a, b)
+PY
+
+# Passes: fio starts each pass of loops afresh (positions and, randrepeat,
+# its random streams), so a backwards job's second pass is its first again,
+# offset for offset, and a random job's second pass repeats its first.
+cat >passes.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+bs=4k
+size=64k
+loops=2
+[back]
+rw=read:-12k
+[rnd]
+rw=randread
+FIO
+python3 - <<'PY'
+import re
+out = []
+for line in open("passes.fio"):
+    out.append(line)
+    m = re.match(r"\[(back|rnd)\]", line)
+    if m:
+        out.append(f"write_iolog=passes-{m.group(1)}.iolog\n")
+open("passes-fio.fio", "w").writelines(out)
+open("passes-tierlab.fio", "w").writelines(
+    l.replace("write_iolog=passes-", "log_offset=1\nwrite_lat_log=passes-").replace(".iolog", "")
+    for l in out)
+PY
+fio --output-format=json passes-fio.fio >/dev/null || fail "fio passes.fio"
+"$bin" run --real -q -l layout.json -p passes-tierlab.fio -f json >/dev/null ||
+  fail "tierlab passes.fio"
+python3 - <<'PY'
+def fio(name):
+    return [int(l.split()[3]) for l in open(f"passes-{name}.iolog")
+            if len(l.split()) == 5 and l.split()[2] == "read"]
+def tierlab(name):
+    import glob
+    return [int(l.split(",")[4]) for l in open(glob.glob(f"passes-{name}_clat.*.log")[0])]
+for name in ("back", "rnd"):
+    f, t = fio(name), tierlab(name)
+    assert len(f) == len(t) == 32, (name, len(f), len(t))
+    for who, o in (("fio", f), ("tierlab", t)):
+        assert o[:16] == o[16:], (name, who, o)
+assert fio("back") == tierlab("back"), (fio("back"), tierlab("back"))
+print("passes: each loop repeats the first, as fio's; read:-12k offset for offset")
 PY
 
 echo "fio compare: ok"

@@ -773,28 +773,45 @@ TEST(RunnerTest, TrimsAreDiscardsCountedAsFioTrim) {
             8);
 }
 
-TEST(RunnerTest, TrimwriteDoublesNumberIosAndNeverFlushes) {
-  // fio 3.33 (write_iolog): rw=trimwrite bs=4k size=16k number_ios=3 issues
-  // 3 trims and 3 writes (backend.c doubles number_ios as the bytes), and
-  // randtrimwrite bs=8k size=128k number_ios=6, 6 and 6; with fsync=1 (or 3)
-  // a trimwrite job issues no flush: set_rw_ddir turns it into the next
-  // trim or write.
+TEST(RunnerTest, PassesAndTrimwriteIssueFiosCounts) {
+  // fio 3.33's I/O counts (JSON total_ios; write_iolog for the trims):
+  // - a job does `loops` passes of `size`, then, with io_size, more passes
+  //   while less than io_size is done by at least its largest block, all
+  //   within io_size x loops (backend.c's keep_running, io_bytes_exceeded);
+  // - a trimwrite pass trims and writes it all, io_size counts both, and
+  //   number_ios is doubled as the bytes (backend.c);
+  // - a trimwrite job issues no flush whatever fsync says: set_rw_ddir
+  //   turns it into the next trim or write.
   struct Case {
     nlohmann::json profile;
-    std::uint64_t each;
+    std::uint64_t reads, writes, trims;
   };
-  for (const Case& c :
-       {Case{{{"rw", "trimwrite"}, {"size", "16k"}, {"number_ios", 3}}, 3},
-        Case{{{"rw", "randtrimwrite"}, {"bs", "8k"}, {"size", "128k"}, {"number_ios", 6}}, 6},
-        Case{{{"rw", "trimwrite"}, {"size", "16k"}, {"fsync", 1}}, 4},
-        Case{{{"rw", "randtrimwrite"}, {"size", "32k"}, {"fsync", 3}}, 8}}) {
+  const std::vector<Case> cases = {
+      {{{"rw", "write"}, {"bs", "16k"}, {"size", "32k"}, {"io_size", "40k"}}, 0, 2, 0},
+      {{{"rw", "write"}, {"size", "32k"}, {"io_size", "48k"}, {"loops", 2}}, 0, 16, 0},
+      {{{"rw", "write"}, {"size", "32k"}, {"io_size", "100k"}, {"loops", 2}}, 0, 32, 0},
+      {{{"rw", "read"}, {"size", "32k"}, {"io_size", "80k"}}, 20, 0, 0},
+      {{{"rw", "randread"}, {"size", "32k"}, {"io_size", "100k"}, {"loops", 3}}, 32, 0, 0},
+      {{{"rw", "trim"}, {"bs", "8k"}, {"size", "64k"}, {"io_size", "100k"}, {"loops", 2}},
+       0,
+       0,
+       16},
+      {{{"rw", "trimwrite"}, {"size", "16k"}, {"loops", 2}}, 0, 8, 8},
+      {{{"rw", "trimwrite"}, {"size", "16k"}, {"io_size", "32k"}}, 0, 4, 4},
+      {{{"rw", "trimwrite"}, {"size", "16k"}, {"number_ios", 3}}, 0, 3, 3},
+      {{{"rw", "randtrimwrite"}, {"bs", "8k"}, {"size", "128k"}, {"number_ios", 6}}, 0, 6, 6},
+      {{{"rw", "trimwrite"}, {"size", "16k"}, {"fsync", 1}}, 0, 4, 4},
+      {{{"rw", "randtrimwrite"}, {"size", "32k"}, {"fsync", 3}}, 0, 8, 8},
+  };
+  for (const Case& c : cases) {
     SimEngine e;
     DelayDevice d(e);
     nlohmann::json p = c.profile;
     p["runtime"] = "0";
     const RunResult r = MustRun(e, d, MakeProfile(p));
-    EXPECT_EQ(r.metrics.trim().ops, c.each) << p.dump();
-    EXPECT_EQ(r.metrics.write().ops, c.each) << p.dump();
+    EXPECT_EQ(r.metrics.read().ops, c.reads) << p.dump();
+    EXPECT_EQ(r.metrics.write().ops, c.writes) << p.dump();
+    EXPECT_EQ(r.metrics.trim().ops, c.trims) << p.dump();
     EXPECT_EQ(std::count_if(d.log.begin(), d.log.end(),
                             [](const auto& s) { return s.op == IoOp::kFlush; }),
               0)

@@ -73,6 +73,31 @@ TEST(JobFilesTest, ANamedFileWithoutASizeIsTheWholeDevice) {
   EXPECT_EQ(l.files[1].region, (FileRegion{0, kMiB}));
 }
 
+TEST(JobFilesTest, PercentagesOfANamedFileAreOfTheFileAsFioTakesThem) {
+  // fio 3.33 on a 16 MiB file: offset=15m size=20% reads 16 x 64k (the size
+  // cut at the file's end); offset=99% size=1% bs=4k starts at 16613376
+  // (rounded up to the block) and reads 40 blocks. A percentage sizes
+  // nothing: the file is the whole device, and the job's region is resolved
+  // against it.
+  const auto ps = Parse(
+      "[global]\nfilename=/dev/sdb\nrw=read\n[past]\nbs=64k\noffset=15m\nsize=20%\n"
+      "[end]\nbs=4k\noffset=99%\nsize=1%\n");
+  const auto l = Lay(ps, 16 * kMiB);
+  ASSERT_EQ(l.files.size(), 1u);
+  EXPECT_EQ(l.files[0].region, (FileRegion{0, 16 * kMiB}));
+  struct Want {
+    std::uint64_t begin, bytes;
+  };
+  const Want want[] = {{15 * kMiB, kMiB}, {16613376, 40 * 4096}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto s = JobStream::Create(ps[i], 16 * kMiB, 512, 0, l.RegionsOf(i, 0));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_EQ(s->regions().size(), 1u);
+    EXPECT_EQ(s->regions()[0].offset, want[i].begin) << i;
+    EXPECT_EQ(s->io_bytes_limit(), want[i].bytes) << i;
+  }
+}
+
 TEST(JobFilesTest, OffsetsAndIncrementsWidenTheFile) {
   const auto l =
       Lay(Parse("[a]\nfilename=f\nsize=1m\noffset=1m\nnumjobs=3\noffset_increment=2m\n"));
@@ -184,6 +209,39 @@ TEST(JobStreamTest, WithoutFilesTheStreamIsTheGenerators) {
 
 namespace tierlab {
 namespace {
+
+TEST(JobStreamTest, EachPassRepeatsTheFirstAsFiosDo) {
+  // fio 3.33 re-seeds its streams and restarts its positions at every pass
+  // (clear_io_state, randrepeat=1): with loops=2, or an io_size of twice
+  // the size, its write_iolog shows the second pass's offsets (and, for
+  // randrw, directions) in the first pass's order.
+  for (const char* text : {"[a]\nrw=randread\nbs=4k\nsize=64k\nloops=2\n",
+                           "[a]\nrw=randrw\nbs=4k\nsize=64k\nio_size=128k\n"
+                           "random_distribution=zipf:1.2\n",
+                           "[a]\nrw=read:-12k\nbs=4k\nsize=64k\nloops=3\n"}) {
+    SCOPED_TRACE(text);
+    const auto ps = Parse(text);
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, {});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    std::vector<NextIo> first, second;
+    for (int i = 0; i < 16; ++i) first.push_back(s->Next());
+    for (int i = 0; i < 16; ++i) second.push_back(s->Next());
+    EXPECT_TRUE(second[0].wrapped);  // the pass's start, which the runner counts
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_EQ(second[i].offset, first[i].offset) << i;
+      EXPECT_EQ(second[i].op, first[i].op) << i;
+      if (i > 0) EXPECT_FALSE(second[i].wrapped) << i;
+    }
+  }
+  // One pass only: the stream goes on as drawn.
+  auto one =
+      JobStream::Create(Parse("[a]\nrw=randread\nbs=4k\nsize=64k\n")[0], 64 * kMiB, 512, 0, {});
+  ASSERT_TRUE(one.ok());
+  std::set<std::uint64_t> a, b;
+  for (int i = 0; i < 16; ++i) a.insert(one->Next().offset);
+  for (int i = 0; i < 16; ++i) b.insert(one->Next().offset);
+  EXPECT_NE(a, b);
+}
 
 TEST(JobStreamTest, NumberIosIsTheJobsOverAllItsFiles) {
   for (const char* job : {"[a]\nfilename=f\nsize=1m\nnumber_ios=100\nloops=2\n",

@@ -113,9 +113,10 @@ TEST(WorkloadGeneratorTest, RegionBoundsAndAlignmentRespected) {
   const std::uint64_t volume = 4 * kGiB;
   for (std::uint32_t job = 0; job < 4; ++job) {
     auto g = Make(p, volume, 4096, job);
-    const std::uint64_t begin = 64ull << 20;
-    const std::uint64_t inc = volume / 10 / 4096 * 4096;
-    EXPECT_EQ(g.region_begin(), begin + job * inc);
+    // fio's get_start_offset: offset + job x 10% of the volume, rounded up
+    // to the smallest block size.
+    const std::uint64_t start = (64ull << 20) + job * (volume / 10);
+    EXPECT_EQ(g.region_begin(), (start + 4095) / 4096 * 4096);
     EXPECT_EQ(g.region_end() - g.region_begin(), volume / 4);
     for (int i = 0; i < 50000; ++i) {
       const NextIo io = g.Next();
@@ -310,6 +311,13 @@ TEST(WorkloadGeneratorTest, CreateRejectsImpossibleLayouts) {
   q.size = SizeSpec{0, 30, true};
   q.offset_increment = SizeSpec{0, 30, true};
   EXPECT_TRUE(WorkloadGenerator::Create(q, kGiB, 4096, 2).ok());
+  // A percentage size is cut at the volume's end, as fio cuts it at the
+  // file's (filesetup.c); a size in bytes that does not fit is refused.
+  g = WorkloadGenerator::Create(q, kGiB, 4096, 3);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->region_end(), kGiB);
+  EXPECT_EQ(g->region_begin(), (kGiB * 9 / 10 + 4095) / 4096 * 4096);
+  q.size = SizeSpec{kGiB / 2, 0, false};
   g = WorkloadGenerator::Create(q, kGiB, 4096, 3);
   ASSERT_FALSE(g.ok());
   EXPECT_NE(g.error().message.find("size: job 3 region"), std::string::npos) << g.error().message;
