@@ -60,7 +60,7 @@ struct Job {
   std::uint64_t in_flight = 0;
   bool last_was_flush = false;
   bool end_flush_done = false;
-  std::uint32_t passes_done = 0;  // wrapped sequential continuations taken
+  std::uint32_t passes_done = 0;  // passes ended (I/Os flagged NextIo::wrapped taken)
   // Issued I/Os per (direction, size): a few sizes, so a short scan.
   struct SizeCount {
     std::uint64_t size, count;
@@ -413,12 +413,12 @@ class Run {
     const std::uint64_t count = j.gen.io_count_limit();
     if (count != 0 && j.issued - j.count_base >= count) return false;
     const std::uint64_t limit = j.gen.io_bytes_limit();
-    if (limit != 0 && j.bytes_issued >= limit) return false;
-    // fio's trimwrite: the job's bytes are its writes; the doubled limit
-    // above counts trims and writes together.
+    // fio's io_bytes_exceeded counts a trimwrite job's writes only (half
+    // the doubled limit), so it never stops between a trim and its write.
+    if (limit != 0 && !p_.is_trimwrite() && j.bytes_issued >= limit) return false;
     if (limit != 0 && p_.is_trimwrite() && j.write_bytes_issued >= limit / 2) return false;
-    if (j.ahead[0].wrapped && j.gen.ends_at_pass() && j.passes_done + 1 >= j.gen.loops())
-      return false;
+    // The next I/O starts a pass: fio's keep_running says whether there is one.
+    if (j.ahead[0].wrapped && !j.gen.AnotherPass(j.passes_done + 1, j.bytes_issued)) return false;
     return true;
   }
 

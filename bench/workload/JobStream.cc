@@ -44,7 +44,12 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     // fio 3.33 (which does the smaller of size and the files together).
     per_pass = std::min(per_pass, profile.size.bytes);
   }
-  s.bytes_limit_ = FioJobBytes(profile, per_pass);
+  // fio's io_bytes_exceeded: io_size (else a pass's bytes) x loops; a
+  // trimwrite job's trims and writes both count.
+  const unsigned __int128 total =
+      static_cast<unsigned __int128>(profile.has_io_size ? profile.io_size : per_pass) *
+      profile.loops * (profile.is_trimwrite() ? 2 : 1);
+  s.bytes_limit_ = total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
   if (profile.loops > 1 || profile.has_io_size) {
     s.first_ = s.gens_;
     s.pass_bytes_ = per_pass * (profile.is_trimwrite() ? 2 : 1);

@@ -8,8 +8,9 @@
 // The end-of-job conditions are the job's, over all its files, as fio's:
 // bytes (io_size, else the files' regions together, capped by size when
 // filesize sized the files) x loops (x 2 for trimwrite); number_ios x
-// loops; and a pass ends when every file has wrapped (NextIo::wrapped is set
-// on the I/O that completes the last file's pass).
+// loops; and whether another pass starts (AnotherPass) where one ends:
+// when every file has wrapped, or after the pass's bytes (NextIo::wrapped
+// is set on the first I/O of the next pass).
 //
 // A job that does more than one pass (loops, or io_size over size) starts
 // each pass as fio does: after the pass's bytes (its regions together, or
@@ -38,6 +39,9 @@ class JobStream {
   std::uint64_t io_bytes_limit() const { return bytes_limit_; }
   std::uint64_t io_count_limit() const { return count_limit_; }
   bool ends_at_pass() const { return gens_.front().ends_at_pass(); }
+  bool AnotherPass(std::uint32_t passes, std::uint64_t done) const {
+    return gens_.front().AnotherPass(passes, done);
+  }
   std::uint32_t loops() const { return gens_.front().loops(); }
   Nanos rate_interval() const { return gens_.front().rate_interval(); }
   std::size_t file_count() const { return gens_.size(); }

@@ -14,7 +14,7 @@ constexpr std::uint64_t kScatterKey = 0x5ca77e5;
 // fio's td_min_bs and td_max_bs: the smallest and largest block size of
 // any direction, whether the job does it or not (start offsets and
 // percentage sizes are rounded to the smallest; a job with less than the
-// largest left to do is done).
+// largest left of its io_size starts no other pass).
 std::pair<std::uint64_t, std::uint64_t> FioBsRange(const Profile& p) {
   std::uint64_t lo = UINT64_MAX, hi = 0;
   auto add = [&](std::uint64_t lo_bs, std::uint64_t hi_bs) {
@@ -81,6 +81,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.profile_ = profile;
   g.job_ = job_index;
   g.ba_ = profile.ba != 0 ? profile.ba : profile.min_bs();
+  g.fio_max_bs_ = FioBsRange(profile).second;
   const std::uint64_t max_bs = profile.max_bs();
 
   // fio's get_start_offset: where offset or offset_increment is a
@@ -312,25 +313,13 @@ NextIo WorkloadGenerator::Next() {
   return io;
 }
 
-std::uint64_t FioJobBytes(const Profile& profile, std::uint64_t pass) {
-  using U = unsigned __int128;
-  const U tw = profile.is_trimwrite() ? 2 : 1;
-  const U per_pass = U{pass} * tw;
-  // keep_running's limit, against the trims and writes together; the cap
-  // (io_bytes_exceeded) counts a trimwrite job's writes only.
-  const U limit = profile.has_io_size ? profile.io_size : pass;
-  const U cap = limit * profile.loops * tw;
-  U total = std::min(per_pass * profile.loops, cap);
-  const U max_bs = FioBsRange(profile).second;
-  if (per_pass != 0 && total < limit && limit - total >= max_bs) {
-    // The passes after the loops: until less than the largest block is left.
-    total = std::min(total + ((limit - total - max_bs) / per_pass + 1) * per_pass, cap);
-  }
-  return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
-}
-
 std::uint64_t WorkloadGenerator::io_bytes_limit() const {
-  return profile_.time_based ? 0 : FioJobBytes(profile_, end_ - begin_);
+  if (profile_.time_based) return 0;
+  const std::uint64_t per_loop = profile_.has_io_size ? profile_.io_size : end_ - begin_;
+  // fio's trimwrite trims every byte and writes it: twice the bytes.
+  const unsigned __int128 total =
+      static_cast<unsigned __int128>(per_loop) * profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
+  return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
 std::uint64_t WorkloadGenerator::io_count_limit() const {

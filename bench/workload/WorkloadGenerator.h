@@ -58,16 +58,8 @@ struct NextIo {
   IoOp op = IoOp::kRead;
   std::uint64_t offset = 0;  // bytes, multiple of the device alignment
   std::uint64_t length = 0;  // bytes, multiple of the device alignment
-  bool wrapped = false;      // a sequential continuation wrapped to the region start
+  bool wrapped = false;      // the first I/O of a pass: a sequence wrapped, or a pass restarted
 };
-
-// fio's bytes for a job that is not time based (backend.c's do_io and
-// keep_running): `loops` passes of at most `pass` bytes each; with io_size,
-// more passes while the job has done less than io_size by at least its
-// largest block; everything within io_size x loops. A trimwrite job's pass
-// trims and writes `pass` bytes each, and its bytes here are its trims and
-// writes together, as keep_running counts them.
-std::uint64_t FioJobBytes(const Profile& profile, std::uint64_t pass);
 
 class WorkloadGenerator {
  public:
@@ -99,13 +91,24 @@ class WorkloadGenerator {
   Nanos startdelay() const { return profile_.startdelay; }
   // fio's end-of-job conditions (backend.c's io_bytes_exceeded and
   // keep_running), none of which applies to a time_based job:
-  // - bytes: FioJobBytes of the region, ramp included;
+  // - bytes: io_size (default: the region's size) x loops (x 2 for
+  //   trimwrite, whose trims and writes count), ramp included;
   // - I/Os: number_ios x loops (0: no limit);
   // - passes: without io_size, the loops-th wrapped sequential continuation
   //   (NextIo::wrapped) ends the job, as fio ends a pass at the region end.
   std::uint64_t io_bytes_limit() const;
   std::uint64_t io_count_limit() const;
   bool ends_at_pass() const { return !profile_.time_based && !profile_.has_io_size; }
+  // fio's keep_running at the end of a pass, `passes` passes and `done`
+  // bytes issued (a trimwrite job's trims and writes together): the loops
+  // first, then, with io_size, more while less than io_size is done by at
+  // least the largest block size. A pass can end short of the region
+  // (holes, a wrap), so this is decided on the bytes done.
+  bool AnotherPass(std::uint32_t passes, std::uint64_t done) const {
+    if (profile_.time_based || passes < profile_.loops) return true;
+    if (!profile_.has_io_size) return false;
+    return done < profile_.io_size && profile_.io_size - done >= fio_max_bs_;
+  }
   std::uint32_t loops() const { return profile_.time_based ? 1 : profile_.loops; }
   // Minimum spacing between issues of this job for rate_iops (0 = none).
   Nanos rate_interval() const;
@@ -123,6 +126,7 @@ class WorkloadGenerator {
   Profile profile_;
   std::uint32_t job_ = 0;
   std::uint64_t begin_ = 0, end_ = 0, ba_ = 1, nblocks_ = 1;
+  std::uint64_t fio_max_bs_ = 4096;  // fio's td_max_bs, of all three directions
   std::uint32_t read_percent_ = 100;
   std::uint32_t random_percent_ = 0;             // 0 for sequential modes
   std::uint64_t bs_[3] = {4096, 4096, 4096};     // read, write, trim (bsrange: smallest)

@@ -791,6 +791,8 @@ TEST(RunnerTest, PassesAndTrimwriteIssueFiosCounts) {
       {{{"rw", "write"}, {"size", "32k"}, {"io_size", "48k"}, {"loops", 2}}, 0, 16, 0},
       {{{"rw", "write"}, {"size", "32k"}, {"io_size", "100k"}, {"loops", 2}}, 0, 32, 0},
       {{{"rw", "read"}, {"size", "32k"}, {"io_size", "80k"}}, 20, 0, 0},
+      // Passes of 8k (holes): after the loops, 16k done of 20k, so one more.
+      {{{"rw", "read:4k"}, {"size", "16k"}, {"io_size", "20k"}, {"loops", 2}}, 6, 0, 0},
       {{{"rw", "randread"}, {"size", "32k"}, {"io_size", "100k"}, {"loops", 3}}, 32, 0, 0},
       {{{"rw", "trim"}, {"bs", "8k"}, {"size", "64k"}, {"io_size", "100k"}, {"loops", 2}},
        0,
@@ -817,6 +819,19 @@ TEST(RunnerTest, PassesAndTrimwriteIssueFiosCounts) {
               0)
         << p.dump();
   }
+  // fio counts a trimwrite job's writes against its bytes, so every trim
+  // gets its write, whatever sizes bsrange draws.
+  SimEngine e;
+  DelayDevice d(e);
+  const RunResult r = MustRun(e, d,
+                              MakeProfile({{"rw", "randtrimwrite"},
+                                           {"bsrange", "4k-16k"},
+                                           {"size", "32k"},
+                                           {"loops", 3},
+                                           {"runtime", "0"}}));
+  EXPECT_EQ(r.metrics.trim().ops, r.metrics.write().ops);
+  EXPECT_EQ(r.metrics.trim().bytes, r.metrics.write().bytes);
+  EXPECT_GE(r.metrics.write().bytes, 3u * 32 * 1024);
 }
 
 TEST(RunnerTest, RateHoldsTheBandwidth) {
