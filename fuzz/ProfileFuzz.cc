@@ -1,7 +1,8 @@
 // libFuzzer target for the profile parsers: the bytes are tried as a fio job
 // file (with and without ignore_unknown) and, when the JSON reader accepts
 // them, as a profile object. Every accepted profile must round-trip through ToJson and
-// build a generator without crashing. See fuzz/README.md.
+// build a generator and a job stream without crashing, their I/O inside the
+// region. See fuzz/README.md.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "bench/workload/FioJobFile.h"
+#include "bench/workload/JobStream.h"
 #include "bench/workload/Profile.h"
 #include "bench/workload/WorkloadGenerator.h"
 #include "layouts/JsonParse.h"
@@ -23,6 +25,16 @@ void Exercise(const tierlab::Profile& p) {
     for (int i = 0; i < 64; ++i) {
       const auto io = g->Next();
       if (io.offset + io.length > g->region_end() || io.offset < g->region_begin()) std::abort();
+    }
+  }
+  // The job's stream, whose passes restart the generator (JobStream.h).
+  auto s = tierlab::JobStream::Create(p, 1ull << 30, 512, 0, {});
+  if (s.ok() != g.ok()) std::abort();
+  if (s.ok()) {
+    const tierlab::FileRegion r = s->regions().front();
+    for (int i = 0; i < 256; ++i) {
+      const auto io = s->Next();
+      if (io.offset + io.length > r.offset + r.length || io.offset < r.offset) std::abort();
     }
   }
 }
