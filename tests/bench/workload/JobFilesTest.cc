@@ -230,7 +230,9 @@ TEST(JobStreamTest, EachPassRepeatsTheFirstAsFiosDo) {
     for (int i = 0; i < 16; ++i) {
       EXPECT_EQ(second[i].offset, first[i].offset) << i;
       EXPECT_EQ(second[i].op, first[i].op) << i;
-      if (i > 0) EXPECT_FALSE(second[i].wrapped) << i;
+      if (i > 0) {
+        EXPECT_FALSE(second[i].wrapped) << i;
+      }
     }
   }
   // One pass only: the stream goes on as drawn.
