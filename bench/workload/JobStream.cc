@@ -30,12 +30,8 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
   }
   s.wraps_.assign(s.gens_.size(), 0);
   // number_ios is the job's, over all its files (the files' profiles have
-  // none); fio doubles it for trimwrite, as the bytes.
-  if (!profile.time_based) {
-    const unsigned __int128 n = static_cast<unsigned __int128>(profile.number_ios) * profile.loops *
-                                (profile.is_trimwrite() ? 2 : 1);
-    s.count_limit_ = n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n);
-  }
+  // none).
+  s.count_limit_ = FioJobLimit(profile, profile.number_ios);
   if (profile.time_based) return s;
   std::uint64_t per_pass = 0;
   for (const auto& g : s.gens_) per_pass += g.region_end() - g.region_begin();
@@ -44,12 +40,7 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     // fio 3.33 (which does the smaller of size and the files together).
     per_pass = std::min(per_pass, profile.size.bytes);
   }
-  // fio's io_bytes_exceeded: io_size (else a pass's bytes) x loops; a
-  // trimwrite job's trims and writes both count.
-  const unsigned __int128 total =
-      static_cast<unsigned __int128>(profile.has_io_size ? profile.io_size : per_pass) *
-      profile.loops * (profile.is_trimwrite() ? 2 : 1);
-  s.bytes_limit_ = total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  s.bytes_limit_ = FioJobLimit(profile, profile.has_io_size ? profile.io_size : per_pass);
   if (profile.loops > 1 || profile.has_io_size) {
     s.first_ = s.gens_;
     s.pass_bytes_ = per_pass * (profile.is_trimwrite() ? 2 : 1);

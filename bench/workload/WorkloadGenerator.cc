@@ -313,20 +313,19 @@ NextIo WorkloadGenerator::Next() {
   return io;
 }
 
-std::uint64_t WorkloadGenerator::io_bytes_limit() const {
-  if (profile_.time_based) return 0;
-  const std::uint64_t per_loop = profile_.has_io_size ? profile_.io_size : end_ - begin_;
-  // fio's trimwrite trims every byte and writes it: twice the bytes.
+std::uint64_t FioJobLimit(const Profile& profile, std::uint64_t per_loop) {
+  if (profile.time_based) return 0;
   const unsigned __int128 total =
-      static_cast<unsigned __int128>(per_loop) * profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
+      static_cast<unsigned __int128>(per_loop) * profile.loops * (profile.is_trimwrite() ? 2 : 1);
   return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
 }
 
+std::uint64_t WorkloadGenerator::io_bytes_limit() const {
+  return FioJobLimit(profile_, profile_.has_io_size ? profile_.io_size : end_ - begin_);
+}
+
 std::uint64_t WorkloadGenerator::io_count_limit() const {
-  if (profile_.time_based) return 0;
-  const unsigned __int128 total = static_cast<unsigned __int128>(profile_.number_ios) *
-                                  profile_.loops * (profile_.is_trimwrite() ? 2 : 1);
-  return total > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(total);
+  return FioJobLimit(profile_, profile_.number_ios);
 }
 
 Nanos WorkloadGenerator::rate_interval() const {

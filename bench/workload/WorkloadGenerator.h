@@ -61,6 +61,11 @@ struct NextIo {
   bool wrapped = false;      // the first I/O of a pass: a sequence wrapped, or a pass restarted
 };
 
+// fio's job limits (io_bytes_exceeded, exceeds_number_ios): `per_loop`
+// bytes or I/Os times loops, twice that for trimwrite (its trims and writes
+// both count); 0 (none) for a time based job.
+std::uint64_t FioJobLimit(const Profile& profile, std::uint64_t per_loop);
+
 class WorkloadGenerator {
  public:
   // `volume_bytes`: the device size. `alignment`: its logical block size;
