@@ -35,6 +35,12 @@ Profile Base(RwMode rw) {
 void BM_Uniform4kRandRead(benchmark::State& state) {
   RunNext(state, Base(RwMode::kRandRead));
 }
+// fio's random map (the default, as above) against draws with repeats.
+void BM_Uniform4kRandReadNoRandomMap(benchmark::State& state) {
+  Profile p = Base(RwMode::kRandRead);
+  p.norandommap = true;
+  RunNext(state, p);
+}
 void BM_Uniform4kRandRw7030(benchmark::State& state) {
   Profile p = Base(RwMode::kRandRw);
   p.rwmixread = 70;
@@ -75,6 +81,7 @@ void BM_HciBench50Rand(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Uniform4kRandRead);
+BENCHMARK(BM_Uniform4kRandReadNoRandomMap);
 BENCHMARK(BM_Uniform4kRandRw7030);
 BENCHMARK(BM_Sequential64k);
 BENCHMARK(BM_BsSplit);

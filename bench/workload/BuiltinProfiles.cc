@@ -23,6 +23,10 @@ Profile Random(RwMode rw, std::uint32_t read_pct, std::uint64_t bs) {
   p.runtime = 60 * kSecond;
   p.time_based = true;
   p.ramp_time = 10 * kSecond;
+  // Offsets drawn with repeats: with fio's random map a region larger than
+  // the cache hits in cycles of a pass each (RandomMap.h), and a window
+  // shorter than a pass would report where in the pass it fell.
+  p.norandommap = true;
   return p;
 }
 

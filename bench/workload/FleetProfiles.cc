@@ -38,7 +38,9 @@ constexpr std::string_view kSqlioSource =
     "(split_size). Prepare with precondition=fill (SQLIO writes its test file first)";
 
 // What every fleet profile shares: tierlab's timing, one VM per job on its
-// own part of `size_percent` of the volume.
+// own part of `size_percent` of the volume, and random offsets drawn with
+// repeats (norandommap): DISKSPD, vdbench and SQLIO keep no map of the
+// blocks a run has covered, unlike fio.
 Profile Fleet(RwMode rw, std::uint64_t bs, std::uint32_t vms, std::uint32_t iodepth,
               double size_percent) {
   Profile p;
@@ -52,6 +54,7 @@ Profile Fleet(RwMode rw, std::uint64_t bs, std::uint32_t vms, std::uint32_t iode
   p.runtime = 60 * kSecond;
   p.time_based = true;
   p.ramp_time = 10 * kSecond;
+  p.norandommap = true;
   return p;
 }
 

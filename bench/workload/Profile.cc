@@ -21,7 +21,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 44> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 43> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 44> kIgnoredFioOptions = {
     "thread",
     "randrepeat",
     "allrandrepeat",
-    "norandommap",
     "random_generator",
     "description",
     "invalidate",
@@ -1613,6 +1612,11 @@ const std::vector<Option>& Options() {
                  /*bare=*/true});
     o.push_back({"fill_fs", "as fill_device", "", "alias of fill_device",
                  flag(&Profile::fill_device), nullptr, /*bare=*/true});
+    o.push_back({"norandommap", "0 | 1 (true | false)", "",
+                 "uniform random offsets with repeats (0: fio's random map, each block once "
+                 "per pass)",
+                 flag(&Profile::norandommap), &SetFlagJson<&Profile::norandommap>,
+                 /*bare=*/true});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -2288,7 +2292,8 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "rate" || o.name == "rate_min" || o.name == "rate_iops_min" ||
         o.name == "fsync" || o.name == "fdatasync")
       fallback = "0";
-    if (o.name == "end_fsync" || o.name == "fsync_on_close" || o.name == "fill_device")
+    if (o.name == "end_fsync" || o.name == "fsync_on_close" || o.name == "fill_device" ||
+        o.name == "norandommap")
       fallback = "false";
     if (o.name == "continue_on_error") fallback = "none";
     if (o.name == "latency_target" || o.name == "latency_window") fallback = "0";

@@ -113,6 +113,9 @@
 //                        after about this long of I/O; by time only unless
 //                        thinktime_blocks is set (fio time, bare number =
 //                        seconds)
+//   norandommap          fio's: 0 (default) keeps a random map, so a uniform
+//                        random job touches every block of its region once
+//                        per pass (RandomMap.h); 1 draws with repeats
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a
@@ -394,6 +397,9 @@ struct Profile {
   Nanos thinktime_iotime = 0;  // 0: pauses by count only
   std::uint64_t randseed = kDefaultRandSeed;
   bool random_scatter = true;
+  // fio's norandommap: false keeps fio's random map (uniform random jobs
+  // touch each block once per pass); true draws offsets with repeats.
+  bool norandommap = false;
   // fio's job grouping and files (JobFiles.h): a section with stonewall
   // starts when every section before it has ended; one without starts
   // together with the ones before it, back to the last stonewall.

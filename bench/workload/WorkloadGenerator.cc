@@ -196,16 +196,68 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
       break;
     case RandomDistribution::kZoned: g.zoned_ = ZonedSampler(g.nblocks_, profile.zones); break;
   }
+  for (int d = 0; d < 3; ++d) {
+    g.min_len_[d] = g.bs_by_percent_[d].empty()
+                        ? g.bs_[d]
+                        : *std::min_element(g.bs_by_percent_[d].begin(), g.bs_by_percent_[d].end());
+  }
+  g.keep_map_ = KeepsRandomMap(profile, g);
+  if (g.keep_map_) {
+    const unsigned __int128 bytes =
+        static_cast<unsigned __int128>(RandomMap::BytesFor(g.nblocks_)) * profile.numjobs;
+    if (bytes > kMaxRandomMapBytes) {
+      return fail("norandommap: fio's random map of " + std::to_string(profile.numjobs) +
+                  " job(s) over " + std::to_string(g.nblocks_) + " blocks each would take " +
+                  std::to_string(static_cast<std::uint64_t>(bytes >> 20)) + " MiB (at most " +
+                  std::to_string(kMaxRandomMapBytes >> 20) +
+                  "); set norandommap=1 to draw offsets with repeats, as fio advises for "
+                  "large regions");
+    }
+    g.map_ = RandomMap(g.nblocks_);
+    for (std::uint64_t& b : g.drawn_ahead_) b = g.block_rng_.Below(g.nblocks_);
+  }
   g.scatter_enabled_ = profile.random_scatter && g.dist_ != RandomDistribution::kRandom &&
                        g.dist_ != RandomDistribution::kZoned;
   if (g.scatter_enabled_) g.scatter_ = BlockPermutation(g.nblocks_, DeriveSeed(seed, kScatterKey));
   return g;
 }
 
+bool WorkloadGenerator::KeepsRandomMap(const Profile& profile, const WorkloadGenerator& g) {
+  // fio keeps its map for a random job without norandommap, but draws
+  // through it only with the uniform distribution (zipf, pareto and normal
+  // take their draw as it is; zoned checks the map at the block's place in
+  // its zone, not in the region): tierlab keeps it for the uniform one.
+  if (!profile.is_random() || profile.norandommap || g.dist_ != RandomDistribution::kRandom)
+    return false;
+  // fio aligns each direction to its own smallest size and indexes the map
+  // in it; any other alignment (ba) turns the map off ("Any use of
+  // blockalign= turns off randommap"). tierlab aligns every direction to
+  // the job's smallest size, so it keeps the map where each direction that
+  // draws at random has that size, where the two agree.
+  for (int d = 0; d < 3; ++d) {
+    if (profile.ba != 0 && profile.ba != g.min_len_[d]) return false;
+  }
+  const bool trims_at_random = g.trims_ || g.randtrimwrite_;
+  const bool draws[3] = {!trims_at_random && g.read_percent_ > 0,
+                         !trims_at_random && g.read_percent_ < 100, trims_at_random};
+  for (int d = 0; d < 3; ++d) {
+    if (draws[d] && g.min_len_[d] != g.ba_) return false;
+  }
+  return true;
+}
+
 std::uint64_t WorkloadGenerator::PickBlock() {
   std::uint64_t rank;
   switch (dist_) {
-    case RandomDistribution::kRandom: return block_rng_.Below(nblocks_);
+    case RandomDistribution::kRandom: {
+      if (!keep_map_) return block_rng_.Below(nblocks_);
+      std::uint64_t& slot = drawn_ahead_[draw_at_];
+      draw_at_ = draw_at_ + 1 == kDrawsAhead ? 0 : draw_at_ + 1;
+      const std::uint64_t block = slot;
+      slot = block_rng_.Below(nblocks_);
+      map_.Prefetch(slot);
+      return block;
+    }
     case RandomDistribution::kZipf: rank = zipf_.Sample(block_rng_); break;
     case RandomDistribution::kPareto: rank = pareto_.Sample(block_rng_); break;
     case RandomDistribution::kNormal: rank = normal_.Sample(block_rng_); break;
@@ -275,9 +327,32 @@ NextIo WorkloadGenerator::Next() {
   const bool random = may_seek && (random_percent_ >= 100 ||
                                    (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_));
   std::uint64_t off;
+  std::uint64_t map_block = UINT64_MAX;  // the random pick's block (saves a division)
   if (random) {
-    off = begin_ + PickBlock() * ba_;
-    if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
+    std::uint64_t block = PickBlock();
+    if (keep_map_ && map_.Marked(block)) {
+      // fio's axmap_next_free: the next block not yet covered; none left
+      // ends the pass, and the next one starts with a fresh map.
+      block = map_.NextFree(block);
+      if (block == RandomMap::kNone) {
+        map_.Clear();
+        io.wrapped = true;
+        block = PickBlock();
+      }
+    }
+    off = begin_ + block * ba_;
+    map_block = block;
+    if (off + io.length > end_) {
+      // With the map the block is taken and the I/O cut to what fits (in
+      // whole smallest lengths); without it the I/O moves back.
+      const std::uint64_t fit = (end_ - off) / min_len_[dir] * min_len_[dir];
+      if (keep_map_ && fit != 0) {
+        io.length = fit;
+      } else {
+        off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
+        map_block = UINT64_MAX;
+      }
+    }
   } else if (identical_ && !may_seek) {
     off = last_start_[dir];
     if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
@@ -301,6 +376,15 @@ NextIo WorkloadGenerator::Next() {
       // A trimwrite pass ends where its trims wrap; the writes follow them.
       io.wrapped = !trimwrite_ || dir == 2;
     }
+  }
+  if (keep_map_) {
+    // fio's mark_random_map: the blocks this I/O covers, up to the first
+    // one covered before, which cuts it short there (an I/O whose first
+    // block is covered, a sequential one in a mixed job, is left whole).
+    const std::uint64_t want = io.length == ba_ ? 1 : (io.length + ba_ - 1) / ba_;
+    if (map_block == UINT64_MAX) map_block = (off - begin_) / ba_;
+    const std::uint64_t marked = map_.MarkRun(map_block, want);
+    if (marked != 0 && marked < want) io.length = marked * ba_;
   }
   cursor_[dir] = off + io.length;
   last_start_[dir] = off;

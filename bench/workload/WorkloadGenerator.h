@@ -35,6 +35,12 @@
 //   seekpct; with "rw=randread:N" only every Nth I/O (the 1st, N+1th...) may
 //   pick a random block, the others continue (or, rw_sequencer=identical,
 //   repeat the last offset of that direction).
+// - Random map (fio's, unless norandommap; uniform random_distribution
+//   only): every I/O of a random job marks the blocks it covers, and is cut
+//   short before the first block already covered; a random pick that lands
+//   on a covered block takes the next uncovered one. Once all are covered
+//   the map starts afresh and that I/O is flagged `wrapped`, the end of a
+//   pass. So each pass touches every block once, as fio's.
 // - Randomness: each decision (op, length, random-or-sequential, block) has
 //   its own Xoshiro256** stream derived from (randseed, job_index, decision),
 //   so changing bssplit does not change the op sequence. Same inputs → same
@@ -43,12 +49,14 @@
 // Next() never allocates and costs a few ns for uniform random I/O. A
 // generator is used by one thread at a time; it is movable and copyable.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "bench/workload/BlockDistributions.h"
 #include "bench/workload/Profile.h"
 #include "bench/workload/Random.h"
+#include "bench/workload/RandomMap.h"
 #include "tiering/core/Expected.h"
 #include "tiering/core/IoRequest.h"
 
@@ -68,6 +76,11 @@ std::uint64_t FioJobLimit(const Profile& profile, std::uint64_t per_loop);
 
 class WorkloadGenerator {
  public:
+  // The random maps of a section's jobs together may take this much (1 GiB:
+  // 8 Gi blocks, a 32 TiB region of 4 KiB blocks); more is refused, naming
+  // norandommap, rather than allocated.
+  static constexpr std::uint64_t kMaxRandomMapBytes = 1ULL << 30;
+
   // `volume_bytes`: the device size. `alignment`: its logical block size;
   // every block size and byte offset of the profile must be a multiple of it.
   // Errors (exit code 2) name the profile and the field:
@@ -124,6 +137,7 @@ class WorkloadGenerator {
 
  private:
   WorkloadGenerator() = default;
+  static bool KeepsRandomMap(const Profile& profile, const WorkloadGenerator& g);
   std::uint64_t PickBlock();
   std::uint64_t PickLength(int dir);
   bool SyncDue() const;
@@ -162,6 +176,18 @@ class WorkloadGenerator {
   ZonedSampler zoned_;
   BlockPermutation scatter_;
   bool scatter_enabled_ = false;
+  // fio's random map (uniform random jobs without norandommap): blocks of
+  // ba_, each covered once per pass; and per direction the smallest length,
+  // to which an I/O over a covered block or the region's end is cut.
+  bool keep_map_ = false;
+  RandomMap map_;
+  // With the map: the next kDrawsAhead uniform draws, taken early so that
+  // their map words are fetched meanwhile (the same draws in the same
+  // order; a map over a large region costs a DRAM miss a pick otherwise).
+  static constexpr std::size_t kDrawsAhead = 16;
+  std::array<std::uint64_t, kDrawsAhead> drawn_ahead_{};
+  std::size_t draw_at_ = 0;
+  std::uint64_t min_len_[3] = {4096, 4096, 4096};
 };
 
 }  // namespace tierlab

@@ -903,6 +903,8 @@ PY
 # Passes: fio starts each pass of loops afresh (positions and, randrepeat,
 # its random streams), so a backwards job's second pass is its first again,
 # offset for offset, and a random job's second pass repeats its first.
+# fio's random map: each pass covers every block once, a random job with a
+# range of sizes in I/Os cut short where a covered block begins.
 cat >passes.fio <<'FIO'
 [global]
 ioengine=libaio
@@ -915,13 +917,16 @@ loops=2
 rw=read:-12k
 [rnd]
 rw=randread
+[map]
+rw=randwrite
+bsrange=4k-16k
 FIO
 python3 - <<'PY'
 import re
 out = []
 for line in open("passes.fio"):
     out.append(line)
-    m = re.match(r"\[(back|rnd)\]", line)
+    m = re.match(r"\[(back|rnd|map)\]", line)
     if m:
         out.append(f"write_iolog=passes-{m.group(1)}.iolog\n")
 open("passes-fio.fio", "w").writelines(out)
@@ -933,19 +938,36 @@ fio --output-format=json passes-fio.fio >/dev/null || fail "fio passes.fio"
 "$bin" run --real -q -l layout.json -p passes-tierlab.fio -f json >/dev/null ||
   fail "tierlab passes.fio"
 python3 - <<'PY'
-def fio(name):
-    return [int(l.split()[3]) for l in open(f"passes-{name}.iolog")
-            if len(l.split()) == 5 and l.split()[2] == "read"]
-def tierlab(name):
+def fio_ios(name):
+    return [(int(l.split()[3]), int(l.split()[4])) for l in open(f"passes-{name}.iolog")
+            if len(l.split()) == 5 and l.split()[2] in ("read", "write")]
+def tierlab_ios(name):
     import glob
-    return [int(l.split(",")[4]) for l in open(glob.glob(f"passes-{name}_clat.*.log")[0])]
+    return [(int(l.split(",")[4]), int(l.split(",")[3]))
+            for l in open(glob.glob(f"passes-{name}_clat.*.log")[0])]
+def fio(name):
+    return [o for o, _ in fio_ios(name)]
+def tierlab(name):
+    return [o for o, _ in tierlab_ios(name)]
+for who, ios in (("fio", fio_ios("map")), ("tierlab", tierlab_ios("map"))):
+    # Two passes, each covering the 16 blocks of 64k once.
+    covered, passes = [0] * 16, 0
+    for offset, length in ios:
+        for b in range(offset // 4096, (offset + length) // 4096):
+            assert covered[b] == passes, (who, "block", b, "covered twice in a pass", ios)
+            covered[b] += 1
+        if all(c == passes + 1 for c in covered):
+            passes += 1
+    assert passes == 2 and sum(l for _, l in ios) == 2 * 65536, (who, ios)
+assert sorted(fio("rnd")[:16]) == sorted(tierlab("rnd")[:16]) == list(range(0, 65536, 4096))
 for name in ("back", "rnd"):
     f, t = fio(name), tierlab(name)
     assert len(f) == len(t) == 32, (name, len(f), len(t))
     for who, o in (("fio", f), ("tierlab", t)):
         assert o[:16] == o[16:], (name, who, o)
 assert fio("back") == tierlab("back"), (fio("back"), tierlab("back"))
-print("passes: each loop repeats the first, as fio's; read:-12k offset for offset")
+print("passes: each loop repeats the first, as fio's; read:-12k offset for offset;"
+      " the random map covers each block once a pass")
 PY
 
 echo "fio compare: ok"

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,9 @@ namespace {
 // Each message queues on its sender's port and then its receiver's, both
 // as busy, so it takes a deep queue to keep both full: at QD 8 a job the
 // ports were 91-94 % busy (3,726 writes a second), at QD 32 92-99 % (3,898).
+// Which port is the busiest depends on where the drawn extents land: over
+// seeds 1-5 (`tierlab run --seed`) the busiest sent 99 % of the time and
+// the least busy 81-95 %.
 TEST(ClusterRunTest, MirroredWritesOver1GbeRunAtTheLinksRate) {
   const nlohmann::json run = RunOnce(
       {{"name", "scaleio-3"},
@@ -42,10 +46,15 @@ TEST(ClusterRunTest, MirroredWritesOver1GbeRunAtTheLinksRate) {
   const double want = 3 * (1e9 * 0.94 / 8) / 65600 / (4.0 / 3);
   EXPECT_NEAR(iops, want, 0.05 * want) << run["busiest"].dump();
   ASSERT_EQ(run["network"].size(), 3u);
+  double busiest_tx = 0, busiest_rx = 0;
   for (const auto& port : run["network"]) {
-    EXPECT_GT(port["tx"]["util"].get<double>(), 0.9) << port.dump();
-    EXPECT_GT(port["rx"]["util"].get<double>(), 0.9) << port.dump();
+    EXPECT_GT(port["tx"]["util"].get<double>(), 0.75) << port.dump();
+    EXPECT_GT(port["rx"]["util"].get<double>(), 0.75) << port.dump();
+    busiest_tx = std::max(busiest_tx, port["tx"]["util"].get<double>());
+    busiest_rx = std::max(busiest_rx, port["rx"]["util"].get<double>());
   }
+  EXPECT_GT(busiest_tx, 0.95);
+  EXPECT_GT(busiest_rx, 0.95);
   const std::string busiest = run["busiest"]["resource"];
   EXPECT_NE(busiest.find(".nic0 "), std::string::npos) << busiest;
   // The SSDs write both copies: twice what the jobs issued, ramp included

@@ -1082,6 +1082,7 @@ TEST(RunnerTest, AVerifyingJobNeverHasTwoOverlappingIosInFlight) {
                                            {"iodepth", 16},
                                            {"time_based", 1},
                                            {"runtime", "200ms"},
+                                           {"norandommap", true},
                                            {"verify", "crc32c"},
                                            {"verify_backlog", 8}}));
   EXPECT_TRUE(r.verify.checked);

@@ -177,16 +177,17 @@ TEST(JobStreamTest, RandomFilesStayInsideTheirRegionsWithStreamsOfTheirOwn) {
   auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_EQ(s->io_bytes_limit(), 10 * kMiB);  // io_size is the job's, over all its files
-  std::map<std::uint64_t, std::set<std::uint64_t>> in_file;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> in_file;
   for (int i = 0; i < 3000; ++i) {
     const NextIo io = s->Next();
     const std::uint64_t f = io.offset / kMiB;
     ASSERT_LT(f, 3u);
     EXPECT_EQ(f, static_cast<std::uint64_t>(i % 3));
     EXPECT_LE(io.offset + io.length, (f + 1) * kMiB);
-    in_file[f].insert(io.offset % kMiB);
+    in_file[f].push_back(io.offset % kMiB);
   }
-  // Not the same offsets in every file: each has its own random stream.
+  // Not the same offsets in the same order in every file: each has its own
+  // random stream (and its own random map, so each covers all its blocks).
   EXPECT_NE(in_file[0], in_file[1]);
   EXPECT_NE(in_file[1], in_file[2]);
 }
@@ -235,13 +236,14 @@ TEST(JobStreamTest, EachPassRepeatsTheFirstAsFiosDo) {
       }
     }
   }
-  // One pass only: the stream goes on as drawn.
+  // One pass only: the stream goes on as drawn (a time based job's next
+  // pass of the random map, in a new order).
   auto one =
       JobStream::Create(Parse("[a]\nrw=randread\nbs=4k\nsize=64k\n")[0], 64 * kMiB, 512, 0, {});
   ASSERT_TRUE(one.ok());
-  std::set<std::uint64_t> a, b;
-  for (int i = 0; i < 16; ++i) a.insert(one->Next().offset);
-  for (int i = 0; i < 16; ++i) b.insert(one->Next().offset);
+  std::vector<std::uint64_t> a, b;
+  for (int i = 0; i < 16; ++i) a.push_back(one->Next().offset);
+  for (int i = 0; i < 16; ++i) b.push_back(one->Next().offset);
   EXPECT_NE(a, b);
 }
 

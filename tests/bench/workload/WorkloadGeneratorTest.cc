@@ -45,8 +45,11 @@ TEST(WorkloadGeneratorTest, RwMixReadRatioWithinOnePercent) {
   for (int i = 0; i < 100; ++i) EXPECT_EQ(g.Next().op, IoOp::kWrite);
 }
 
+// The size tests draw without fio's random map, which cuts an I/O short
+// where a covered block begins (RandomMapCutsIosAtCoveredBlocks).
 TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
   Profile p = RandRead();
+  p.norandommap = true;
   p.bssplit = {{4096, 50}, {8192, 30}, {65536, 20}};
   auto g = Make(p);
   std::map<std::uint64_t, int> seen;
@@ -62,6 +65,7 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitWithinOnePercent) {
 // issues only 4k, 3k/50:7k/50 issues 3k and 6k.
 TEST(WorkloadGeneratorTest, BlockSizeSplitRoundsToTheSmallestAsFio) {
   Profile p = RandRead();
+  p.norandommap = true;
   p.bssplit = {{4096, 50}, {6144, 30}, {16384, 20}};
   auto g = Make(p);
   std::map<std::uint64_t, int> seen;
@@ -83,6 +87,7 @@ TEST(WorkloadGeneratorTest, BlockSizeSplitRoundsToTheSmallestAsFio) {
 TEST(WorkloadGeneratorTest, APerDirectionSplitDrawsEachDirectionFromItsOwn) {
   Profile p = RandRead();
   p.rw = RwMode::kRandRw;
+  p.norandommap = true;
   p.bssplit = {{65536, 40}, {1 << 20, 60}};
   p.bssplit_write = std::vector<BsSplitEntry>{{1 << 20, 100}};
   auto g = Make(p);
@@ -448,6 +453,7 @@ TEST(WorkloadGeneratorModifierTest, RandomEveryNthIo) {
 TEST(WorkloadGeneratorModifierTest, PerDirectionBlockSizes) {
   Profile p;
   p.rw = RwMode::kRandRw;
+  p.norandommap = true;
   p.bs = 8192;
   p.write_bs = 32768;
   auto g = Make(p);
@@ -504,14 +510,23 @@ TEST(WorkloadGeneratorTest, TrimwriteAlternatesAsFio) {
 }
 
 TEST(WorkloadGeneratorTest, RandTrimWriteWritesWhatEachTrimCovered) {
-  auto g = Make(FromOptions({{"rw", "randtrimwrite"}, {"bs", "4k,4k,8k"}, {"size", "1m"}}));
-  for (int i = 0; i < 100; ++i) {
-    const NextIo t = g.Next(), w = g.Next();
-    ASSERT_EQ(t.op, IoOp::kDiscard);
-    ASSERT_EQ(w.op, IoOp::kWrite);
-    EXPECT_EQ(w.offset, t.offset);
-    EXPECT_EQ(w.length, 8192u);
-    EXPECT_EQ(t.offset % 4096, 0u);
+  // bs=4k,4k,8k: every trim 8k (and no random map: the trims' size is not
+  // the job's smallest, fio's map unit). bsrange with the map: a trim is
+  // cut where a covered block begins, and its write covers what it did.
+  for (const char* size : {"bs", "bsrange"}) {
+    auto g = Make(FromOptions(
+        {{"rw", "randtrimwrite"}, {size, size[2] == 0 ? "4k,4k,8k" : "4k-16k"}, {"size", "1m"}}));
+    std::set<std::uint64_t> lengths;
+    for (int i = 0; i < 300; ++i) {
+      const NextIo t = g.Next(), w = g.Next();
+      ASSERT_EQ(t.op, IoOp::kDiscard);
+      ASSERT_EQ(w.op, IoOp::kWrite);
+      EXPECT_EQ(w.offset, t.offset);
+      EXPECT_EQ(w.length, t.length);
+      EXPECT_EQ(t.offset % 4096, 0u);
+      lengths.insert(t.length);
+    }
+    EXPECT_EQ(lengths.size(), size[2] == 0 ? 1u : 4u) << size;
   }
 }
 
@@ -553,7 +568,8 @@ TEST(WorkloadGeneratorTest, FsyncTakesThePlaceOfTheNextIoAsFio) {
 TEST(WorkloadGeneratorTest, BsrangeDrawsAsFioGetNextBuflen) {
   // 8k-28k: 8k + uniform below 28k, down to a multiple of 8k, capped at 28k:
   // 8k, 16k, 24k with 2/7 each, 28k with 1/7.
-  auto g = Make(FromOptions({{"rw", "randwrite"}, {"bsrange", "1k-2k,8k-28k"}}));
+  auto g =
+      Make(FromOptions({{"rw", "randwrite"}, {"bsrange", "1k-2k,8k-28k"}, {"norandommap", "1"}}));
   std::map<std::uint64_t, int> n;
   const int total = 70000;
   for (int i = 0; i < total; ++i) {
@@ -588,5 +604,87 @@ TEST(WorkloadGeneratorTest, BlockalignAlignsRandomOffsets) {
   for (int i = 0; i < 1000; ++i) low.insert(plain.Next().offset % 65536);
   EXPECT_GT(low.size(), 8u);  // without ba the offsets are 4k-aligned only
 }
+}  // namespace
+}  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// fio's random map (default): each pass of a uniform random job touches
+// every block of its region once; the I/O after a full pass is flagged
+// wrapped and the next pass draws a new order (fio's time based jobs).
+TEST(WorkloadGeneratorTest, RandomMapCoversEveryBlockOncePerPass) {
+  Profile p = FromOptions({{"rw", "randrw"}, {"bs", "4k"}, {"size", "256k"}});
+  auto g = Make(p);
+  std::vector<std::uint64_t> first, second;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::uint64_t>& order = pass == 0 ? first : second;
+    for (int i = 0; i < 64; ++i) {
+      const NextIo io = g.Next();
+      EXPECT_EQ(io.wrapped, pass == 1 && i == 0) << pass << " " << i;
+      EXPECT_EQ(io.length, 4096u);
+      order.push_back(io.offset / 4096);
+    }
+    std::vector<std::uint64_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::uint64_t b = 0; b < 64; ++b) ASSERT_EQ(sorted[b], b) << pass;
+  }
+  EXPECT_NE(first, second);
+  // norandommap: drawn with repeats, so 64 draws over 64 blocks miss some
+  // (all 64 distinct has probability 64! / 64^64).
+  p.norandommap = true;
+  auto h = Make(p);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 64; ++i) seen.insert(h.Next().offset);
+  EXPECT_LT(seen.size(), 64u);
+}
+
+// fio's mark_random_map: with sizes drawn from a range the map cuts an I/O
+// short where a block covered before begins, so a pass covers the region
+// exactly once, in I/Os that never overlap.
+TEST(WorkloadGeneratorTest, RandomMapCutsIosAtCoveredBlocks) {
+  Profile p = FromOptions({{"rw", "randwrite"}, {"bsrange", "4k-64k"}, {"size", "1m"}});
+  auto g = Make(p);
+  // The sizes drawn: the same stream without the map.
+  p.norandommap = true;
+  auto drawn = Make(p);
+  std::vector<int> covered(256, 0);
+  std::uint64_t bytes = 0, cut = 0;
+  while (bytes < (1u << 20)) {
+    const NextIo io = g.Next();
+    const std::uint64_t want = drawn.Next().length;
+    ASSERT_LE(io.length, want);
+    cut += io.length < want;
+    ASSERT_FALSE(io.wrapped);
+    ASSERT_EQ(io.offset % 4096, 0u);
+    ASSERT_EQ(io.length % 4096, 0u);
+    ASSERT_LE(io.offset + io.length, 1u << 20);
+    for (std::uint64_t b = io.offset / 4096; b < (io.offset + io.length) / 4096; ++b) {
+      ASSERT_EQ(covered[b]++, 0) << "block " << b << " covered twice in one pass";
+    }
+    bytes += io.length;
+  }
+  EXPECT_EQ(bytes, 1u << 20);
+  EXPECT_TRUE(g.Next().wrapped);
+  EXPECT_GT(cut, 0u);
+}
+
+// The maps are a bit per block per job: beyond 1 GiB for a section's jobs
+// the profile is refused, naming norandommap, rather than allocated.
+TEST(WorkloadGeneratorTest, RandomMapsBeyondTheirBudgetAreRefused) {
+  Profile p = FromOptions({{"rw", "randread"}, {"bs", "4k"}, {"numjobs", "8"}});
+  const std::uint64_t volume = 64ULL << 40;  // 16 Gi blocks: 2 GiB of map per job
+  auto g = WorkloadGenerator::Create(p, volume, 4096, 0);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("norandommap"), std::string::npos) << g.error().message;
+  p.norandommap = true;
+  EXPECT_TRUE(WorkloadGenerator::Create(p, volume, 4096, 0).ok());
+  // Zipf draws through no map, as fio's.
+  p.norandommap = false;
+  p.random_distribution = RandomDistribution::kZipf;
+  p.zipf_theta = 1.2;
+  EXPECT_TRUE(WorkloadGenerator::Create(p, volume, 4096, 0).ok());
+}
+
 }  // namespace
 }  // namespace tierlab
