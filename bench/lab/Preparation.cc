@@ -154,6 +154,8 @@ Expected<PreparationResult> PrepareWithData(Engine& engine, BlockDevice& volume,
     p.has_io_size = true;
     p.io_size = t.count * t.bs;
     p.randseed = t.seed;
+    // Offsets with repeats, as the functional preparation draws them.
+    p.norandommap = true;
     profiles.push_back(std::move(p));
     SectionWork w;
     w.profile = &profiles.back();
