@@ -220,6 +220,9 @@ class Run {
       if (jp->verify_pending && p_.verify_backlog != 0) {
         jp->backlog.emplace(p_.verify_backlog, p_.verify_backlog_batch);
       }
+      // fio reads back in the order written where its random map keeps the
+      // writes of a pass apart, else in offset order.
+      jp->written = WrittenExtents(jp->gen.keeps_random_map());
       jp->interval = jp->gen.rate_interval();
       jp->rate_bps = p_.effective_rate();
       if (p_.rate_poisson && jp->open_loop()) {
@@ -707,7 +710,7 @@ class Run {
     j->verify_pending = false;
     j->verifying = true;
     j->to_verify = j->written.Pieces(p_.max_bs());
-    j->written = WrittenExtents{};
+    j->written = WrittenExtents(j->gen.keeps_random_map());
     while (!j->idle.empty() && MayIssue(*j) && FlowAllows(j)) IssueVerify(j, j->idle.back());
   }
 

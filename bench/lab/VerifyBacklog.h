@@ -7,8 +7,9 @@
 // read-backs begins when the writes waiting to be read back are a multiple
 // of verify_backlog (and some are waiting) and the job's last I/O was not a
 // read; the batch lasts verify_backlog_batch read-backs (default: the
-// backlog). A read-back takes the waiting write with the lowest offset,
-// once that write has completed; until then the job goes on writing and
+// backlog). A read-back takes the oldest waiting write (with fio's random
+// map) or the one with the lowest offset (WrittenExtents), once that write
+// has completed; until then the job goes on writing and
 // the batch waits. What is left when the writes end is read back in the
 // job's verify phase, as without a backlog.
 //

@@ -148,12 +148,30 @@ std::uint64_t WrittenExtents::Add(std::uint64_t offset, std::uint64_t length) {
   const std::uint64_t id = next_id_++;
   extents_.emplace(offset, Extent{offset + length, id});
   in_flight_.insert(id);
+  if (in_write_order_) {
+    by_age_.emplace(id, offset);
+    // An older extent this write split keeps its tail after it, which now
+    // starts here.
+    const auto tail = extents_.find(offset + length);
+    if (tail != extents_.end() && tail->second.id < id)
+      by_age_.emplace(tail->second.id, tail->first);
+  }
   return id;
 }
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> WrittenExtents::TakeFirst() {
-  if (extents_.empty() || in_flight_.contains(extents_.begin()->second.id)) return std::nullopt;
-  const auto first = extents_.begin();
+  auto first = extents_.begin();
+  if (in_write_order_) {
+    for (;;) {
+      if (by_age_.empty()) return std::nullopt;
+      const auto [id, start] = by_age_.top();
+      first = extents_.find(start);
+      if (first != extents_.end() && first->second.id == id) break;
+      by_age_.pop();  // cut away or moved since
+    }
+  }
+  if (first == extents_.end() || in_flight_.contains(first->second.id)) return std::nullopt;
+  if (in_write_order_) by_age_.pop();
   const std::pair<std::uint64_t, std::uint64_t> out{first->first, first->second.end - first->first};
   extents_.erase(first);
   return out;
@@ -162,12 +180,20 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> WrittenExtents::TakeFirst
 std::vector<std::pair<std::uint64_t, std::uint64_t>> WrittenExtents::Pieces(
     std::uint64_t max_length) const {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  for (const auto& [start, extent] : extents_) {
-    const std::uint64_t end = extent.end;
+  auto add = [&](std::uint64_t start, std::uint64_t end) {
     for (std::uint64_t o = start; o < end; o += max_length) {
       out.emplace_back(o, std::min(max_length, end - o));
     }
+  };
+  if (!in_write_order_) {
+    for (const auto& [start, extent] : extents_) add(start, extent.end);
+    return out;
   }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> order;  // (id, start)
+  order.reserve(extents_.size());
+  for (const auto& [start, extent] : extents_) order.emplace_back(extent.id, start);
+  std::sort(order.begin(), order.end());
+  for (const auto& [id, start] : order) add(start, extents_.at(start).end);
   return out;
 }
 

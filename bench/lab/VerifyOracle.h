@@ -28,9 +28,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
+#include <queue>
 #include <set>
 #include <vector>
 
@@ -104,16 +106,22 @@ class VerifyOracle {
 
 // The extents one job wrote, to read back in its verify phase (fio's
 // do_verify) or while it writes (verify_backlog): non-overlapping, a later
-// write replacing what it covers.
+// write replacing what it covers. Read back in offset order, as fio's
+// sorted log of a job without a random map, or in the order written, as
+// fio's list where its random map keeps a pass's writes apart (iolog.c's
+// log_io_piece).
 class WrittenExtents {
  public:
+  explicit WrittenExtents(bool in_write_order = false) : in_write_order_(in_write_order) {}
+
   // A write issued; until Landed(returned id) it is in flight.
   std::uint64_t Add(std::uint64_t offset, std::uint64_t length);
   void Landed(std::uint64_t id) { in_flight_.erase(id); }
-  // The first extent (lowest offset), taken out, unless its write is still
-  // in flight (fio's get_next_verify).
+  // The first extent (lowest offset, or oldest write), taken out, unless its
+  // write is still in flight (fio's get_next_verify).
   std::optional<std::pair<std::uint64_t, std::uint64_t>> TakeFirst();
-  // In offset order, each at most `max_length` bytes (a slot's buffer).
+  // In offset (or write) order, each at most `max_length` bytes (a slot's
+  // buffer).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> Pieces(std::uint64_t max_length) const;
   bool empty() const { return extents_.empty(); }
   std::size_t size() const { return extents_.size(); }
@@ -126,6 +134,12 @@ class WrittenExtents {
   std::map<std::uint64_t, Extent> extents_;  // by start
   std::set<std::uint64_t> in_flight_;        // ids of writes not yet completed
   std::uint64_t next_id_ = 1;
+  bool in_write_order_ = false;
+  // In write order: (id, start) of every extent, oldest first; entries whose
+  // extent was since cut away or moved are skipped when they come up.
+  std::priority_queue<std::pair<std::uint64_t, std::uint64_t>,
+                      std::vector<std::pair<std::uint64_t, std::uint64_t>>, std::greater<>>
+      by_age_;
 };
 
 }  // namespace tierlab

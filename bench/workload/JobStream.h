@@ -43,6 +43,7 @@ class JobStream {
     return gens_.front().AnotherPass(passes, done);
   }
   std::uint32_t loops() const { return gens_.front().loops(); }
+  bool keeps_random_map() const { return gens_.front().keeps_random_map(); }
   Nanos rate_interval() const { return gens_.front().rate_interval(); }
   std::size_t file_count() const { return gens_.size(); }
   // Where the job's I/O lands on the volume: each file's region (job

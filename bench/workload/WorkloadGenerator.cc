@@ -223,10 +223,8 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
 }
 
 bool WorkloadGenerator::KeepsRandomMap(const Profile& profile, const WorkloadGenerator& g) {
-  // fio keeps its map for a random job without norandommap, but draws
-  // through it only with the uniform distribution (zipf, pareto and normal
-  // take their draw as it is; zoned checks the map at the block's place in
-  // its zone, not in the region): tierlab keeps it for the uniform one.
+  // fio turns the map off for any distribution but the uniform one
+  // (init.c's fixup_options sets norandommap).
   if (!profile.is_random() || profile.norandommap || g.dist_ != RandomDistribution::kRandom)
     return false;
   // fio aligns each direction to its own smallest size and indexes the map
@@ -343,11 +341,11 @@ NextIo WorkloadGenerator::Next() {
     off = begin_ + block * ba_;
     map_block = block;
     if (off + io.length > end_) {
-      // With the map the block is taken and the I/O cut to what fits (in
-      // whole smallest lengths); without it the I/O moves back.
-      const std::uint64_t fit = (end_ - off) / min_len_[dir] * min_len_[dir];
-      if (keep_map_ && fit != 0) {
-        io.length = fit;
+      // fio's get_next_buflen draws the size again until one fits (the
+      // smallest does, where the block is aligned to it); with a smaller
+      // alignment the I/O moves back.
+      if (off + min_len_[dir] <= end_) {
+        while (off + io.length > end_) io.length = PickLength(dir);
       } else {
         off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
         map_block = UINT64_MAX;
@@ -377,12 +375,12 @@ NextIo WorkloadGenerator::Next() {
       io.wrapped = !trimwrite_ || dir == 2;
     }
   }
-  if (keep_map_) {
-    // fio's mark_random_map: the blocks this I/O covers, up to the first
-    // one covered before, which cuts it short there (an I/O whose first
-    // block is covered, a sequential one in a mixed job, is left whole).
+  if (keep_map_ && map_block != UINT64_MAX) {
+    // fio's mark_random_map: the blocks a random pick covers, up to the
+    // first one covered before, which cuts it short there. The sequential
+    // I/Os of a mixed job (percentage_random, rw=randread:N) neither mark
+    // nor are cut (get_next_block flags them IO_U_F_BUSY_OK).
     const std::uint64_t want = io.length == ba_ ? 1 : (io.length + ba_ - 1) / ba_;
-    if (map_block == UINT64_MAX) map_block = (off - begin_) / ba_;
     const std::uint64_t marked = map_.MarkRun(map_block, want);
     if (marked != 0 && marked < want) io.length = marked * ba_;
   }

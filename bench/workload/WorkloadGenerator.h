@@ -13,8 +13,10 @@
 //   down to the block alignment (ba). With split_size each job's size and
 //   offset_increment are its part of size (SplitSizePart): the jobs tile it.
 // - ba (block alignment of random offsets) = the smallest block size, as
-//   fio's default; random blocks are [0, region / ba). An I/O that would run
-//   past the region end is moved back to the last aligned offset that fits.
+//   fio's default; random blocks are [0, region / ba). A random I/O that
+//   would run past the region end draws its size again until it fits (fio's
+//   get_next_buflen); where even the smallest does not (ba smaller than it)
+//   it moves back to the last aligned offset that fits.
 // - Op: reads with probability rwmixread% for rw/randrw (per I/O, fio's
 //   rand_between(1,100) <= rwmixread); trims for trim modes; trimwrite
 //   trims when the last write started where the last trim did, else writes
@@ -36,11 +38,13 @@
 //   pick a random block, the others continue (or, rw_sequencer=identical,
 //   repeat the last offset of that direction).
 // - Random map (fio's, unless norandommap; uniform random_distribution
-//   only): every I/O of a random job marks the blocks it covers, and is cut
-//   short before the first block already covered; a random pick that lands
-//   on a covered block takes the next uncovered one. Once all are covered
-//   the map starts afresh and that I/O is flagged `wrapped`, the end of a
-//   pass. So each pass touches every block once, as fio's.
+//   only): every random pick marks the blocks it covers, and is cut short
+//   before the first block already covered; a pick that lands on a covered
+//   block takes the next uncovered one. Once all are covered the map starts
+//   afresh and that I/O is flagged `wrapped`, the end of a pass. So each
+//   pass touches every block once, as fio's. The sequential I/Os of a mixed
+//   job (percentage_random, rw=randread:N) neither mark nor are cut, as in
+//   fio.
 // - Randomness: each decision (op, length, random-or-sequential, block) has
 //   its own Xoshiro256** stream derived from (randseed, job_index, decision),
 //   so changing bssplit does not change the op sequence. Same inputs → same
@@ -134,6 +138,8 @@ class WorkloadGenerator {
   std::uint64_t region_end() const { return end_; }
   std::uint64_t block_alignment() const { return ba_; }
   std::uint64_t block_count() const { return nblocks_; }
+  // Whether the job keeps fio's random map (each pass covers a block once).
+  bool keeps_random_map() const { return keep_map_; }
 
  private:
   WorkloadGenerator() = default;

@@ -970,4 +970,59 @@ print("passes: each loop repeats the first, as fio's; read:-12k offset for offse
       " the random map covers each block once a pass")
 PY
 
+# Verify with fio's random map: fio logs a random job's writes in a list
+# (iolog.c's log_io_piece), so it reads them back in the order written, at
+# the end or verify_backlog at a time; tierlab reads back in that order too.
+cat >vorder.fio <<'FIO'
+[global]
+ioengine=libaio
+direct=1
+filename=${TARGET}
+rw=randwrite
+bs=4k
+size=64k
+verify=crc32c
+[vend]
+[vbacklog]
+stonewall
+offset=1m
+verify_backlog=4
+FIO
+python3 - <<'PY'
+import re
+out = []
+for line in open("vorder.fio"):
+    out.append(line)
+    m = re.match(r"\[(vend|vbacklog)\]", line)
+    if m:
+        out.append(f"write_iolog=vorder-{m.group(1)}.iolog\n")
+open("vorder-fio.fio", "w").writelines(out)
+open("vorder-tierlab.fio", "w").writelines(
+    l.replace("write_iolog=vorder-", "log_offset=1\nwrite_lat_log=vorder-").replace(".iolog", "")
+    for l in out)
+PY
+fio --output-format=json vorder-fio.fio >/dev/null || fail "fio vorder.fio"
+"$bin" run --real -q -l layout.json -p vorder-tierlab.fio -f json >/dev/null ||
+  fail "tierlab vorder.fio"
+python3 - <<'PY'
+import glob
+def fio(name):
+    return [(l.split()[2], int(l.split()[3])) for l in open(f"vorder-{name}.iolog")
+            if len(l.split()) == 5 and l.split()[2] in ("read", "write")]
+def tierlab(name):
+    return [("read" if l.split(",")[2].strip() == "0" else "write", int(l.split(",")[4]))
+            for l in open(glob.glob(f"vorder-{name}_slat.*.log")[0])]
+for name in ("vend", "vbacklog"):
+    for who, ios in (("fio", fio(name)), ("tierlab", tierlab(name))):
+        writes = [o for d, o in ios if d == "write"]
+        reads = [o for d, o in ios if d == "read"]
+        assert sorted(writes) == sorted(reads) == list(range(1 << 20 if name == "vbacklog" else 0,
+                                                             (1 << 20 if name == "vbacklog" else 0)
+                                                             + 65536, 4096)), (name, who, ios)
+        assert reads == writes, (name, who, "read back out of write order", ios)
+        if name == "vbacklog":  # a batch of 4 read-backs after every 4 writes
+            assert [d for d, _ in ios[:8]] == ["write"] * 4 + ["read"] * 4, (who, ios[:8])
+print("verify order: random writes read back in the order written, as fio's")
+PY
+
 echo "fio compare: ok"

@@ -59,6 +59,30 @@ TEST(WrittenExtentsTest, OverlapsKeepOnePieceEachInOffsetOrder) {
   EXPECT_EQ(w.Pieces(4096), (std::vector<P>{{0, 2048}, {2048, 4096}, {6144, 4096}, {10240, 2048}}));
 }
 
+// With fio's random map, fio reads back in the order written (its log is
+// a list): the oldest write first, what later writes cut from it skipped,
+// a split one's tail where its head was.
+TEST(WrittenExtentsTest, InWriteOrderTheOldestComesFirst) {
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  WrittenExtents w(/*in_write_order=*/true);
+  const std::uint64_t a = w.Add(8192, 8192);  // [8k, 16k)
+  const std::uint64_t b = w.Add(0, 4096);
+  const std::uint64_t c = w.Add(10240, 2048);  // splits the first: [8k, 10k) and [12k, 16k)
+  EXPECT_EQ(w.Pieces(4096),
+            (std::vector<P>{{8192, 2048}, {12288, 4096}, {0, 4096}, {10240, 2048}}));
+  EXPECT_EQ(w.TakeFirst(), std::nullopt);  // the oldest write is still in flight
+  w.Landed(a);
+  EXPECT_EQ(w.TakeFirst(), (std::optional<P>{{8192, 2048}}));
+  EXPECT_EQ(w.TakeFirst(), (std::optional<P>{{12288, 4096}}));
+  EXPECT_EQ(w.TakeFirst(), std::nullopt);
+  w.Landed(c);
+  EXPECT_EQ(w.TakeFirst(), std::nullopt);  // b, older than c, waits
+  w.Landed(b);
+  EXPECT_EQ(w.TakeFirst(), (std::optional<P>{{0, 4096}}));
+  EXPECT_EQ(w.TakeFirst(), (std::optional<P>{{10240, 2048}}));
+  EXPECT_TRUE(w.empty());
+}
+
 struct DataVolume {
   SimEngine e;
   FaultTarget* fault = nullptr;
