@@ -17,6 +17,29 @@ command -v python3 >/dev/null || { echo "python3 not installed: skipped"; exit 7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Runs job file NAME.fio in fio and tierlab, each section logging every
+# I/O: fio's write_iolog NAME-SECTION.iolog, tierlab's per-I/O latency logs
+# NAME-SECTION_{slat,clat,lat}.N.log with offsets.
+run_logged() {
+  python3 - "$1" <<'PY'
+import re, sys
+name = sys.argv[1]
+out = []
+for line in open(f"{name}.fio"):
+    out.append(line)
+    m = re.match(r"\[([^]]+)\]", line)
+    if m and m.group(1) != "global":
+        out.append(f"write_iolog={name}-{m.group(1)}.iolog\n")
+open(f"{name}-fio.fio", "w").writelines(out)
+open(f"{name}-tierlab.fio", "w").writelines(
+    l.replace(f"write_iolog={name}-", f"log_offset=1\nwrite_lat_log={name}-").replace(".iolog", "")
+    for l in out)
+PY
+  fio --output-format=json "$1-fio.fio" >/dev/null || fail "fio $1.fio"
+  "$bin" run --real -q -l layout.json -p "$1-tierlab.fio" -f json >/dev/null ||
+    fail "tierlab $1.fio"
+}
 cd "$tmp"
 
 truncate -s 16m target
@@ -921,22 +944,7 @@ rw=randread
 rw=randwrite
 bsrange=4k-16k
 FIO
-python3 - <<'PY'
-import re
-out = []
-for line in open("passes.fio"):
-    out.append(line)
-    m = re.match(r"\[(back|rnd|map)\]", line)
-    if m:
-        out.append(f"write_iolog=passes-{m.group(1)}.iolog\n")
-open("passes-fio.fio", "w").writelines(out)
-open("passes-tierlab.fio", "w").writelines(
-    l.replace("write_iolog=passes-", "log_offset=1\nwrite_lat_log=passes-").replace(".iolog", "")
-    for l in out)
-PY
-fio --output-format=json passes-fio.fio >/dev/null || fail "fio passes.fio"
-"$bin" run --real -q -l layout.json -p passes-tierlab.fio -f json >/dev/null ||
-  fail "tierlab passes.fio"
+run_logged passes
 python3 - <<'PY'
 def fio_ios(name):
     return [(int(l.split()[3]), int(l.split()[4])) for l in open(f"passes-{name}.iolog")
@@ -988,22 +996,7 @@ stonewall
 offset=1m
 verify_backlog=4
 FIO
-python3 - <<'PY'
-import re
-out = []
-for line in open("vorder.fio"):
-    out.append(line)
-    m = re.match(r"\[(vend|vbacklog)\]", line)
-    if m:
-        out.append(f"write_iolog=vorder-{m.group(1)}.iolog\n")
-open("vorder-fio.fio", "w").writelines(out)
-open("vorder-tierlab.fio", "w").writelines(
-    l.replace("write_iolog=vorder-", "log_offset=1\nwrite_lat_log=vorder-").replace(".iolog", "")
-    for l in out)
-PY
-fio --output-format=json vorder-fio.fio >/dev/null || fail "fio vorder.fio"
-"$bin" run --real -q -l layout.json -p vorder-tierlab.fio -f json >/dev/null ||
-  fail "tierlab vorder.fio"
+run_logged vorder
 python3 - <<'PY'
 import glob
 def fio(name):
