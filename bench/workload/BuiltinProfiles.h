@@ -9,8 +9,10 @@
 // I/O; 64k sequential uses iodepth 16 x numjobs 4 with each job streaming
 // its own quarter of the volume (size=25%, offset_increment=25%), since fio's
 // default of every job reading the same region would turn a sequential test
-// into a cache test. runtime 60s, ramp_time 10s. Override any field with a
-// JSON merge patch (Profile.h).
+// into a cache test. runtime 60s, ramp_time 10s. Random offsets are drawn
+// with repeats (norandommap), as DISKSPD and vdbench draw them: fio's
+// random map makes a working set larger than the cache hit in cycles of a
+// pass. Override any field with a JSON merge patch (Profile.h).
 //
 // Method (docs/METHODOLOGY.md), the same for every builtin, set by
 // MakeBuiltin: warmup=fast (the cache and tiers warmed by the job's own
