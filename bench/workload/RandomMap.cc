@@ -36,7 +36,13 @@ void RandomMap::Allocate() {
 
 void RandomMap::Clear() {
   marked_ = 0;
-  if (!levels_.empty()) Allocate();
+  // In place: a time based job clears its map every pass.
+  std::uint64_t bits = blocks_;
+  for (auto& level : levels_) {
+    std::fill(level.begin(), level.end(), 0);
+    if (bits % 64 != 0) level.back() = ~0ULL << (bits % 64);
+    bits = level.size();
+  }
 }
 
 std::uint64_t RandomMap::MarkRun(std::uint64_t block, std::uint64_t count) {

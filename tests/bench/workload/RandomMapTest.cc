@@ -53,30 +53,34 @@ TEST(RandomMapTest, AgreesWithAPlainBitVectorUntilFull) {
   for (std::uint64_t n : {1ULL, 63ULL, 64ULL, 65ULL, 4095ULL, 4097ULL, 262147ULL}) {
     SCOPED_TRACE(n);
     RandomMap m(n);
-    std::vector<bool> bits(n, false);
-    std::uint64_t marked = 0;
     Xoshiro256 rng;
     rng.Seed(n);
-    std::uint64_t steps = 0;
-    while (marked < n) {
-      ASSERT_LT(++steps, 20 * n + 100);
-      const std::uint64_t b = rng.Below(n);
-      const std::uint64_t want = NextFreeOf(bits, b);
-      ASSERT_EQ(m.NextFree(b), want) << b;
-      ASSERT_EQ(m.Marked(b), bits[b]);
-      // Mark a run from the free block found, as the generator does.
-      const std::uint64_t count = 1 + rng.Below(4);
-      std::uint64_t expect = 0;
-      while (expect < count && want + expect < n && !bits[want + expect]) {
-        bits[want + expect] = true;
-        ++expect;
+    // Twice: the second pass after Clear, as a time based job's.
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) m.Clear();
+      std::vector<bool> bits(n, false);
+      std::uint64_t marked = 0;
+      std::uint64_t steps = 0;
+      while (marked < n) {
+        ASSERT_LT(++steps, 20 * n + 100);
+        const std::uint64_t b = rng.Below(n);
+        const std::uint64_t want = NextFreeOf(bits, b);
+        ASSERT_EQ(m.NextFree(b), want) << b;
+        ASSERT_EQ(m.Marked(b), bits[b]);
+        // Mark a run from the free block found, as the generator does.
+        const std::uint64_t count = 1 + rng.Below(4);
+        std::uint64_t expect = 0;
+        while (expect < count && want + expect < n && !bits[want + expect]) {
+          bits[want + expect] = true;
+          ++expect;
+        }
+        ASSERT_EQ(m.MarkRun(want, count), expect);
+        marked += expect;
+        ASSERT_EQ(m.marked(), marked);
       }
-      ASSERT_EQ(m.MarkRun(want, count), expect);
-      marked += expect;
-      ASSERT_EQ(m.marked(), marked);
+      EXPECT_TRUE(m.Full());
+      EXPECT_EQ(m.NextFree(0), RandomMap::kNone);
     }
-    EXPECT_TRUE(m.Full());
-    EXPECT_EQ(m.NextFree(0), RandomMap::kNone);
   }
 }
 
