@@ -21,7 +21,7 @@ namespace {
 // and buffer-content settings that do not change the I/O stream a simulated
 // or real tierlab volume sees. Anything else unknown is an error, so a job
 // file never runs with a silently dropped option that would change results.
-constexpr std::array<std::string_view, 43> kIgnoredFioOptions = {
+constexpr std::array<std::string_view, 42> kIgnoredFioOptions = {
     "ioengine",
     "direct",
     "buffered",
@@ -30,7 +30,6 @@ constexpr std::array<std::string_view, 43> kIgnoredFioOptions = {
     "thread",
     "randrepeat",
     "allrandrepeat",
-    "random_generator",
     "description",
     "invalidate",
     "gtod_reduce",
@@ -1617,6 +1616,21 @@ const std::vector<Option>& Options() {
                  "per pass)",
                  flag(&Profile::norandommap), &SetFlagJson<&Profile::norandommap>,
                  /*bare=*/true});
+    o.push_back({"random_generator", "tausworthe | lfsr | tausworthe64", "",
+                 "lfsr: every block once per pass with no map (I/Os never cut, with or "
+                 "without norandommap); the others: tierlab's own generator",
+                 [](Profile& p, std::string_view v, int) -> Expected<void> {
+                   const std::string_view t = Trim(v);
+                   if (t != "tausworthe" && t != "lfsr" && t != "tausworthe64") {
+                     return Reason("must be tausworthe, lfsr or tausworthe64, got " +
+                                   QuotedText(t));
+                   }
+                   p.random_generator_lfsr = t == "lfsr";
+                   return {};
+                 },
+                 [](const Profile& p) -> nlohmann::json {
+                   return p.random_generator_lfsr ? nlohmann::json("lfsr") : nlohmann::json();
+                 }});
     o.push_back({"random_scatter", "0 | 1 (true | false)", "",
                  "spread zipf/pareto/normal ranks over the region (0: hottest blocks first)",
                  [](Profile& p, std::string_view v, int) -> Expected<void> {
@@ -2295,6 +2309,7 @@ std::vector<FieldDoc> ProfileFieldDocs() {
     if (o.name == "end_fsync" || o.name == "fsync_on_close" || o.name == "fill_device" ||
         o.name == "norandommap")
       fallback = "false";
+    if (o.name == "random_generator") fallback = "tausworthe";
     if (o.name == "continue_on_error") fallback = "none";
     if (o.name == "latency_target" || o.name == "latency_window") fallback = "0";
     if (o.name == "latency_percentile") fallback = "100";

@@ -116,6 +116,8 @@
 //   norandommap          fio's: 0 (default) keeps a random map, so a uniform
 //                        random job touches every block of its region once
 //                        per pass (RandomMap.h); 1 draws with repeats
+//   random_generator     fio's: lfsr picks every block once per pass without
+//                        a map (no I/O is cut), with or without norandommap
 //   randseed             seed of every random stream of the job
 //   random_scatter       tierlab extension, default 1: spread the popularity
 //                        ranks of zipf/pareto/normal over the region with a
@@ -400,6 +402,9 @@ struct Profile {
   // fio's norandommap: false keeps fio's random map (uniform random jobs
   // touch each block once per pass); true draws offsets with repeats.
   bool norandommap = false;
+  // fio's random_generator=lfsr: every block once per pass without a map
+  // (I/Os are not cut), norandommap or not.
+  bool random_generator_lfsr = false;
   // fio's job grouping and files (JobFiles.h): a section with stonewall
   // starts when every section before it has ended; one without starts
   // together with the ones before it, back to the last stonewall.

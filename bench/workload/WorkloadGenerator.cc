@@ -202,9 +202,19 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
                         : *std::min_element(g.bs_by_percent_[d].begin(), g.bs_by_percent_[d].end());
   }
   g.keep_map_ = KeepsRandomMap(profile, g);
+  g.lfsr_ = profile.random_generator_lfsr;
   if (g.keep_map_) {
     const unsigned __int128 bytes =
         static_cast<unsigned __int128>(RandomMap::BytesFor(g.nblocks_)) * profile.numjobs;
+    if (bytes > kMaxRandomMapBytes && profile.random_generator_lfsr) {
+      return fail("random_generator: tierlab's lfsr keeps a map of the blocks picked, which for " +
+                  std::to_string(profile.numjobs) + " job(s) over " + std::to_string(g.nblocks_) +
+                  " blocks each would take " +
+                  std::to_string(static_cast<std::uint64_t>(bytes >> 20)) + " MiB (at most " +
+                  std::to_string(kMaxRandomMapBytes >> 20) +
+                  "); leave random_generator unset and set norandommap=1 to draw offsets with "
+                  "repeats");
+    }
     if (bytes > kMaxRandomMapBytes) {
       return fail("norandommap: fio's random map of " + std::to_string(profile.numjobs) +
                   " job(s) over " + std::to_string(g.nblocks_) + " blocks each would take " +
@@ -225,8 +235,10 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
 bool WorkloadGenerator::KeepsRandomMap(const Profile& profile, const WorkloadGenerator& g) {
   // fio turns the map off for any distribution but the uniform one
   // (init.c's fixup_options sets norandommap).
-  if (!profile.is_random() || profile.norandommap || g.dist_ != RandomDistribution::kRandom)
-    return false;
+  // With random_generator=lfsr fio keeps no map, but the LFSR still picks
+  // every block once per pass: the map, marking one block a pick, does so.
+  if (!profile.is_random() || g.dist_ != RandomDistribution::kRandom) return false;
+  if (profile.norandommap && !profile.random_generator_lfsr) return false;
   // fio aligns each direction to its own smallest size and indexes the map
   // in it; any other alignment (ba) turns the map off ("Any use of
   // blockalign= turns off randommap"). tierlab aligns every direction to
@@ -379,8 +391,9 @@ NextIo WorkloadGenerator::Next() {
     // fio's mark_random_map: the blocks a random pick covers, up to the
     // first one covered before, which cuts it short there. The sequential
     // I/Os of a mixed job (percentage_random, rw=randread:N) neither mark
-    // nor are cut (get_next_block flags them IO_U_F_BUSY_OK).
-    const std::uint64_t want = io.length == ba_ ? 1 : (io.length + ba_ - 1) / ba_;
+    // nor are cut (get_next_block flags them IO_U_F_BUSY_OK). An LFSR
+    // marks nothing but its pick.
+    const std::uint64_t want = io.length == ba_ || lfsr_ ? 1 : (io.length + ba_ - 1) / ba_;
     const std::uint64_t marked = map_.MarkRun(map_block, want);
     if (marked != 0 && marked < want) io.length = marked * ba_;
   }

@@ -138,8 +138,9 @@ class WorkloadGenerator {
   std::uint64_t region_end() const { return end_; }
   std::uint64_t block_alignment() const { return ba_; }
   std::uint64_t block_count() const { return nblocks_; }
-  // Whether the job keeps fio's random map (each pass covers a block once).
-  bool keeps_random_map() const { return keep_map_; }
+  // Whether the job keeps fio's random map (each pass covers a block once;
+  // an LFSR picks each once but fio keeps no map for it).
+  bool keeps_random_map() const { return keep_map_ && !lfsr_; }
 
  private:
   WorkloadGenerator() = default;
@@ -186,6 +187,7 @@ class WorkloadGenerator {
   // ba_, each covered once per pass; and per direction the smallest length,
   // to which an I/O over a covered block or the region's end is cut.
   bool keep_map_ = false;
+  bool lfsr_ = false;  // random_generator=lfsr: the map marks picks only
   RandomMap map_;
   // With the map: the next kDrawsAhead uniform draws, taken early so that
   // their map words are fetched meanwhile (the same draws in the same

@@ -699,3 +699,38 @@ TEST(WorkloadGeneratorTest, RandomMapsBeyondTheirBudgetAreRefused) {
 
 }  // namespace
 }  // namespace tierlab
+
+namespace tierlab {
+namespace {
+
+// fio's random_generator=lfsr keeps no map, but its LFSR picks every block
+// once per cycle, norandommap or not; I/Os are not cut, so with a range of
+// sizes they overlap.
+TEST(WorkloadGeneratorTest, LfsrPicksEveryBlockOncePerPassWithoutCuts) {
+  Profile p = FromOptions({{"rw", "randread"},
+                           {"bsrange", "4k-16k"},
+                           {"size", "256k"},
+                           {"random_generator", "lfsr"},
+                           {"norandommap", "1"}});
+  auto g = Make(p);
+  std::set<std::uint64_t> picked;
+  bool overlapped = false;
+  std::vector<int> covered(64, 0);
+  for (int i = 0; i < 64; ++i) {
+    const NextIo io = g.Next();
+    EXPECT_EQ(io.wrapped, false) << i;
+    picked.insert(io.offset / 4096);
+    for (std::uint64_t b = io.offset / 4096; b < (io.offset + io.length) / 4096; ++b) {
+      overlapped |= covered[b]++ != 0;
+    }
+  }
+  EXPECT_EQ(picked.size(), 64u);
+  EXPECT_TRUE(overlapped);
+  EXPECT_TRUE(g.Next().wrapped);
+  EXPECT_FALSE(g.keeps_random_map());  // fio reads a verify back by offset
+  Profile q;
+  EXPECT_FALSE(SetProfileOption(q, "random_generator", "mt", true, 1024).ok());
+}
+
+}  // namespace
+}  // namespace tierlab
