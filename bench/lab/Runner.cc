@@ -76,10 +76,9 @@ struct Job {
     }
     v.push_back({len, 1});
   }
-  // Open loop: arrivals t0 + k * interval (rate_iops), or, under `rate`, at
-  // t0 + the bytes issued before / rate_bps (fio's usec_for_io);
+  // Open loop: an I/O arrives at t0 + the bytes issued before / rate_bps
+  // (fio's usec_for_io; rate_iops is a byte rate too, Profile::rate_bps);
   // `arrivals_taken` have been issued.
-  Nanos interval = 0;
   std::uint64_t rate_bps = 0;
   std::uint64_t rate_bytes_taken = 0;
   Nanos t0 = 0;
@@ -90,7 +89,7 @@ struct Job {
   Nanos poisson_mean = 0;
   Xoshiro256 poisson_rng;
   bool arrival_timer = false;
-  bool open_loop() const { return interval > 0 || rate_bps > 0; }
+  bool open_loop() const { return rate_bps > 0 || poisson; }
   // fio's queueing (iodepth_low, iodepth_batch_complete_min/max): once the
   // queue is full, completions wait in `done` until at least `reap_min` are
   // there; slots come back `reap_max` at a time until the depth is down to
@@ -223,18 +222,15 @@ class Run {
       // fio reads back in the order written where its random map keeps the
       // writes of a pass apart, else in offset order.
       jp->written = WrittenExtents(jp->gen.keeps_random_map());
-      jp->interval = jp->gen.rate_interval();
-      jp->rate_bps = p_.effective_rate();
+      jp->rate_bps = p_.rate_bps();
       if (p_.rate_poisson && jp->open_loop()) {
         // fio's usec_for_io: iops from the rate (bytes over the smallest
         // block), a mean gap of 1000000 / iops whole microseconds.
-        const std::uint64_t iops =
-            jp->rate_bps > 0 ? jp->rate_bps / p_.min_bs() : p_.effective_rate_iops();
+        const std::uint64_t iops = jp->rate_bps / p_.min_bs();
         jp->poisson = true;
         jp->poisson_mean = static_cast<Nanos>(1'000'000 / iops) * kMicro;
         jp->poisson_rng.Seed(DeriveSeed(p_.randseed, 0x9015, &job - jobs_.data()));
         jp->rate_bps = 0;
-        jp->interval = jp->poisson_mean;
       }
       jp->batched = p_.batched_reaping();
       jp->prio_rng.Seed(DeriveSeed(p_.randseed, 0x9810, &job - jobs_.data()));
@@ -427,10 +423,6 @@ class Run {
 
   // Open loop: issue every arrival that is due and finds a free slot; the
   // rest wait as backlog (their latency counts from the arrival).
-  std::uint64_t DueArrivals(const Job& j) const {
-    return static_cast<std::uint64_t>((e_.Now() - j.t0) / j.interval) + 1;
-  }
-
   void OnArrivalTimer(Job* j) {
     j->arrival_timer = false;
     OnArrival(j);
@@ -438,28 +430,14 @@ class Run {
   }
 
   void OnArrival(Job* j) {
-    if (j->rate_bps > 0) {
-      OnByteArrival(j);
-      return;
-    }
     if (j->poisson) {
       OnPoissonArrival(j);
-      return;
-    }
-    const std::uint64_t due = DueArrivals(*j);
-    while (j->arrivals_taken < due && !j->idle.empty() && MayIssue(*j) && LetThrough(j)) {
-      const Nanos arrival = j->t0 + static_cast<Nanos>(j->arrivals_taken) * j->interval;
-      ++j->arrivals_taken;
-      Issue(j, j->idle.back(), arrival);
-    }
-    if (MayIssue(*j) && !j->arrival_timer) {
-      j->arrival_timer = true;
-      const Nanos next = j->t0 + static_cast<Nanos>(due) * j->interval;
-      At(next, [this, j] { OnArrivalTimer(j); });
+    } else {
+      OnByteArrival(j);
     }
   }
 
-  // `rate`: the next I/O arrives when the bytes issued before it are due.
+  // The next I/O arrives when the bytes issued before it are due.
   static Nanos NextByteArrival(const Job& j) {
     const unsigned __int128 t =
         static_cast<unsigned __int128>(j.rate_bytes_taken) * kSecond / j.rate_bps;

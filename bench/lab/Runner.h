@@ -4,9 +4,9 @@
 //
 // Closed loop: numjobs x iodepth requests outstanding; a slot issues its next
 // I/O when the previous completes (after `thinktime`). Open loop when
-// `rate_iops` is set: each job's I/Os arrive on a fixed schedule; an arrival
-// that finds every slot busy waits, and its latency counts from the arrival
-// (no coordinated omission).
+// `rate` or `rate_iops` is set: each job's I/Os arrive on fio's schedule of
+// bytes (Profile::rate_bps); an arrival that finds every slot busy waits,
+// and its latency counts from the arrival (no coordinated omission).
 //
 // Measurement window: the jobs start after `startdelay`; I/Os issued during
 // `ramp_time` after that are not counted. A job stops issuing at ramp_time +

@@ -44,7 +44,6 @@ class JobStream {
   }
   std::uint32_t loops() const { return gens_.front().loops(); }
   bool keeps_random_map() const { return gens_.front().keeps_random_map(); }
-  Nanos rate_interval() const { return gens_.front().rate_interval(); }
   std::size_t file_count() const { return gens_.size(); }
   // Where the job's I/O lands on the volume: each file's region (job
   // offset and size within it), in file order.

@@ -846,7 +846,8 @@ const std::vector<Option>& Options() {
                  },
                  nullptr});
     o.push_back({"rate_iops", "integer 0..1e9 [,writes[,trims]]", "IOPS",
-                 "per-job cap on I/Os per second, all directions together (0 = none); "
+                 "per-job cap, all directions together (0 = none), as fio's: a byte rate of "
+                 "this many I/Os of the smallest size, so larger sizes come less often; "
                  "\"a,b\": reads, writes (equal on a mixed job)",
                  [](Profile& p, std::string_view v, int kb) -> Expected<void> {
                    auto dirs = ReadWriteDirections(v, kb, p.rate_iops,
@@ -1869,6 +1870,14 @@ std::uint64_t Profile::effective_rate_iops() const {
 
 std::uint64_t Profile::effective_rate() const {
   return read_percent() == 0 ? rate_write.value_or(rate) : rate;
+}
+
+std::uint64_t Profile::rate_bps() const {
+  if (effective_rate() != 0) return effective_rate();  // rate wins, as fio
+  const std::uint64_t iops = effective_rate_iops();
+  if (iops == 0) return 0;
+  const std::uint64_t bs = min_bs();
+  return iops > UINT64_MAX / bs ? UINT64_MAX : iops * bs;
 }
 
 std::string PreconditionString(const Profile& p) {

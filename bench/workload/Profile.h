@@ -512,6 +512,10 @@ struct Profile {
   // The rate caps that apply to the job (0 = none); mixed jobs have one.
   std::uint64_t effective_rate_iops() const;
   std::uint64_t effective_rate() const;  // bytes/s
+  // The job's open-loop rate in bytes/s, fio's td->rate_bps: `rate`, else
+  // `rate_iops` I/Os of the smallest size (init.c's __setup_rate), so a
+  // job drawing larger sizes issues fewer I/Os a second; 0 = closed loop.
+  std::uint64_t rate_bps() const;
   // fio's iodepth_* with its defaults resolved.
   std::uint32_t queue_low() const {
     return iodepth_low == 0 || iodepth_low > iodepth ? iodepth : iodepth_low;

@@ -206,22 +206,21 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   if (g.keep_map_) {
     const unsigned __int128 bytes =
         static_cast<unsigned __int128>(RandomMap::BytesFor(g.nblocks_)) * profile.numjobs;
-    if (bytes > kMaxRandomMapBytes && profile.random_generator_lfsr) {
-      return fail("random_generator: tierlab's lfsr keeps a map of the blocks picked, which for " +
-                  std::to_string(profile.numjobs) + " job(s) over " + std::to_string(g.nblocks_) +
-                  " blocks each would take " +
-                  std::to_string(static_cast<std::uint64_t>(bytes >> 20)) + " MiB (at most " +
-                  std::to_string(kMaxRandomMapBytes >> 20) +
-                  "); leave random_generator unset and set norandommap=1 to draw offsets with "
-                  "repeats");
-    }
     if (bytes > kMaxRandomMapBytes) {
-      return fail("norandommap: fio's random map of " + std::to_string(profile.numjobs) +
-                  " job(s) over " + std::to_string(g.nblocks_) + " blocks each would take " +
+      // lfsr keeps the map too (tierlab's stand-in for fio's LFSR), so the
+      // way out differs.
+      const bool lfsr = profile.random_generator_lfsr;
+      const std::string what = lfsr ? "random_generator: tierlab's lfsr keeps a map of the "
+                                      "blocks picked, which for "
+                                    : "norandommap: fio's random map of ";
+      const std::string advice = lfsr ? "leave random_generator unset and set norandommap=1 to "
+                                        "draw offsets with repeats"
+                                      : "set norandommap=1 to draw offsets with repeats, as fio "
+                                        "advises for large regions";
+      return fail(what + std::to_string(profile.numjobs) + " job(s) over " +
+                  std::to_string(g.nblocks_) + " blocks each would take " +
                   std::to_string(static_cast<std::uint64_t>(bytes >> 20)) + " MiB (at most " +
-                  std::to_string(kMaxRandomMapBytes >> 20) +
-                  "); set norandommap=1 to draw offsets with repeats, as fio advises for "
-                  "large regions");
+                  std::to_string(kMaxRandomMapBytes >> 20) + "); " + advice);
     }
     g.map_ = RandomMap(g.nblocks_);
     for (std::uint64_t& b : g.drawn_ahead_) b = g.block_rng_.Below(g.nblocks_);
@@ -421,12 +420,6 @@ std::uint64_t WorkloadGenerator::io_bytes_limit() const {
 
 std::uint64_t WorkloadGenerator::io_count_limit() const {
   return FioJobLimit(profile_, profile_.number_ios);
-}
-
-Nanos WorkloadGenerator::rate_interval() const {
-  if (profile_.effective_rate() != 0) return 0;  // rate wins, as fio
-  const std::uint64_t rate = profile_.effective_rate_iops();
-  return rate > 0 ? kSecond / static_cast<Nanos>(rate) : 0;
 }
 
 }  // namespace tierlab

@@ -132,8 +132,6 @@ class WorkloadGenerator {
     return done < profile_.io_size && profile_.io_size - done >= fio_max_bs_;
   }
   std::uint32_t loops() const { return profile_.time_based ? 1 : profile_.loops; }
-  // Minimum spacing between issues of this job for rate_iops (0 = none).
-  Nanos rate_interval() const;
   std::uint64_t region_begin() const { return begin_; }
   std::uint64_t region_end() const { return end_; }
   std::uint64_t block_alignment() const { return ba_; }

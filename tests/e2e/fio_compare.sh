@@ -291,7 +291,8 @@ FIO
 
 # bsrange: fio's and tierlab's random streams differ, so the sizes are
 # compared as a distribution (same sizes, shares within 0.1), the count
-# exactly.
+# exactly. rate_iops with a range caps bytes, I/Os of the smallest size
+# (the bandwidth is checked below, as the rates').
 cat >bsrange.fio <<'FIO'
 [global]
 ioengine=libaio
@@ -305,6 +306,10 @@ bsrange=4k-16k
 [ragged]
 rw=randwrite
 bsrange=4k-16k,8k-28k
+[rateiops]
+rw=randread
+bsrange=4k-16k
+rate_iops=1000
 FIO
 
 # Issue 16's last block I/O options: verify_pattern (verify=pattern writes
@@ -535,7 +540,7 @@ def same_distribution(w, g):
             assert abs(w[d][size] / nw - g[d][size] / ng) <= 0.1, (d, size, w[d], g[d])
     return w["syncs"] == g["syncs"]
 
-rate_caps = {"rate": ("read", 1 << 20), "ratew": ("write", 2 << 20)}
+rate_caps = {"rate": ("read", 1 << 20), "ratew": ("write", 2 << 20), "rateiops": ("read", 4096000)}
 
 fio_doc = None
 for job in jobs:

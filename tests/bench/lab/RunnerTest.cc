@@ -240,6 +240,24 @@ TEST(RunnerTest, OpenLoopHoldsTheRate) {
   EXPECT_LT(r.metrics.read().lat.Percentile(99), 3 * FindPreset("ssd-hk4e")->read_latency);
 }
 
+// fio's rate_iops is a byte rate, that many I/Os of the smallest size
+// (init.c's __setup_rate): sizes drawn from 4k-16k (4k, 8k, 12k, 16k alike,
+// 10k on average) give 1000 x 4k / 10k = 400 I/Os a second, as fio 3.33.
+TEST(RunnerTest, RateIopsCapsTheBytesOfTheSmallestSize) {
+  SimEngine e;
+  auto v = BuildVolume(e, OneDevice("ssd-hk4e"), {});
+  ASSERT_TRUE(v.ok());
+  const RunResult r = MustRun(e, v->top(),
+                              MakeProfile({{"rate_iops", 1000},
+                                           {"bsrange", "4k-16k"},
+                                           {"iodepth", 8},
+                                           {"time_based", true},
+                                           {"runtime", "20s"}}));
+  const Nanos w = r.metrics.window();
+  EXPECT_NEAR(r.metrics.read().BandwidthBytesPerSec(w), 1000 * 4096, 0.01 * 1000 * 4096);
+  EXPECT_NEAR(r.metrics.complete().Iops(w), 400, 12);  // 8,000 I/Os: the sizes' spread
+}
+
 // fio's rate_process=poisson: the same mean rate, but exponential gaps, so
 // at QD1 some arrivals find the previous I/O still in service and wait
 // (with even gaps none does).

@@ -314,6 +314,21 @@ TEST(ProfileTest, PerDirectionRatesRefuseWhatTheyCannotFollow) {
   EXPECT_EQ(w->effective_rate(), 2u << 20);
 }
 
+// fio's td->rate_bps: `rate` wins; rate_iops counts I/Os of the smallest
+// size of the directions the job does.
+TEST(ProfileTest, RateBpsIsFiosByteRate) {
+  auto p = ParseProfileJson(json{{"rw", "randwrite"}, {"bs", "64k,8k"}, {"rate_iops", 100}}, "r");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->rate_bps(), 100u * 8192);
+  p = ParseProfileJson(json{{"rw", "randread"}, {"bsrange", "4k-16k"}, {"rate_iops", 100}}, "r");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->rate_bps(), 100u * 4096);
+  p = ParseProfileJson(json{{"rate_iops", 100}, {"rate", "1m"}}, "r");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->rate_bps(), 1u << 20);
+  EXPECT_EQ(Profile{}.rate_bps(), 0u);
+}
+
 // The options of issue 16's last block I/O examples, as a fio job file
 // writes them: each reads back from ToJson, and what fio refuses is refused.
 TEST(ProfileTest, ToJsonRoundTripsErrorsLatencyVerifyDataAndPriorityOptions) {

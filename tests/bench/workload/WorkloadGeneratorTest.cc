@@ -339,10 +339,8 @@ TEST(WorkloadGeneratorTest, CreateRejectsImpossibleLayouts) {
 TEST(WorkloadGeneratorTest, RunnerFields) {
   Profile p = RandRead();
   p.iodepth = 8;
-  p.rate_iops = 4000;
   auto g = Make(p, kGiB);
   EXPECT_EQ(g.iodepth(), 8u);
-  EXPECT_EQ(g.rate_interval(), 250 * kMicro);
   EXPECT_EQ(g.io_bytes_limit(), kGiB);  // fio: size bytes, runtime or not
   p.runtime = 10 * kSecond;
   EXPECT_EQ(Make(p, kGiB).io_bytes_limit(), kGiB);
@@ -702,6 +700,32 @@ TEST(WorkloadGeneratorTest, RandomMapsBeyondTheirBudgetAreRefused) {
 
 namespace tierlab {
 namespace {
+
+// A random map past its budget (1 GiB a section) is refused up front, with
+// the way out: norandommap, or for lfsr (which keeps a map here) the default
+// generator. 8 TiB of 512-byte blocks needs 2 GiB; 4 KiB blocks fit.
+TEST(WorkloadGeneratorTest, ARandomMapPastItsBudgetIsRefusedNamingTheWayOut) {
+  constexpr std::uint64_t kVolume = std::uint64_t{8} << 40;
+  Profile p = FromOptions({{"rw", "randread"}, {"bs", "512"}});
+  auto g = WorkloadGenerator::Create(p, kVolume, 512, 0);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("norandommap: fio's random map of 1 job(s) over 17179869184 "
+                                   "blocks each would take"),
+            std::string::npos)
+      << g.error().message;
+  EXPECT_NE(g.error().message.find("set norandommap=1"), std::string::npos);
+  p.random_generator_lfsr = true;
+  g = WorkloadGenerator::Create(p, kVolume, 512, 0);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("random_generator: tierlab's lfsr keeps a map"),
+            std::string::npos)
+      << g.error().message;
+  EXPECT_NE(g.error().message.find("leave random_generator unset"), std::string::npos);
+  p.norandommap = true;
+  p.random_generator_lfsr = false;
+  EXPECT_TRUE(WorkloadGenerator::Create(p, kVolume, 512, 0).ok());
+  EXPECT_TRUE(WorkloadGenerator::Create(FromOptions({{"rw", "randread"}}), kVolume, 512, 0).ok());
+}
 
 // fio's random_generator=lfsr keeps no map, but its LFSR picks every block
 // once per cycle, norandommap or not; I/Os are not cut, so with a range of
