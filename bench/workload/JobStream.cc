@@ -4,6 +4,32 @@
 #include <string>
 
 namespace tierlab {
+namespace {
+
+// Whether fio, after its fixups, runs the job as a random writer without a
+// random map: norandommap given, a distribution other than the uniform one
+// (init.c's fixup_options) or a blockalign other than a direction's
+// smallest size ("Any use of blockalign= turns off randommap").
+bool FioRandomWriterWithoutMap(const Profile& p) {
+  const bool random_writer =
+      p.rw == RwMode::kRandWrite || p.rw == RwMode::kRandRw || p.rw == RwMode::kRandTrimWrite;
+  if (!random_writer) return false;
+  if (p.norandommap || p.random_distribution != RandomDistribution::kRandom) return true;
+  if (p.ba == 0) return false;
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    const std::vector<BsSplitEntry>& split = p.bssplit_for(op);
+    const std::uint64_t min =
+        split.empty()
+            ? p.bs_for(op)
+            : std::min_element(split.begin(), split.end(), [](const auto& a, const auto& b) {
+                return a.bs < b.bs;
+              })->bs;
+    if (p.ba != min) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volume_bytes,
                                       std::uint32_t alignment, std::uint32_t job_index,
@@ -41,6 +67,11 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     per_pass = std::min(per_pass, profile.size.bytes);
   }
   s.bytes_limit_ = FioJobLimit(profile, profile.has_io_size ? profile.io_size : per_pass);
+  if (profile.has_io_size && FioRandomWriterWithoutMap(profile)) {
+    // fio's do_io lets such a job write up to io_size in one pass, drawing
+    // new offsets throughout ("random overwrite workloads").
+    per_pass = std::max(per_pass, profile.io_size);
+  }
   if (profile.loops > 1 || profile.has_io_size) {
     s.first_ = s.gens_;
     s.pass_bytes_ = per_pass * (profile.is_trimwrite() ? 2 : 1);

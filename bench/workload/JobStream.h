@@ -16,7 +16,8 @@
 // each pass as fio does: after the pass's bytes (its regions together, or
 // size where filesize sized the files), or where the sequence wraps, its
 // generators restart as created (RestartAs), and the pass's first I/O is
-// flagged wrapped.
+// flagged wrapped. A job that writes at random without fio's random map
+// does io_size in one pass, as fio's do_io lets it.
 
 #include <cstdint>
 #include <vector>

@@ -164,18 +164,28 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
   g.identical_ = profile.rw_sequencer_identical;
   for (int d = 0; d < 3 && !profile.bssplit.empty(); ++d) {
     const std::vector<BsSplitEntry>& split = profile.bssplit_for(ops[d]);
+    // fio sorts the entries by percentage (options.c): a size that does
+    // not fit before the region's end falls to the next entry in that order
+    // (PickLengthWithin).
+    std::vector<BsSplitEntry> sorted = split;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.percent < b.percent; });
     std::vector<std::uint64_t>& by_percent = g.bs_by_percent_[d];
+    std::vector<std::uint64_t>& written = g.bs_written_by_percent_[d];
     by_percent.reserve(100);
+    written.reserve(100);
     // fio's get_next_buflen rounds a drawn size down to a multiple of the
     // split's smallest (tierlab has no bs_unaligned): 4k/50:6k/50 is all
     // 4k, 6k/50:16k/50 is 6k and 12k.
     std::uint64_t min_bs = split.front().bs;
     for (const auto& e : split) min_bs = std::min(min_bs, e.bs);
     auto rounded = [&](std::uint64_t bs) { return bs - bs % min_bs; };
-    for (const auto& e : split) {
-      for (std::uint32_t i = 0; i < e.percent; ++i) by_percent.push_back(rounded(e.bs));
+    for (const auto& e : sorted) {
+      by_percent.insert(by_percent.end(), e.percent, rounded(e.bs));
+      written.insert(written.end(), e.percent, e.bs);
     }
-    by_percent.resize(100, rounded(split.back().bs));
+    by_percent.resize(100, rounded(sorted.back().bs));
+    written.resize(100, sorted.back().bs);
   }
 
   const std::uint64_t seed = profile.randseed;
@@ -197,9 +207,9 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     case RandomDistribution::kZoned: g.zoned_ = ZonedSampler(g.nblocks_, profile.zones); break;
   }
   for (int d = 0; d < 3; ++d) {
-    g.min_len_[d] = g.bs_by_percent_[d].empty()
-                        ? g.bs_[d]
-                        : *std::min_element(g.bs_by_percent_[d].begin(), g.bs_by_percent_[d].end());
+    const std::vector<std::uint64_t>& split = g.bs_by_percent_[d];
+    g.min_len_[d] = split.empty() ? g.bs_[d] : *std::min_element(split.begin(), split.end());
+    g.max_len_[d] = split.empty() ? g.bs_hi_[d] : *std::max_element(split.begin(), split.end());
   }
   g.keep_map_ = KeepsRandomMap(profile, g);
   g.lfsr_ = profile.random_generator_lfsr;
@@ -292,6 +302,26 @@ std::uint64_t WorkloadGenerator::PickLength(int dir) {
   return std::min(len, hi);
 }
 
+std::uint64_t WorkloadGenerator::PickLengthWithin(int dir, std::uint64_t room) {
+  // fio's get_next_buflen where the smallest size fits in `room`: a bsrange
+  // size is drawn until one fits; a bssplit draw whose size does not fit
+  // takes the next entry (in fio's order) that does, and a draw left with
+  // none is made again.
+  if (room >= max_len_[dir]) return PickLength(dir);  // any size fits
+  const std::vector<std::uint64_t>& rounded = bs_by_percent_[dir];
+  if (rounded.empty()) {
+    std::uint64_t len = PickLength(dir);
+    while (len > room) len = PickLength(dir);
+    return len;
+  }
+  const std::vector<std::uint64_t>& written = bs_written_by_percent_[dir];
+  for (;;) {
+    std::size_t i = bs_rng_.Below(100);
+    while (i + 1 < written.size() && written[i] > room) ++i;
+    if (rounded[i] <= room) return rounded[i];
+  }
+}
+
 NextIo WorkloadGenerator::Next() {
   NextIo io;
   // fio's get_rw_ddir: after every fsync (fdatasync) writes, the next I/O
@@ -332,7 +362,6 @@ NextIo WorkloadGenerator::Next() {
     last_start_[1] = io.offset;
     return io;
   }
-  io.length = PickLength(dir);
   const bool random = may_seek && (random_percent_ >= 100 ||
                                    (random_percent_ > 0 && seq_rng_.Below(100) < random_percent_));
   std::uint64_t off;
@@ -351,18 +380,18 @@ NextIo WorkloadGenerator::Next() {
     }
     off = begin_ + block * ba_;
     map_block = block;
-    if (off + io.length > end_) {
-      // fio's get_next_buflen draws the size again until one fits (the
-      // smallest does, where the block is aligned to it); with a smaller
-      // alignment the I/O moves back.
-      if (off + min_len_[dir] <= end_) {
-        while (off + io.length > end_) io.length = PickLength(dir);
-      } else {
-        off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
-        map_block = UINT64_MAX;
-      }
+    // fio's get_next_buflen: the size is drawn once the offset is known, to
+    // fit before the region's end (the smallest does, where the block is
+    // aligned to it); with a smaller alignment the I/O moves back.
+    if (off + min_len_[dir] <= end_) {
+      io.length = PickLengthWithin(dir, end_ - off);
+    } else {
+      io.length = PickLength(dir);
+      off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
+      map_block = UINT64_MAX;
     }
   } else if (identical_ && !may_seek) {
+    io.length = PickLength(dir);
     off = last_start_[dir];
     if (off + io.length > end_) off = begin_ + (end_ - io.length - begin_) / ba_ * ba_;
   } else {
@@ -376,11 +405,12 @@ NextIo WorkloadGenerator::Next() {
       if (pos < 0 || pos >= size) pos = seq_add_ > 0 ? size : size + seq_add_;
       off = begin_ + static_cast<std::uint64_t>(pos);
     }
-    // bsrange as fio: while the smallest size fits before the region end,
-    // draw again until one does.
-    while (off + io.length > end_ && off + bs_[dir] <= end_ && bs_by_percent_[dir].empty())
+    // As fio: while the smallest size fits before the region end, a size
+    // that fits is drawn; else the pass ends.
+    if (off + min_len_[dir] <= end_) {
+      io.length = PickLengthWithin(dir, end_ - off);
+    } else {
       io.length = PickLength(dir);
-    if (off + io.length > end_) {
       off = begin_;
       // A trimwrite pass ends where its trims wrap; the writes follow them.
       io.wrapped = !trimwrite_ || dir == 2;

@@ -99,8 +99,16 @@ class WorkloadGenerator {
   // count of writes that paces fsync goes on, as fio's.
   void RestartAs(const WorkloadGenerator& first) {
     const std::uint64_t writes = writes_;
+    const Xoshiro256 block_rng = block_rng_;
     *this = first;
     writes_ = writes;
+    // fio's zipf, pareto and normal draws come from the file's own state
+    // (f->zipf, f->gauss), which clear_io_state does not re-seed: their
+    // offsets go on from pass to pass (fio 3.33, loops=4).
+    if (dist_ == RandomDistribution::kZipf || dist_ == RandomDistribution::kPareto ||
+        dist_ == RandomDistribution::kNormal) {
+      block_rng_ = block_rng;
+    }
   }
 
   // Fields the runner drives the job with.
@@ -145,6 +153,7 @@ class WorkloadGenerator {
   static bool KeepsRandomMap(const Profile& profile, const WorkloadGenerator& g);
   std::uint64_t PickBlock();
   std::uint64_t PickLength(int dir);
+  std::uint64_t PickLengthWithin(int dir, std::uint64_t room);
   bool SyncDue() const;
 
   Profile profile_;
@@ -171,8 +180,11 @@ class WorkloadGenerator {
   std::uint32_t fsync_ = 0, fdatasync_ = 0;  // 0 for jobs that do not write
   std::uint64_t writes_ = 0;                 // writes drawn so far
   bool last_was_sync_ = false;
-  std::vector<std::uint64_t> bs_by_percent_[3];  // per direction, 100 entries with bssplit
-  std::uint64_t cursor_[3] = {0, 0, 0};          // next sequential offset: read, write, trim
+  // bssplit, per direction: 100 slots, each an entry's size rounded as fio
+  // (below) and as written (fio tests the fit on it), entries in fio's order.
+  std::vector<std::uint64_t> bs_by_percent_[3];
+  std::vector<std::uint64_t> bs_written_by_percent_[3];
+  std::uint64_t cursor_[3] = {0, 0, 0};  // next sequential offset: read, write, trim
   Xoshiro256 op_rng_, bs_rng_, seq_rng_, block_rng_;
   RandomDistribution dist_ = RandomDistribution::kRandom;
   ZipfSampler zipf_;
@@ -194,6 +206,7 @@ class WorkloadGenerator {
   std::array<std::uint64_t, kDrawsAhead> drawn_ahead_{};
   std::size_t draw_at_ = 0;
   std::uint64_t min_len_[3] = {4096, 4096, 4096};
+  std::uint64_t max_len_[3] = {4096, 4096, 4096};
 };
 
 }  // namespace tierlab

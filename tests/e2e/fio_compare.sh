@@ -292,7 +292,8 @@ FIO
 # bsrange: fio's and tierlab's random streams differ, so the sizes are
 # compared as a distribution (same sizes, shares within 0.1), the count
 # exactly. rate_iops with a range caps bytes, I/Os of the smallest size
-# (the bandwidth is checked below, as the rates').
+# (the bandwidth is checked below, as the rates'). A sequential bssplit
+# draws a size that fits before the region's end (64k, then 4k).
 cat >bsrange.fio <<'FIO'
 [global]
 ioengine=libaio
@@ -310,6 +311,10 @@ bsrange=4k-16k,8k-28k
 rw=randread
 bsrange=4k-16k
 rate_iops=1000
+[seqsplit]
+rw=write
+bssplit=4k/1:64k/99
+size=68k
 FIO
 
 # Issue 16's last block I/O options: verify_pattern (verify=pattern writes

@@ -5,8 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "bench/workload/FioJobFile.h"
 #include "bench/workload/JobFiles.h"
@@ -192,6 +196,39 @@ TEST(JobStreamTest, RandomFilesStayInsideTheirRegionsWithStreamsOfTheirOwn) {
   EXPECT_NE(in_file[1], in_file[2]);
 }
 
+// fio's do_io: a random writer without a random map (norandommap, a
+// non-uniform distribution, or another blockalign) does io_size in one
+// pass of fresh draws; with the map, or reading, each pass repeats the
+// first (fio 3.33: 16 writes at 16 drawn offsets for size=16k io_size=64k).
+TEST(JobStreamTest, ARandomWriterWithoutAMapDoesIoSizeInOnePass) {
+  const std::string job = "[a]\nbs=4k\nsize=16k\nio_size=64k\nrandseed=7\n";
+  const auto pass_starts = [](const std::string& text) {
+    auto s = JobStream::Create(Parse(text)[0], 64 * kMiB, 512, 0, {});
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    std::vector<std::uint64_t> offsets;
+    int wraps = 0;
+    for (int i = 0; i < 16; ++i) {
+      const NextIo io = s->Next();
+      wraps += io.wrapped ? 1 : 0;
+      offsets.push_back(io.offset);
+    }
+    const bool repeats = std::equal(offsets.begin(), offsets.begin() + 4, offsets.begin() + 4);
+    return std::pair(wraps, repeats);
+  };
+  for (const char* options :
+       {"rw=randwrite\nnorandommap\n", "rw=randrw\nnorandommap\n",
+        "rw=randwrite\nrandom_distribution=zipf:1.1\n", "rw=randwrite\nbs=4k\nba=2k\n"}) {
+    const auto [wraps, repeats] = pass_starts(job + options);
+    EXPECT_EQ(wraps, 0) << options;
+    EXPECT_FALSE(repeats) << options;
+  }
+  for (const char* options : {"rw=randwrite\n", "rw=randread\nnorandommap\n"}) {
+    const auto [wraps, repeats] = pass_starts(job + options);
+    EXPECT_EQ(wraps, 3) << options;
+    EXPECT_TRUE(repeats) << options;
+  }
+}
+
 TEST(JobStreamTest, WithoutFilesTheStreamIsTheGenerators) {
   Profile p;
   p.rw = RwMode::kRandRead;
@@ -215,10 +252,12 @@ TEST(JobStreamTest, EachPassRepeatsTheFirstAsFiosDo) {
   // fio 3.33 re-seeds its streams and restarts its positions at every pass
   // (clear_io_state, randrepeat=1): with loops=2, or an io_size of twice
   // the size, its write_iolog shows the second pass's offsets (and, for
-  // randrw, directions) in the first pass's order.
+  // randrw, directions) in the first pass's order; zoned draws from the
+  // re-seeded streams too.
   for (const char* text : {"[a]\nrw=randread\nbs=4k\nsize=64k\nloops=2\n",
-                           "[a]\nrw=randrw\nbs=4k\nsize=64k\nio_size=128k\n"
-                           "random_distribution=zipf:1.2\n",
+                           "[a]\nrw=randrw\nbs=4k\nsize=64k\nio_size=128k\n",
+                           "[a]\nrw=randread\nbs=4k\nsize=64k\nloops=2\n"
+                           "random_distribution=zoned:50/50:50/50\n",
                            "[a]\nrw=read:-12k\nbs=4k\nsize=64k\nloops=3\n"}) {
     SCOPED_TRACE(text);
     const auto ps = Parse(text);
@@ -245,6 +284,31 @@ TEST(JobStreamTest, EachPassRepeatsTheFirstAsFiosDo) {
   for (int i = 0; i < 16; ++i) a.push_back(one->Next().offset);
   for (int i = 0; i < 16; ++i) b.push_back(one->Next().offset);
   EXPECT_NE(a, b);
+}
+
+// fio's zipf, pareto and normal offsets come from the file's own state,
+// which a pass does not re-seed: the second pass goes on drawing (fio 3.33,
+// loops=4 over 32k: no pass repeats the one before), while the directions,
+// re-seeded, repeat.
+TEST(JobStreamTest, ZipfParetoAndNormalOffsetsGoOnFromPassToPass) {
+  for (const char* dist : {"zipf:1.2", "pareto:0.5", "normal:20"}) {
+    SCOPED_TRACE(dist);
+    auto s = JobStream::Create(
+        Parse(std::string("[a]\nrw=randrw\nbs=4k\nsize=64k\nloops=2\nrandom_distribution=") + dist +
+              "\n")[0],
+        64 * kMiB, 512, 0, {});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    std::vector<NextIo> first, second;
+    for (int i = 0; i < 16; ++i) first.push_back(s->Next());
+    for (int i = 0; i < 16; ++i) second.push_back(s->Next());
+    EXPECT_TRUE(second[0].wrapped);
+    bool same_offsets = true;
+    for (int i = 0; i < 16; ++i) {
+      same_offsets &= second[i].offset == first[i].offset;
+      EXPECT_EQ(second[i].op, first[i].op) << i;
+    }
+    EXPECT_FALSE(same_offsets);
+  }
 }
 
 TEST(JobStreamTest, NumberIosIsTheJobsOverAllItsFiles) {

@@ -701,6 +701,40 @@ TEST(WorkloadGeneratorTest, RandomMapsBeyondTheirBudgetAreRefused) {
 namespace tierlab {
 namespace {
 
+// fio's get_next_buflen at the region's end: a sequential bssplit job
+// draws again until a size fits (4k/1:64k/99 over 68k: a pass is 64k then
+// 4k, never 64k alone), and a bssplit size that does not fit falls to the
+// next entry in fio's order, ascending percentage: with 16k/20:4k/30:8k/50
+// and 8k left, a drawn 16k becomes 4k, so 4k and 8k come half and half
+// (a plain redraw would give 8k 5 times in 8).
+TEST(WorkloadGeneratorTest, ABssplitSizeThatDoesNotFitFallsAsFios) {
+  auto seq = Make(FromOptions({{"rw", "write"}, {"bssplit", "4k/1:64k/99"}, {"size", "68k"}}));
+  std::uint64_t pass_bytes = 0;
+  for (int i = 0; i < 400; ++i) {
+    const NextIo io = seq.Next();
+    if (io.wrapped) {
+      EXPECT_EQ(pass_bytes, 68u << 10) << i;
+      pass_bytes = 0;
+    }
+    EXPECT_LE(io.offset + io.length, 68u << 10);
+    pass_bytes += io.length;
+  }
+  auto rnd = Make(FromOptions({{"rw", "randwrite"},
+                               {"bssplit", "16k/20:4k/30:8k/50"},
+                               {"size", "32k"},
+                               {"norandommap", "1"}}));
+  std::map<std::uint64_t, int> at_24k;
+  for (int i = 0; i < 40000; ++i) {
+    const NextIo io = rnd.Next();
+    EXPECT_LE(io.offset + io.length, 32u << 10);
+    if (io.offset == 24u << 10) ++at_24k[io.length];
+  }
+  ASSERT_EQ(at_24k.size(), 2u);
+  const int n = at_24k[4096] + at_24k[8192];
+  EXPECT_GT(n, 4000);
+  EXPECT_NEAR(static_cast<double>(at_24k[8192]) / n, 0.5, 0.03);
+}
+
 // A random map past its budget (1 GiB a section) is refused up front, with
 // the way out: norandommap, or for lfsr (which keeps a map here) the default
 // generator. 8 TiB of 512-byte blocks needs 2 GiB; 4 KiB blocks fit.
