@@ -46,6 +46,14 @@ std::uint64_t ShareOfEachFile(const Profile& p, std::uint64_t volume_bytes, std:
   return total / file_count / align * align;
 }
 
+// Whether filesize gives each file's size, the job doing each from its
+// offset to its end, as fio's setup_files (io_size = filesize - the file's
+// offset; a size percentage is of the file, cut there). split_size keeps
+// its parts.
+bool FileSized(const Profile& p) {
+  return p.filesize != 0 && !p.split_size;
+}
+
 // How far apart the clones' regions lie inside a file: offset_increment; with
 // split_size, one share in a file the clones name together, and nothing in
 // the files fio gives each clone (each is the clone's own already).
@@ -96,9 +104,11 @@ Expected<FileLayout> LayOutFiles(std::span<const Profile> sections, std::uint64_
         return MakeError(who + "nrfiles: the job's files need a size: set size= or filesize=");
       }
       // The file must hold every clone's region: offset + share, the last
-      // clone offset_increment further on.
+      // clone offset_increment further on. filesize is the file's size, as
+      // fio's: a clone does the file from its offset on (FileSized).
       const unsigned __int128 need =
-          share == 0
+          FileSized(p) ? p.filesize
+          : share == 0
               ? 0
               : static_cast<unsigned __int128>(p.offset.Resolve(volume_bytes, align)) + share +
                     static_cast<unsigned __int128>(CloneIncrement(p, volume_bytes, align, share)) *
@@ -160,6 +170,19 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
   q.directory.clear();
   q.nrfiles = 1;
   q.filesize = 0;
+  q.number_ios = 0;  // io_size and number_ios count over the job's files (JobStream.h)
+  if (file != 0) q.randseed = p.randseed + 0x9e3779b97f4a7c15ULL * file;
+  if (FileSized(p)) {
+    // The generator resolves offset, offset_increment and a size
+    // percentage against the file, as fio does, and cuts at its end.
+    q.split_size = false;
+    q.has_size = true;
+    // All of the file from the offset on (in percentages, what the offset
+    // leaves, as a profile may not name more than 100% together).
+    const double rest = p.offset.is_percent ? 100 - p.offset.percent : 100;
+    q.size = p.has_size && p.size.is_percent ? p.size : SizeSpec{0, rest, true};
+    return q;
+  }
   const std::uint64_t share = ShareOfEachFile(p, volume_bytes, align, file_count);
   // Percentages were of the volume when the job sized its files; in bytes
   // they stay what they were. A job that sizes none keeps them, of the file
@@ -175,19 +198,9 @@ Profile ProfileForFile(const Profile& p, std::uint64_t volume_bytes, std::uint32
   q.split_size = p.split_size && share == 0;
   if (share != 0) {
     std::uint64_t covered = std::min(share, length);
-    // fio: with filesize, a percentage size is of each file, in whole
-    // blocks (fio 3.33: size=30% of a 256k file reads 19 blocks of 4k).
-    if (p.filesize != 0 && p.has_size && p.size.is_percent) {
-      const std::uint64_t bs = std::max<std::uint64_t>(p.min_bs(), align);
-      const auto part =
-          static_cast<std::uint64_t>(static_cast<double>(covered) * p.size.percent / 100.0);
-      covered = std::max(part / bs * bs, bs);
-    }
     q.has_size = true;
     q.size = SizeSpec{covered, 0, false};
   }
-  q.number_ios = 0;  // io_size and number_ios count over the job's files (JobStream.h)
-  if (file != 0) q.randseed = p.randseed + 0x9e3779b97f4a7c15ULL * file;
   return q;
 }
 

@@ -186,6 +186,11 @@ rw=randread
 filesize=64k
 nrfiles=2
 size=50%
+[offsetted]
+rw=read
+filesize=32k
+nrfiles=2
+offset=8k
 [shared]
 filename=one
 rw=write

@@ -111,6 +111,39 @@ TEST(JobFilesTest, OffsetsAndIncrementsWidenTheFile) {
 
 // split_size over files: each clone's own files hold its part of size; in a
 // file the clones name together, each clone's part lies one part further on.
+// filesize is each file's size, as fio's setup_files: a clone does its
+// files from its offset (bytes, or a percentage of the file, as fio takes
+// it of a file that exists) to their end, and a size percentage is of the
+// file, cut there (fio 3.33's write_iolog: offset=8k, 25% or 10% with
+// size=50%, over two 32k files; a clone offset_increment further on).
+TEST(JobFilesTest, FilesizeSizesTheFileAndTheJobStartsAtItsOffsetInIt) {
+  struct Case {
+    const char* options;
+    std::uint64_t first, last;  // the reads' offsets in a file, in KiB
+  };
+  for (const Case& c : {Case{"offset=8k\n", 8, 28}, Case{"offset=25%\n", 8, 28},
+                        Case{"offset=10%\nsize=50%\n", 4, 16},
+                        Case{"offset=4k\nnumjobs=2\noffset_increment=8k\n", 12, 28}}) {
+    SCOPED_TRACE(c.options);
+    const auto ps =
+        Parse(std::string("[a]\nrw=read\nbs=4k\nnrfiles=2\nfilesize=32k\n") + c.options);
+    const auto l = Lay(ps);
+    const std::uint32_t clone = ps[0].numjobs - 1;  // the last clone's files
+    const auto regions = l.RegionsOf(0, clone);
+    ASSERT_EQ(regions.size(), 2u);
+    EXPECT_EQ(regions[0].length, 32u * 1024);  // the file is filesize, offset or not
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, clone, regions);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    const std::uint64_t reads = 2 * (c.last - c.first + 4) / 4;
+    EXPECT_EQ(s->io_bytes_limit(), reads * 4096);
+    for (std::uint64_t i = 0; i < reads; ++i) {
+      const NextIo io = s->Next();
+      const FileRegion& file = regions[i % 2];
+      EXPECT_EQ(io.offset, file.offset + (c.first + i / 2 * 4) * 1024) << i;
+    }
+  }
+}
+
 TEST(JobFilesTest, SplitSizeSharesTheSizeAmongTheClonesFiles) {
   const auto own = Lay(Parse("[a]\nnumjobs=2\nnrfiles=2\nsize=4m\nsplit_size\n"));
   ASSERT_EQ(own.files.size(), 4u);
