@@ -55,6 +55,8 @@ Expected<JobStream> JobStream::Create(const Profile& profile, std::uint64_t volu
     }
   }
   s.wraps_.assign(s.gens_.size(), 0);
+  s.done_.assign(s.gens_.size(), false);
+  s.time_based_ = profile.time_based;
   // number_ios is the job's, over all its files (the files' profiles have
   // none).
   s.count_limit_ = FioJobLimit(profile, profile.number_ios);
@@ -93,6 +95,8 @@ NextIo JobStream::StartPass() {
   for (std::size_t f = 0; f < gens_.size(); ++f) gens_[f].RestartAs(first_[f]);
   std::fill(wraps_.begin(), wraps_.end(), 0);
   passes_ = 0;
+  std::fill(done_.begin(), done_.end(), false);
+  done_count_ = 0;
   next_ = 0;
   NextIo io = Draw();
   io.wrapped = true;  // the runner counts the passes by it
@@ -101,17 +105,28 @@ NextIo JobStream::StartPass() {
 }
 
 NextIo JobStream::Draw() {
-  const std::size_t f = next_;
-  if (gens_.size() > 1) next_ = next_ + 1 == gens_.size() ? 0 : next_ + 1;
-  NextIo io = gens_[f].Next();
-  io.offset += base_[f];
-  if (io.wrapped && gens_.size() > 1) {
-    ++wraps_[f];
-    const std::uint32_t all = *std::min_element(wraps_.begin(), wraps_.end());
-    io.wrapped = all > passes_;
-    passes_ = all;
+  for (;;) {
+    const std::size_t f = next_;
+    if (gens_.size() > 1) next_ = next_ + 1 == gens_.size() ? 0 : next_ + 1;
+    if (done_[f]) continue;
+    NextIo io = gens_[f].Next();
+    io.offset += base_[f];
+    if (!io.wrapped || gens_.size() == 1) return io;
+    if (time_based_) {
+      ++wraps_[f];
+      const std::uint32_t all = *std::min_element(wraps_.begin(), wraps_.end());
+      io.wrapped = all > passes_;
+      passes_ = all;
+      return io;
+    }
+    // The file is done for the pass (fio's fio_file_done); the pass ends
+    // with the last one, at the I/O that begins the next.
+    done_[f] = true;
+    if (++done_count_ < gens_.size()) continue;
+    std::fill(done_.begin(), done_.end(), false);
+    done_count_ = 0;
+    return io;
   }
-  return io;
 }
 
 std::vector<FileRegion> JobStream::regions() const {

@@ -5,6 +5,11 @@
 // offset on the volume added. A job without files has one generator over
 // the whole volume, and its stream is that generator's, unchanged.
 //
+// A file that comes to its end (a sequence wraps, a random map is full) is
+// done for the pass, and the job takes I/O from the others until every
+// file is done, as fio's; a time based job's files start again where they
+// end, as fio's do.
+//
 // The end-of-job conditions are the job's, over all its files, as fio's:
 // bytes (io_size, else the files' regions together, capped by size when
 // filesize sized the files) x loops (x 2 for trimwrite); number_ios x
@@ -62,10 +67,17 @@ class JobStream {
   std::vector<WorkloadGenerator> first_;
   std::uint64_t pass_bytes_ = 0;
   std::uint64_t drawn_ = 0;
-  std::vector<std::uint64_t> base_;   // each file's offset on the volume
-  std::vector<std::uint32_t> wraps_;  // passes each file has completed
-  std::uint32_t passes_ = 0;          // passes every file has completed
-  std::size_t next_ = 0;              // the file of the next I/O
+  std::vector<std::uint64_t> base_;  // each file's offset on the volume
+  // A time based job's files go on past their end (fio restarts a file
+  // there): passes each has completed, and every file has.
+  std::vector<std::uint32_t> wraps_;
+  std::uint32_t passes_ = 0;
+  // Otherwise a file at its end is done for the pass, as in fio, and the
+  // others go on; the pass ends when every file is done.
+  bool time_based_ = false;
+  std::vector<bool> done_;
+  std::size_t done_count_ = 0;
+  std::size_t next_ = 0;  // the file of the next I/O
   std::uint64_t bytes_limit_ = 0;
   std::uint64_t count_limit_ = 0;
 };

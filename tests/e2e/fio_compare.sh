@@ -191,6 +191,11 @@ rw=read
 filesize=32k
 nrfiles=2
 offset=8k
+[early]
+rw=read
+bs=12k
+filesize=32k
+nrfiles=2
 [shared]
 filename=one
 rw=write

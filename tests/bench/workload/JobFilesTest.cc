@@ -200,12 +200,34 @@ TEST(JobStreamTest, IOsGoRoundRobinOverTheFilesAtTheirOwnOffsets) {
     EXPECT_EQ(io.offset, (i % 2) * 32 * 1024 + (i / 2) * 4096) << i;
     EXPECT_FALSE(io.wrapped) << i;
   }
-  // The second pass: the first file wraps, and the pass ends only when the
-  // second one does too.
-  EXPECT_FALSE(s->Next().wrapped);
+  // Both files are at their end: the first is done, then the second, and
+  // the pass ends there (the I/O that begins the next is flagged).
   const NextIo last = s->Next();
   EXPECT_TRUE(last.wrapped);
   EXPECT_EQ(last.offset, 32u * 1024);
+}
+
+// A file at its end is done for the pass while the others go on, as fio's
+// (fio 3.33: bs=12k over two 32k files reads 0 and 12k of each, 4 reads;
+// 24k + 12k is past a file's end). A time based job's file starts again at
+// once, and the pass is counted when every file has.
+TEST(JobStreamTest, AFileAtItsEndIsDoneUntilEveryFileIs) {
+  for (const bool time_based : {false, true}) {
+    SCOPED_TRACE(time_based);
+    const auto ps = Parse(std::string("[a]\nrw=read\nbs=12k\nnrfiles=2\nfilesize=32k\n") +
+                          (time_based ? "time_based\nruntime=1\n" : ""));
+    const auto l = Lay(ps);
+    auto s = JobStream::Create(ps[0], 64 * kMiB, 512, 0, l.RegionsOf(0, 0));
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    for (const std::uint64_t kib : {0, 32, 12, 44}) {
+      const NextIo io = s->Next();
+      EXPECT_EQ(io.offset, kib * 1024);
+      EXPECT_FALSE(io.wrapped);
+    }
+    const NextIo fifth = s->Next();
+    EXPECT_EQ(fifth.wrapped, !time_based);
+    EXPECT_EQ(fifth.offset, time_based ? 0u : 32u * 1024);
+  }
 }
 
 TEST(JobStreamTest, RandomFilesStayInsideTheirRegionsWithStreamsOfTheirOwn) {
