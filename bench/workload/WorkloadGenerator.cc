@@ -137,6 +137,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
                 ") ends beyond the volume (" + std::to_string(volume_bytes) + " bytes)");
   }
   g.end_ = g.begin_ + size;
+  g.limit_ = volume_bytes;
   g.nblocks_ = std::max<std::uint64_t>(size / g.ba_, 1);
   for (int d = 0; d < 3; ++d) g.cursor_[d] = g.last_start_[d] = g.begin_;
   if (add_mag >= size) {
@@ -406,9 +407,14 @@ NextIo WorkloadGenerator::Next() {
       off = begin_ + static_cast<std::uint64_t>(pos);
     }
     // As fio: while the smallest size fits before the region end, a size
-    // that fits is drawn; else the pass ends.
+    // that fits is drawn. A fixed size is not fitted (get_next_buflen):
+    // the last I/O of a region that is not a multiple of it runs past the
+    // region's end, up to the file's (fill_io_u's real_file_size), and the
+    // job's bytes end the pass. Else the pass ends.
     if (off + min_len_[dir] <= end_) {
       io.length = PickLengthWithin(dir, end_ - off);
+    } else if (off < end_ && min_len_[dir] == max_len_[dir] && off + min_len_[dir] <= limit_) {
+      io.length = min_len_[dir];
     } else {
       io.length = PickLength(dir);
       off = begin_;

@@ -207,6 +207,9 @@ class WorkloadGenerator {
   std::size_t draw_at_ = 0;
   std::uint64_t min_len_[3] = {4096, 4096, 4096};
   std::uint64_t max_len_[3] = {4096, 4096, 4096};
+  // The volume's (or the file's) end: a sequential I/O of a fixed size may
+  // run past end_ up to it.
+  std::uint64_t limit_ = 0;
 };
 
 }  // namespace tierlab

@@ -735,6 +735,30 @@ TEST(WorkloadGeneratorTest, ABssplitSizeThatDoesNotFitFallsAsFios) {
   EXPECT_NEAR(static_cast<double>(at_24k[8192]) / n, 0.5, 0.03);
 }
 
+// fio does not fit a fixed size to the region (get_next_buflen): a
+// sequential job over a region that is not a multiple of it runs its last
+// I/O past the region's end, up to the volume's (bs=16k size=60k: fio 3.33
+// reads 0, 16k, 32k and 48k, then wraps). Where the volume ends there, the
+// pass ends before; a bsrange is fitted instead.
+TEST(WorkloadGeneratorTest, ASequentialFixedSizeRunsPastTheRegionEndAsFios) {
+  const Profile p = FromOptions({{"rw", "read"}, {"bs", "16k"}, {"size", "60k"}});
+  auto g = Make(p);
+  for (const std::uint64_t kib : {0, 16, 32, 48}) {
+    const NextIo io = g.Next();
+    EXPECT_EQ(io.offset, kib * 1024);
+    EXPECT_EQ(io.length, 16u * 1024);
+    EXPECT_FALSE(io.wrapped);
+  }
+  EXPECT_TRUE(g.Next().wrapped);
+  auto at_end = Make(FromOptions({{"rw", "read"}, {"bs", "16k"}, {"offset", "4k"}}), 64 * 1024);
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(at_end.Next().wrapped);
+  EXPECT_TRUE(at_end.Next().wrapped);  // 52k + 16k is past the volume
+  auto range = Make(FromOptions({{"rw", "read"}, {"bsrange", "16k-32k"}, {"size", "60k"}}));
+  std::uint64_t end = 0;
+  for (NextIo io = range.Next(); !io.wrapped; io = range.Next()) end = io.offset + io.length;
+  EXPECT_LE(end, 48u * 1024);
+}
+
 // A random map past its budget (1 GiB a section) is refused up front, with
 // the way out: norandommap, or for lfsr (which keeps a map here) the default
 // generator. 8 TiB of 512-byte blocks needs 2 GiB; 4 KiB blocks fit.
