@@ -14,19 +14,8 @@ bool FioRandomWriterWithoutMap(const Profile& p) {
   const bool random_writer =
       p.rw == RwMode::kRandWrite || p.rw == RwMode::kRandRw || p.rw == RwMode::kRandTrimWrite;
   if (!random_writer) return false;
-  if (p.norandommap || p.random_distribution != RandomDistribution::kRandom) return true;
-  if (p.ba == 0) return false;
-  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
-    const std::vector<BsSplitEntry>& split = p.bssplit_for(op);
-    const std::uint64_t min =
-        split.empty()
-            ? p.bs_for(op)
-            : std::min_element(split.begin(), split.end(), [](const auto& a, const auto& b) {
-                return a.bs < b.bs;
-              })->bs;
-    if (p.ba != min) return true;
-  }
-  return false;
+  return p.norandommap || p.random_distribution != RandomDistribution::kRandom ||
+         p.ba_turns_off_random_map();
 }
 
 }  // namespace

@@ -1864,6 +1864,21 @@ std::uint64_t Profile::max_bs() const {
   return BsRange(*this).second;
 }
 
+bool Profile::ba_turns_off_random_map() const {
+  if (ba == 0) return false;
+  for (IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kDiscard}) {
+    const std::vector<BsSplitEntry>& split = bssplit_for(op);
+    const std::uint64_t min =
+        split.empty()
+            ? bs_for(op)
+            : std::min_element(split.begin(), split.end(), [](const auto& a, const auto& b) {
+                return a.bs < b.bs;
+              })->bs;
+    if (ba != min) return true;
+  }
+  return false;
+}
+
 std::uint64_t Profile::effective_rate_iops() const {
   return read_percent() == 0 ? rate_iops_write.value_or(rate_iops) : rate_iops;
 }

@@ -509,6 +509,10 @@ struct Profile {
   // Over the directions the job does.
   std::uint64_t min_bs() const;
   std::uint64_t max_bs() const;
+  // fio turns its random map off when ba is set and differs from any
+  // direction's smallest size ("Any use of blockalign= turns off
+  // randommap"), whether the job does that direction or not.
+  bool ba_turns_off_random_map() const;
   // The rate caps that apply to the job (0 = none); mixed jobs have one.
   std::uint64_t effective_rate_iops() const;
   std::uint64_t effective_rate() const;  // bytes/s

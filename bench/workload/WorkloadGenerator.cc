@@ -220,7 +220,7 @@ Expected<WorkloadGenerator> WorkloadGenerator::Create(const Profile& profile,
     if (bytes > kMaxRandomMapBytes) {
       // lfsr keeps the map too (tierlab's stand-in for fio's LFSR), so the
       // way out differs.
-      const bool lfsr = profile.random_generator_lfsr;
+      const bool lfsr = g.lfsr_;
       const std::string what = lfsr ? "random_generator: tierlab's lfsr keeps a map of the "
                                       "blocks picked, which for "
                                     : "norandommap: fio's random map of ";
@@ -254,9 +254,7 @@ bool WorkloadGenerator::KeepsRandomMap(const Profile& profile, const WorkloadGen
   // blockalign= turns off randommap"). tierlab aligns every direction to
   // the job's smallest size, so it keeps the map where each direction that
   // draws at random has that size, where the two agree.
-  for (int d = 0; d < 3; ++d) {
-    if (profile.ba != 0 && profile.ba != g.min_len_[d]) return false;
-  }
+  if (profile.ba_turns_off_random_map()) return false;
   const bool trims_at_random = g.trims_ || g.randtrimwrite_;
   const bool draws[3] = {!trims_at_random && g.read_percent_ > 0,
                          !trims_at_random && g.read_percent_ < 100, trims_at_random};

@@ -29,9 +29,11 @@
 // - Offset: sequential modes continue after the previous I/O of the same
 //   direction (fio's last_pos per direction), plus rw_seq_add ("rw=read:4k"
 //   leaves 4k holes; a negative one goes backwards and wraps to the region
-//   end, as fio). An I/O that would run past the region end wraps to the
-//   region start and is flagged `wrapped`: the end of a pass, where fio ends
-//   a job that is not time based. Random modes pick a random block with
+//   end, as fio). Near the region end a size that fits is drawn (bsrange,
+//   bssplit); a fixed size runs past it, up to the volume's end, as fio's.
+//   An I/O that starts at or past the region end (or that no size fits)
+//   wraps to the region start and is flagged `wrapped`: the end of a pass,
+//   where fio ends a job that is not time based. Random modes pick a random block with
 //   probability percentage_random%, else continue sequentially after the
 //   previous I/O of that direction — fio's percentage_random and vdbench's
 //   seekpct; with "rw=randread:N" only every Nth I/O (the 1st, N+1th...) may
